@@ -28,6 +28,12 @@ type Snapshot struct {
 	Copps         map[string]*nbdb.Copp
 	DHCPOptions   map[string]*nbdb.DHCPOptions
 	DNS           map[string]*nbdb.DNS
+	// Routers and RouterPorts matter to the ACL stages only through
+	// switch ports of type "router": northd adds the conntrack skip flows
+	// for such a port only when options:router-port names an existing
+	// Logical_Router_Port.
+	Routers     map[string]*nbdb.LogicalRouter
+	RouterPorts map[string]*nbdb.LogicalRouterPort
 
 	// Origin says where a row came from, for error messages: "file.yaml:12:5"
 	// for a fixture row, "NB ACL 7c1e..." for a live one. Keyed by UUID.
@@ -49,6 +55,8 @@ func NewSnapshot() *Snapshot {
 		Copps:         map[string]*nbdb.Copp{},
 		DHCPOptions:   map[string]*nbdb.DHCPOptions{},
 		DNS:           map[string]*nbdb.DNS{},
+		Routers:       map[string]*nbdb.LogicalRouter{},
+		RouterPorts:   map[string]*nbdb.LogicalRouterPort{},
 		Origin:        map[string]string{},
 	}
 }
