@@ -1,0 +1,202 @@
+package lflow
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// WriteText writes l in the format of `ovn-sbctl lflow-list`:
+//
+//	Datapath: "sw0" (<uuid>)  Pipeline: ingress
+//	  table=8 (ls_in_acl          ), priority=2002 , match=(...), action=(...)
+//
+// l must be sorted (Listing.Sort).
+func WriteText(w io.Writer, l *Listing) error {
+	bw := bufio.NewWriterSize(w, 256<<10)
+	var buf []byte
+	for _, d := range l.Datapaths {
+		prev := Pipeline(255)
+		for _, f := range d.Flows {
+			p := f.Stage.Pipeline()
+			if p != prev {
+				buf = appendHeader(buf[:0], d, p)
+				bw.Write(buf)
+				prev = p
+			}
+			buf = AppendFlowLine(buf[:0], f)
+			bw.Write(buf)
+		}
+	}
+	return bw.Flush()
+}
+
+func appendHeader(b []byte, d *Datapath, p Pipeline) []byte {
+	b = append(b, "Datapath: \""...)
+	b = append(b, d.Name...)
+	b = append(b, '"')
+	if d.Name2 != "" {
+		b = append(b, " aka \""...)
+		b = append(b, d.Name2...)
+		b = append(b, '"')
+	}
+	b = append(b, " ("...)
+	b = append(b, d.UUID...)
+	b = append(b, ")  Pipeline: "...)
+	b = append(b, p.String()...)
+	return append(b, '\n')
+}
+
+// AppendFlowLine appends one lflow-list flow line (with its two-space
+// indent and newline): `  table=%-2d(%-19s), priority=%-5d, match=(%s), action=(%s)`.
+func AppendFlowLine(b []byte, f Flow) []byte {
+	b = append(b, "  table="...)
+	b = appendPadInt(b, f.Stage.Table(), 2)
+	b = append(b, '(')
+	name := f.Stage.Name()
+	b = append(b, name...)
+	for i := len(name); i < 19; i++ {
+		b = append(b, ' ')
+	}
+	b = append(b, "), priority="...)
+	b = appendPadInt(b, f.Priority, 5)
+	b = append(b, ", match=("...)
+	b = append(b, f.Match...)
+	b = append(b, "), action=("...)
+	b = append(b, f.Actions...)
+	return append(b, ")\n"...)
+}
+
+func appendPadInt(b []byte, v, width int) []byte {
+	n := len(b)
+	b = strconv.AppendInt(b, int64(v), 10)
+	for i := len(b) - n; i < width; i++ {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// ParseText reads a listing in `ovn-sbctl lflow-list` format, as written by
+// WriteText or by ovn-sbctl itself (with or without --uuid). Flows of stages
+// that are not logical switch stages are an error. name is used in error
+// messages (file name).
+func ParseText(name string, r io.Reader) (*Listing, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	l := &Listing{}
+	var cur *Datapath
+	byID := map[string]*Datapath{}
+	var pipe Pipeline
+	lineno := 0
+	for sc.Scan() {
+		lineno++
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "Datapath: ") {
+			d, p, err := parseHeader(line)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", name, lineno, err)
+			}
+			key := d.Name + "\x00" + d.UUID
+			if old, ok := byID[key]; ok {
+				cur = old
+			} else {
+				byID[key] = d
+				l.Datapaths = append(l.Datapaths, d)
+				cur = d
+			}
+			pipe = p
+			continue
+		}
+		if cur == nil {
+			return nil, fmt.Errorf("%s:%d: flow line before any \"Datapath:\" header", name, lineno)
+		}
+		f, err := parseFlowLine(line, pipe)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, lineno, err)
+		}
+		cur.Flows = append(cur.Flows, f)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return l, nil
+}
+
+func parseHeader(line string) (*Datapath, Pipeline, error) {
+	rest := strings.TrimPrefix(line, "Datapath: ")
+	i := strings.LastIndex(rest, "  Pipeline: ")
+	if i < 0 {
+		return nil, 0, fmt.Errorf("datapath header without \"Pipeline:\": %q", line)
+	}
+	var p Pipeline
+	switch strings.TrimSpace(rest[i+len("  Pipeline: "):]) {
+	case "ingress":
+		p = Ingress
+	case "egress":
+		p = Egress
+	default:
+		return nil, 0, fmt.Errorf("unknown pipeline in %q", line)
+	}
+	rest = rest[:i]
+	j := strings.LastIndex(rest, " (")
+	if j < 0 || !strings.HasSuffix(rest, ")") {
+		return nil, 0, fmt.Errorf("datapath header without \"(uuid)\": %q", line)
+	}
+	d := &Datapath{UUID: rest[j+2 : len(rest)-1]}
+	names := rest[:j]
+	if k := strings.Index(names, "\" aka \""); k >= 0 {
+		d.Name2 = strings.Trim(names[k+len("\" aka \""):], "\"")
+		names = names[:k+1]
+	}
+	d.Name = strings.Trim(names, "\"")
+	return d, p, nil
+}
+
+func parseFlowLine(line string, pipe Pipeline) (Flow, error) {
+	s := strings.TrimLeft(line, " ")
+	if strings.HasPrefix(s, "uuid=") { // ovn-sbctl --uuid
+		if i := strings.Index(s, ", "); i >= 0 {
+			s = s[i+2:]
+		}
+	}
+	if !strings.HasPrefix(s, "table=") {
+		return Flow{}, fmt.Errorf("not a flow line: %q", line)
+	}
+	open := strings.IndexByte(s, '(')
+	closeP := strings.Index(s, "), priority=")
+	if open < 0 || closeP < open {
+		return Flow{}, fmt.Errorf("flow line without stage name: %q", line)
+	}
+	stageName := strings.TrimSpace(s[open+1 : closeP])
+	table, err := strconv.Atoi(strings.TrimSpace(s[len("table="):open]))
+	if err != nil {
+		return Flow{}, fmt.Errorf("bad table number in %q", line)
+	}
+	st, ok := StageByName(stageName)
+	if !ok {
+		return Flow{}, fmt.Errorf("unknown stage %q", stageName)
+	}
+	if st.Pipeline() != pipe || st.Table() != table {
+		return Flow{}, fmt.Errorf("stage %s is table %d of %s in OVN 23.03, line says table %d of %s", stageName, st.Table(), st.Pipeline(), table, pipe)
+	}
+	s = s[closeP+len("), priority="):]
+	m := strings.Index(s, ", match=(")
+	if m < 0 {
+		return Flow{}, fmt.Errorf("flow line without match: %q", line)
+	}
+	prio, err := strconv.Atoi(strings.TrimSpace(s[:m]))
+	if err != nil {
+		return Flow{}, fmt.Errorf("bad priority in %q", line)
+	}
+	s = s[m+len(", match=("):]
+	a := strings.LastIndex(s, "), action=(")
+	if a < 0 || !strings.HasSuffix(s, ")") {
+		return Flow{}, fmt.Errorf("flow line without action: %q", line)
+	}
+	return Flow{Stage: st, Priority: prio, Match: s[:a], Actions: s[a+len("), action=(") : len(s)-1]}, nil
+}
