@@ -1,0 +1,76 @@
+package compile
+
+import (
+	"errors"
+	"net"
+	"net/netip"
+
+	"github.com/aclc/aclc/lflow"
+)
+
+// buildDHCPAndDNS adds the priority-34000 ls_out_acl flows that let
+// ovn-controller's DHCP and DNS replies through the egress ACLs.
+func (g *global) buildDHCPAndDNS(od *datapath, b *builder, hasStateful bool) {
+	act := "next;"
+	if hasStateful {
+		act = "ct_commit; next;"
+	}
+	for _, p := range od.ls.Ports {
+		lsp, ok := g.s.Ports[p]
+		if !ok || lsp.Type == "external" {
+			continue
+		}
+		if lsp.Dhcpv4Options != nil {
+			if d, ok := g.s.DHCPOptions[*lsp.Dhcpv4Options]; ok {
+				id, mac, lease := d.Options["server_id"], d.Options["server_mac"], d.Options["lease_time"]
+				if id != "" && mac != "" && lease != "" {
+					m := "outport == \"" + lsp.Name + "\" && eth.src == " + mac + " && ip4.src == " + id +
+						" && udp && udp.src == 67 && udp.dst == 68"
+					b.addFrom(lflow.OutACL, 34000, m, act, d.UUID)
+				}
+			}
+		}
+		if lsp.Dhcpv6Options != nil {
+			if d, ok := g.s.DHCPOptions[*lsp.Dhcpv6Options]; ok {
+				mac := d.Options["server_id"]
+				if hw, err := parseEthAddr(mac); err == nil {
+					m := "outport == \"" + lsp.Name + "\" && eth.src == " + mac + " && ip6.src == " + linkLocal(hw) +
+						" && udp && udp.src == 547 && udp.dst == 546"
+					b.addFrom(lflow.OutACL, 34000, m, act, d.UUID)
+				}
+			}
+		}
+	}
+	for _, id := range od.ls.DNSRecords {
+		if dns, ok := g.s.DNS[id]; ok && len(dns.Records) > 0 {
+			b.add(lflow.OutACL, 34000, "udp.src == 53", act)
+			break
+		}
+	}
+}
+
+// parseEthAddr accepts what OVS's eth_addr_from_string accepts for the
+// common case: six colon-separated hex octets.
+func parseEthAddr(s string) (net.HardwareAddr, error) {
+	hw, err := net.ParseMAC(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(hw) != 6 {
+		return nil, errNotEthernet
+	}
+	return hw, nil
+}
+
+// linkLocal is in6_generate_lla: the EUI-64 link-local address of mac.
+func linkLocal(mac net.HardwareAddr) string {
+	var a [16]byte
+	a[0], a[1] = 0xfe, 0x80
+	a[8] = mac[0] ^ 0x02
+	a[9], a[10] = mac[1], mac[2]
+	a[11], a[12] = 0xff, 0xfe
+	a[13], a[14], a[15] = mac[3], mac[4], mac[5]
+	return netip.AddrFrom16(a).String()
+}
+
+var errNotEthernet = errors.New("not a 48-bit Ethernet address")

@@ -1,0 +1,140 @@
+package compile
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+// Problem is something wrong in the NB that the compiler noticed. northd
+// would copy the offending match into the SB all the same, where
+// ovn-controller then rejects the flow on every hypervisor.
+type Problem struct {
+	// ACL is the UUID of the ACL concerned.
+	ACL string
+	// Where names the ACL for a human: its fixture position or NB row, its
+	// name if it has one, and its owner ("Port_Group pg1").
+	Where string
+	// Datapath is the switch on which the problem shows, "" if on all.
+	Datapath string
+	// Message says what is wrong.
+	Message string
+}
+
+// String formats p as "WHERE: MESSAGE".
+func (p Problem) String() string {
+	if p.Datapath != "" {
+		return fmt.Sprintf("%s: on switch %q: %s", p.Where, p.Datapath, p.Message)
+	}
+	return fmt.Sprintf("%s: %s", p.Where, p.Message)
+}
+
+func sortProblems(ps []Problem) []Problem {
+	slices.SortFunc(ps, func(a, b Problem) int {
+		return cmp.Or(strings.Compare(a.Where, b.Where), strings.Compare(a.Datapath, b.Datapath), strings.Compare(a.Message, b.Message))
+	})
+	// A port group ACL is checked on each of its switches; keep one report
+	// of a problem that does not depend on the switch.
+	return slices.Compact(ps)
+}
+
+func (g *global) describeACL(acl *nbdb.ACL) string {
+	w := g.s.Where("ACL", acl.UUID)
+	if acl.Name != nil && *acl.Name != "" {
+		w += fmt.Sprintf(" (ACL %q", *acl.Name)
+	} else {
+		w += " (ACL"
+	}
+	if o := g.aclOwners[acl.UUID]; o != "" {
+		w += " on " + o
+	}
+	return w + ")"
+}
+
+// globalProblems reports problems that do not depend on a datapath: empty
+// matches and references to address sets that do not exist.
+func (g *global) globalProblems() []Problem {
+	var out []Problem
+	for _, acl := range g.s.ACLs {
+		if strings.TrimSpace(acl.Match) == "" {
+			out = append(out, Problem{ACL: acl.UUID, Where: g.describeACL(acl), Message: "empty match; northd copies it and every hypervisor rejects the flow"})
+			continue
+		}
+		for _, ref := range matchRefs(acl.Match, '$') {
+			if !g.asNames[ref] && ref != "svc_monitor_mac" {
+				out = append(out, Problem{ACL: acl.UUID, Where: g.describeACL(acl),
+					Message: fmt.Sprintf("match references address set $%s, which does not exist", ref)})
+			}
+		}
+	}
+	return out
+}
+
+// switchProblems reports @port_group references that do not resolve on the
+// switch: OVN only defines a port group on switches where it has ports.
+func (g *global) switchProblems(od *datapath) []Problem {
+	local := map[string]bool{}
+	for _, pg := range od.pgs {
+		local[pg.Name] = true
+	}
+	var out []Problem
+	check := func(acl *nbdb.ACL) {
+		for _, ref := range matchRefs(acl.Match, '@') {
+			if local[ref] {
+				continue
+			}
+			msg := fmt.Sprintf("match references port group @%s, which does not exist", ref)
+			if g.pgNames[ref] {
+				msg = fmt.Sprintf("match references port group @%s, which has no ports on this switch", ref)
+			}
+			out = append(out, Problem{ACL: acl.UUID, Where: g.describeACL(acl), Datapath: od.ls.Name, Message: msg})
+		}
+	}
+	for _, acl := range od.acls {
+		check(acl)
+	}
+	for _, pg := range od.pgs {
+		for _, id := range pg.ACLs {
+			if acl, ok := g.s.ACLs[id]; ok {
+				check(acl)
+			}
+		}
+	}
+	return out
+}
+
+// matchRefs returns the names following sigil ('$' or '@') in match,
+// outside quoted strings, each once, in order of appearance.
+func matchRefs(match string, sigil byte) []string {
+	if strings.IndexByte(match, sigil) < 0 {
+		return nil
+	}
+	var out []string
+	inStr := false
+	for i := 0; i < len(match); i++ {
+		c := match[i]
+		switch {
+		case inStr && c == '\\':
+			i++
+		case c == '"':
+			inStr = !inStr
+		case !inStr && c == sigil:
+			j := i + 1
+			for j < len(match) && isIDChar(match[j]) {
+				j++
+			}
+			if name := match[i+1 : j]; name != "" && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+			i = j - 1
+		}
+	}
+	return out
+}
+
+func isIDChar(c byte) bool {
+	return c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
