@@ -1,0 +1,202 @@
+// Package nbgen generates realistic OVN Northbound databases for benchmarks
+// and scale tests: switches with ports, port groups spanning several
+// switches, address sets, and ACLs written the way CMSs write them
+// (ovn-kubernetes network policies, Neutron security groups), with a chosen
+// fraction of allow-stateless and a mix of the other verbs, logging, meters
+// and labels. The same Params always give the same NB.
+package nbgen
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+// Params sizes a generated NB.
+type Params struct {
+	Switches       int     // S: logical switches
+	PortsPerSwitch int     // P: ports on each switch
+	PortGroups     int     // G: port groups
+	SwitchesPerPG  int     // how many switches each port group spans (default 3)
+	AddressSets    int     // A: address sets
+	AddrsPerSet    int     // K: addresses in each address set
+	ACLs           int     // N: ACLs in all
+	StatelessFrac  float64 // f: fraction of ACLs that are allow-stateless
+	SwitchACLFrac  float64 // fraction of ACLs on switches rather than port groups (default 0.1)
+	LoadBalancers  int     // load balancers, each on one switch
+	Seed           uint64  // random seed
+}
+
+// Default returns the parameters of the 10k benchmark NB.
+func Default() Params {
+	return Params{Switches: 200, PortsPerSwitch: 10, PortGroups: 500, AddressSets: 1000, AddrsPerSet: 10,
+		ACLs: 10000, StatelessFrac: 0.2, Seed: 1}
+}
+
+// Generate builds the NB described by p.
+func Generate(p Params) *nbschema.Snapshot {
+	if p.SwitchesPerPG <= 0 {
+		p.SwitchesPerPG = 3
+	}
+	if p.SwitchACLFrac <= 0 {
+		p.SwitchACLFrac = 0.1
+	}
+	r := rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))
+	s := nbschema.NewSnapshot()
+	id := func(table, key string) string { return nbschema.DerivedUUID(table, key) }
+
+	meter := &nbdb.Meter{UUID: id("Meter", "acl-log"), Name: "acl-log", Unit: "pktps"}
+	band := &nbdb.MeterBand{UUID: id("Meter_Band", "acl-log 0"), Action: "drop", Rate: 100}
+	meter.Bands = []string{band.UUID}
+	s.Meters[meter.UUID], s.MeterBands[band.UUID] = meter, band
+	fair := true
+	fm := &nbdb.Meter{UUID: id("Meter", "acl-log-fair"), Name: "acl-log-fair", Unit: "pktps", Fair: &fair}
+	fband := &nbdb.MeterBand{UUID: id("Meter_Band", "acl-log-fair 0"), Action: "drop", Rate: 10}
+	fm.Bands = []string{fband.UUID}
+	s.Meters[fm.UUID], s.MeterBands[fband.UUID] = fm, fband
+
+	type sw struct {
+		ls    *nbdb.LogicalSwitch
+		ports []*nbdb.LogicalSwitchPort
+	}
+	sws := make([]sw, p.Switches)
+	for i := range sws {
+		name := fmt.Sprintf("sw%d", i)
+		ls := &nbdb.LogicalSwitch{UUID: id("Logical_Switch", name), Name: name}
+		for j := 0; j < p.PortsPerSwitch; j++ {
+			pn := fmt.Sprintf("sw%d-p%d", i, j)
+			ip := fmt.Sprintf("10.%d.%d.%d", i/250, i%250, j+1)
+			lsp := &nbdb.LogicalSwitchPort{UUID: id("Logical_Switch_Port", pn), Name: pn,
+				Addresses: []string{fmt.Sprintf("0a:00:%02x:%02x:%02x:%02x %s", i>>8&0xff, i&0xff, j>>8&0xff, j&0xff, ip)}}
+			s.Ports[lsp.UUID] = lsp
+			ls.Ports = append(ls.Ports, lsp.UUID)
+			sws[i].ports = append(sws[i].ports, lsp)
+		}
+		sws[i].ls = ls
+		s.Switches[ls.UUID] = ls
+	}
+
+	asNames := make([]string, p.AddressSets)
+	for i := range asNames {
+		name := fmt.Sprintf("as_%d", i)
+		as := &nbdb.AddressSet{UUID: id("Address_Set", name), Name: name}
+		for k := 0; k < p.AddrsPerSet; k++ {
+			as.Addresses = append(as.Addresses, fmt.Sprintf("172.%d.%d.%d", 16+i%16, (i/16)%256, k+1))
+		}
+		s.AddressSets[as.UUID] = as
+		asNames[i] = name
+	}
+
+	pgs := make([]*nbdb.PortGroup, p.PortGroups)
+	for i := range pgs {
+		name := fmt.Sprintf("pg_%d", i)
+		pg := &nbdb.PortGroup{UUID: id("Port_Group", name), Name: name}
+		if p.Switches > 0 && p.PortsPerSwitch > 0 {
+			start := r.IntN(p.Switches)
+			for k := 0; k < p.SwitchesPerPG && k < p.Switches; k++ {
+				ports := sws[(start+k)%p.Switches].ports
+				pg.Ports = append(pg.Ports, ports[r.IntN(len(ports))].UUID)
+			}
+		}
+		s.PortGroups[pg.UUID] = pg
+		pgs[i] = pg
+	}
+
+	for i := 0; i < p.LoadBalancers && p.Switches > 0; i++ {
+		name := fmt.Sprintf("lb_%d", i)
+		proto := "tcp"
+		lb := &nbdb.LoadBalancer{UUID: id("Load_Balancer", name), Name: name, Protocol: &proto,
+			Vips: map[string]string{fmt.Sprintf("192.168.%d.%d:80", i/250, i%250+1): fmt.Sprintf("10.0.0.%d:8080", i%250+1)}}
+		s.LoadBalancers[lb.UUID] = lb
+		ls := sws[i%p.Switches].ls
+		ls.LoadBalancer = append(ls.LoadBalancer, lb.UUID)
+	}
+
+	for i := 0; i < p.ACLs; i++ {
+		acl := &nbdb.ACL{UUID: id("ACL", fmt.Sprint(i)), Priority: 1000 + r.IntN(2000)}
+		onSwitch := len(pgs) == 0 || r.Float64() < p.SwitchACLFrac
+		var port string // "@pg" or "\"port\""
+		if onSwitch {
+			if len(sws) == 0 {
+				break
+			}
+			w := sws[r.IntN(len(sws))]
+			w.ls.ACLs = append(w.ls.ACLs, acl.UUID)
+			if len(w.ports) > 0 {
+				port = fmt.Sprintf("%q", w.ports[r.IntN(len(w.ports))].Name)
+			}
+		} else {
+			pg := pgs[r.IntN(len(pgs))]
+			pg.ACLs = append(pg.ACLs, acl.UUID)
+			port = "@" + pg.Name
+		}
+		if r.IntN(2) == 0 {
+			acl.Direction = "to-lport"
+		} else {
+			acl.Direction = "from-lport"
+		}
+		acl.Match = match(r, acl.Direction, port, asNames, i)
+		switch x := r.Float64(); {
+		case x < p.StatelessFrac:
+			acl.Action = "allow-stateless"
+		case x < p.StatelessFrac+(1-p.StatelessFrac)*0.6:
+			acl.Action = "allow-related"
+		case x < p.StatelessFrac+(1-p.StatelessFrac)*0.7:
+			acl.Action = "allow"
+		case x < p.StatelessFrac+(1-p.StatelessFrac)*0.9:
+			acl.Action = "drop"
+		default:
+			acl.Action = "reject"
+		}
+		if r.IntN(10) == 0 {
+			acl.Log = true
+			name := fmt.Sprintf("acl-%d", i)
+			acl.Name = &name
+			sev := []string{"alert", "warning", "notice", "info", "debug"}[r.IntN(5)]
+			acl.Severity = &sev
+			if r.IntN(2) == 0 {
+				m := meter.Name
+				if r.IntN(4) == 0 {
+					m = fm.Name
+				}
+				acl.Meter = &m
+			}
+		}
+		if r.IntN(20) == 0 && (acl.Action == "allow-related" || acl.Action == "allow") {
+			acl.Label = 1 + r.IntN(1000)
+		}
+		s.ACLs[acl.UUID] = acl
+	}
+	return s
+}
+
+// match writes an ACL match in the style of ovn-kubernetes and Neutron.
+func match(r *rand.Rand, dir, port string, as []string, i int) string {
+	portField := "outport"
+	ipField := "ip4.src"
+	if dir == "from-lport" {
+		portField, ipField = "inport", "ip4.dst"
+	}
+	prefix := ""
+	if port != "" {
+		prefix = portField + " == " + port + " && "
+	}
+	switch r.IntN(5) {
+	case 0:
+		if len(as) > 0 {
+			return fmt.Sprintf("%sip4 && %s == $%s && tcp && tcp.dst == %d", prefix, ipField, as[r.IntN(len(as))], 80+i%1000)
+		}
+		fallthrough
+	case 1:
+		lo := 1000 + r.IntN(30000)
+		return fmt.Sprintf("%sip4 && %s == 10.%d.%d.0/24 && udp && %d <= udp.dst <= %d", prefix, ipField, r.IntN(256), r.IntN(256), lo, lo+r.IntN(1000))
+	case 2:
+		return fmt.Sprintf("%sip4 && tcp && tcp.dst == {80, 443, %d}", prefix, 1024+i%60000)
+	case 3:
+		return fmt.Sprintf("%sip4 && icmp4", prefix)
+	default:
+		return fmt.Sprintf("%sip6 && tcp && tcp.dst == %d", prefix, 1+i%65535)
+	}
+}
