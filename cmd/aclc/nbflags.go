@@ -1,0 +1,52 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aclc/aclc/nbschema"
+)
+
+// nbFlags are the flags that say how to reach a live NB, shared by every
+// command that reads or writes one (nb load, nb dump, compile --nb, ...).
+type nbFlags struct {
+	remote      string
+	privateKey  string
+	certificate string
+	caCert      string
+	timeout     time.Duration
+}
+
+// register adds --nb, -p/--private-key, -c/--certificate, -C/--ca-cert and
+// --timeout to cmd.
+func (f *nbFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.remote, "nb", "", "NB remote(s), comma-separated: unix:PATH, tcp:IP:PORT, ssl:IP:PORT (default $OVN_NB_DB, else "+nbschema.DefaultRemote+")")
+	fl.StringVarP(&f.privateKey, "private-key", "p", "", "private key PEM file for ssl: remotes")
+	fl.StringVarP(&f.certificate, "certificate", "c", "", "certificate PEM file for ssl: remotes")
+	fl.StringVarP(&f.caCert, "ca-cert", "C", "", "CA certificate PEM file for ssl: remotes")
+	fl.DurationVar(&f.timeout, "timeout", nbschema.DefaultTimeout, "give up connecting to the NB after this long")
+}
+
+// options returns the nbschema connection options the flags describe.
+func (f *nbFlags) options() nbschema.Options {
+	return nbschema.Options{
+		Remotes:     f.remote,
+		PrivateKey:  f.privateKey,
+		Certificate: f.certificate,
+		CACert:      f.caCert,
+		Timeout:     f.timeout,
+	}
+}
+
+// set reports whether any NB flag was given on the command line, so that a
+// command can refuse both a fixture and --nb.
+func (f *nbFlags) set(cmd *cobra.Command) bool {
+	for _, name := range []string{"nb", "private-key", "certificate", "ca-cert", "timeout"} {
+		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
+			return true
+		}
+	}
+	return false
+}

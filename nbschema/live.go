@@ -1,0 +1,252 @@
+package nbschema
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/ovn-kubernetes/libovsdb/client"
+	"github.com/ovn-kubernetes/libovsdb/model"
+
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+// NB is a connection to a live OVN Northbound database. Client is the
+// libovsdb client: after Monitor its cache holds the rows the compiler
+// needs, and a watcher may add cache event handlers to it
+// (Client.Cache().AddEventHandler) before calling Monitor.
+type NB struct {
+	Client  client.Client
+	Remotes []string
+	opts    Options
+}
+
+// Connect connects to the first reachable NB remote of opts, checking that
+// it serves the OVN_Northbound database. It does not read any rows yet;
+// see Monitor and LoadLive. Close the NB when done.
+func Connect(ctx context.Context, opts Options) (*NB, error) {
+	remotes, err := opts.remotes()
+	if err != nil {
+		return nil, err
+	}
+	dbModel, err := nbdb.FullDatabaseModel()
+	if err != nil {
+		return nil, fmt.Errorf("NB model: %w", err)
+	}
+	copts := []client.Option{client.WithLeaderOnly(false)}
+	for _, r := range remotes {
+		copts = append(copts, client.WithEndpoint(r))
+	}
+	if usesSSL(remotes) {
+		cfg, err := opts.tlsConfig()
+		if err != nil {
+			return nil, err
+		}
+		copts = append(copts, client.WithTLSConfig(cfg))
+	}
+	if opts.Reconnect {
+		bo := backoff.NewExponentialBackOff()
+		bo.MaxInterval = 10 * time.Second
+		bo.MaxElapsedTime = 0
+		copts = append(copts, client.WithReconnect(opts.timeout(), bo),
+			client.WithInactivityCheck(2*opts.timeout(), opts.timeout(), bo))
+	}
+	c, err := client.NewOVSDBClient(dbModel, copts...)
+	if err != nil {
+		return nil, fmt.Errorf("NB client: %w", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, opts.timeout())
+	defer cancel()
+	if err := c.Connect(cctx); err != nil {
+		c.Close()
+		return nil, connectError(ctx, opts, remotes, err)
+	}
+	return &NB{Client: c, Remotes: remotes, opts: opts}, nil
+}
+
+func usesSSL(remotes []string) bool {
+	for _, r := range remotes {
+		if strings.HasPrefix(r, "ssl:") {
+			return true
+		}
+	}
+	return false
+}
+
+// connectError explains why no remote served an OVN_Northbound database:
+// nothing answered in time, or what answered is another database.
+func connectError(ctx context.Context, opts Options, remotes []string, err error) error {
+	where := strings.Join(remotes, ",")
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "target database "+nbDatabase+" not found"):
+		tlsCfg, _ := opts.tlsConfig()
+		var found []string
+		for _, r := range remotes {
+			dbs, perr := listDatabases(ctx, r, tlsCfg, opts.timeout())
+			if perr == nil {
+				found = append(found, fmt.Sprintf("%s serves %s", r, strings.Join(dbs, ", ")))
+			}
+		}
+		if len(found) > 0 {
+			return fmt.Errorf("%s has no %s database: %s (is this the SB or an Open_vSwitch database?)",
+				where, nbDatabase, strings.Join(found, "; "))
+		}
+		return fmt.Errorf("%s has no %s database", where, nbDatabase)
+	case strings.Contains(msg, "validation error"):
+		return fmt.Errorf("NB at %s does not match the OVN 23.03 NB schema (7.0.0) aclc was built for: %w", where, err)
+	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "deadline exceeded") || strings.Contains(msg, "i/o timeout"):
+		return fmt.Errorf("NB at %s did not answer within %v (--timeout): %w", where, opts.timeout(), err)
+	}
+	return fmt.Errorf("cannot reach NB at %s: %w", where, err)
+}
+
+// monitoredTables are the NB tables and columns aclc reads: what the ACL
+// compiler needs and the fixture format expresses, nothing more (no
+// NB_Global counters, no NAT, routes or policies, no port status).
+func monitoredTables() []client.MonitorOption {
+	g := &nbdb.NBGlobal{}
+	ls := &nbdb.LogicalSwitch{}
+	lsp := &nbdb.LogicalSwitchPort{}
+	pg := &nbdb.PortGroup{}
+	as := &nbdb.AddressSet{}
+	lb := &nbdb.LoadBalancer{}
+	lbg := &nbdb.LoadBalancerGroup{}
+	lr := &nbdb.LogicalRouter{}
+	lrp := &nbdb.LogicalRouterPort{}
+	return []client.MonitorOption{
+		client.WithTable(g, &g.Name, &g.Options, &g.ExternalIDs),
+		client.WithTable(ls, &ls.Name, &ls.Ports, &ls.ACLs, &ls.LoadBalancer, &ls.LoadBalancerGroup,
+			&ls.DNSRecords, &ls.Copp, &ls.OtherConfig, &ls.ExternalIDs),
+		client.WithTable(lsp, &lsp.Name, &lsp.Type, &lsp.Addresses, &lsp.PortSecurity, &lsp.Options,
+			&lsp.Dhcpv4Options, &lsp.Dhcpv6Options, &lsp.Enabled, &lsp.ParentName, &lsp.TagRequest,
+			&lsp.Tag, &lsp.ExternalIDs),
+		client.WithTable(pg, &pg.Name, &pg.Ports, &pg.ACLs, &pg.ExternalIDs),
+		client.WithTable(as, &as.Name, &as.Addresses, &as.ExternalIDs),
+		client.WithTable(&nbdb.ACL{}),
+		client.WithTable(lb, &lb.Name, &lb.Protocol, &lb.Vips, &lb.Options, &lb.SelectionFields,
+			&lb.IPPortMappings, &lb.ExternalIDs),
+		client.WithTable(lbg, &lbg.Name, &lbg.LoadBalancer),
+		client.WithTable(&nbdb.Meter{}),
+		client.WithTable(&nbdb.MeterBand{}),
+		client.WithTable(&nbdb.Copp{}),
+		client.WithTable(&nbdb.DHCPOptions{}),
+		client.WithTable(&nbdb.DNS{}),
+		client.WithTable(lr, &lr.Name, &lr.Enabled, &lr.Options, &lr.ExternalIDs, &lr.Ports,
+			&lr.LoadBalancer, &lr.LoadBalancerGroup, &lr.Copp),
+		client.WithTable(lrp, &lrp.Name, &lrp.MAC, &lrp.Networks, &lrp.Options, &lrp.Peer,
+			&lrp.Enabled, &lrp.ExternalIDs),
+	}
+}
+
+// Monitor starts monitoring the tables and columns aclc reads; when it
+// returns the client's cache holds their current rows and follows changes.
+func (nb *NB) Monitor(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, nb.opts.timeout())
+	defer cancel()
+	if _, err := nb.Client.Monitor(ctx, nb.Client.NewMonitor(monitoredTables()...)); err != nil {
+		return fmt.Errorf("monitor NB at %s: %w", nb.Client.CurrentEndpoint(), err)
+	}
+	return nil
+}
+
+// Snapshot copies the client's cache into a new Snapshot; Origin is
+// "NB <Table> <uuid>" for every row. Call Monitor first.
+func (nb *NB) Snapshot(ctx context.Context) (*Snapshot, error) {
+	s := NewSnapshot()
+	var err error
+	list := func(result any) {
+		if err == nil {
+			if e := nb.Client.List(ctx, result); e != nil {
+				err = fmt.Errorf("read NB cache: %w", e)
+			}
+		}
+	}
+	var (
+		globals []*nbdb.NBGlobal
+		lss     []*nbdb.LogicalSwitch
+		lsps    []*nbdb.LogicalSwitchPort
+		pgs     []*nbdb.PortGroup
+		ass     []*nbdb.AddressSet
+		acls    []*nbdb.ACL
+		lbs     []*nbdb.LoadBalancer
+		lbgs    []*nbdb.LoadBalancerGroup
+		meters  []*nbdb.Meter
+		bands   []*nbdb.MeterBand
+		copps   []*nbdb.Copp
+		dhcps   []*nbdb.DHCPOptions
+		dnss    []*nbdb.DNS
+		lrs     []*nbdb.LogicalRouter
+		lrps    []*nbdb.LogicalRouterPort
+	)
+	list(&globals)
+	list(&lss)
+	list(&lsps)
+	list(&pgs)
+	list(&ass)
+	list(&acls)
+	list(&lbs)
+	list(&lbgs)
+	list(&meters)
+	list(&bands)
+	list(&copps)
+	list(&dhcps)
+	list(&dnss)
+	list(&lrs)
+	list(&lrps)
+	if err != nil {
+		return nil, err
+	}
+	if len(globals) > 1 {
+		return nil, fmt.Errorf("NB has %d NB_Global rows, want at most 1", len(globals))
+	}
+	for _, g := range globals {
+		s.Global = g
+		s.Origin[g.UUID] = liveOrigin(nbdb.NBGlobalTable, g.UUID)
+	}
+	fill(s.Switches, s.Origin, nbdb.LogicalSwitchTable, lss, func(r *nbdb.LogicalSwitch) string { return r.UUID })
+	fill(s.Ports, s.Origin, nbdb.LogicalSwitchPortTable, lsps, func(r *nbdb.LogicalSwitchPort) string { return r.UUID })
+	fill(s.PortGroups, s.Origin, nbdb.PortGroupTable, pgs, func(r *nbdb.PortGroup) string { return r.UUID })
+	fill(s.AddressSets, s.Origin, nbdb.AddressSetTable, ass, func(r *nbdb.AddressSet) string { return r.UUID })
+	fill(s.ACLs, s.Origin, nbdb.ACLTable, acls, func(r *nbdb.ACL) string { return r.UUID })
+	fill(s.LoadBalancers, s.Origin, nbdb.LoadBalancerTable, lbs, func(r *nbdb.LoadBalancer) string { return r.UUID })
+	fill(s.LBGroups, s.Origin, nbdb.LoadBalancerGroupTable, lbgs, func(r *nbdb.LoadBalancerGroup) string { return r.UUID })
+	fill(s.Meters, s.Origin, nbdb.MeterTable, meters, func(r *nbdb.Meter) string { return r.UUID })
+	fill(s.MeterBands, s.Origin, nbdb.MeterBandTable, bands, func(r *nbdb.MeterBand) string { return r.UUID })
+	fill(s.Copps, s.Origin, nbdb.CoppTable, copps, func(r *nbdb.Copp) string { return r.UUID })
+	fill(s.DHCPOptions, s.Origin, nbdb.DHCPOptionsTable, dhcps, func(r *nbdb.DHCPOptions) string { return r.UUID })
+	fill(s.DNS, s.Origin, nbdb.DNSTable, dnss, func(r *nbdb.DNS) string { return r.UUID })
+	fill(s.Routers, s.Origin, nbdb.LogicalRouterTable, lrs, func(r *nbdb.LogicalRouter) string { return r.UUID })
+	fill(s.RouterPorts, s.Origin, nbdb.LogicalRouterPortTable, lrps, func(r *nbdb.LogicalRouterPort) string { return r.UUID })
+	return s, nil
+}
+
+func fill[T model.Model](m map[string]T, origin map[string]string, table string, rows []T, id func(T) string) {
+	for _, r := range rows {
+		u := id(r)
+		m[u] = r
+		origin[u] = liveOrigin(table, u)
+	}
+}
+
+func liveOrigin(table, uuid string) string { return "NB " + table + " " + uuid }
+
+// Close disconnects from the NB.
+func (nb *NB) Close() { nb.Client.Close() }
+
+// LoadLive connects to the NB of opts, reads the tables aclc needs and
+// returns them as a Snapshot.
+func LoadLive(ctx context.Context, opts Options) (*Snapshot, error) {
+	nb, err := Connect(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer nb.Close()
+	if err := nb.Monitor(ctx); err != nil {
+		return nil, err
+	}
+	return nb.Snapshot(ctx)
+}
