@@ -143,3 +143,14 @@ func TestStageTable(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSkipsRouters(t *testing.T) {
+	in := "Datapath: \"lr0\" (r1)  Pipeline: ingress\n  table=0 (lr_in_admission    ), priority=50   , match=(eth.mcast), action=(next;)\n" + sample
+	l, err := ParseText("x", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Datapaths) != 1 || l.Datapaths[0].Name != "sw0" {
+		t.Fatalf("datapaths = %+v, want only sw0", l.Datapaths)
+	}
+}

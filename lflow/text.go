@@ -2,6 +2,7 @@ package lflow
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -116,6 +117,9 @@ func ParseText(name string, r io.Reader) (*Listing, error) {
 			return nil, fmt.Errorf("%s:%d: flow line before any \"Datapath:\" header", name, lineno)
 		}
 		f, err := parseFlowLine(line, pipe)
+		if err == errRouterFlow {
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", name, lineno, err)
 		}
@@ -124,6 +128,14 @@ func ParseText(name string, r io.Reader) (*Listing, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	// Drop logical router datapaths: aclc deals in switch pipelines only.
+	kept := l.Datapaths[:0]
+	for _, d := range l.Datapaths {
+		if len(d.Flows) > 0 {
+			kept = append(kept, d)
+		}
+	}
+	l.Datapaths = kept
 	return l, nil
 }
 
@@ -157,6 +169,10 @@ func parseHeader(line string) (*Datapath, Pipeline, error) {
 	return d, p, nil
 }
 
+// errRouterFlow marks a flow of a logical router stage, which ParseText
+// skips: full `ovn-sbctl lflow-list` output has router datapaths too.
+var errRouterFlow = errors.New("logical router flow")
+
 func parseFlowLine(line string, pipe Pipeline) (Flow, error) {
 	s := strings.TrimLeft(line, " ")
 	if strings.HasPrefix(s, "uuid=") { // ovn-sbctl --uuid
@@ -178,6 +194,9 @@ func parseFlowLine(line string, pipe Pipeline) (Flow, error) {
 		return Flow{}, fmt.Errorf("bad table number in %q", line)
 	}
 	st, ok := StageByName(stageName)
+	if !ok && strings.HasPrefix(stageName, "lr_") {
+		return Flow{}, errRouterFlow
+	}
 	if !ok {
 		return Flow{}, fmt.Errorf("unknown stage %q", stageName)
 	}

@@ -1,0 +1,95 @@
+// Command aclc compiles OVN Northbound ACLs into the logical flows that
+// ovn-northd 23.03 writes for the ACL stages, traces packets through them,
+// and drives conntrack zone flushes through ctnetlink.
+//
+// Each subcommand lives in its own file and registers itself on rootCmd
+// from an init function.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// exitError carries a process exit code through cobra. A command returns
+// one when the exit code must be something other than 1 (for example 2 for
+// usage errors), or when it has already printed its own message (silent).
+type exitError struct {
+	code   int
+	err    error
+	silent bool
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// withCode wraps err so that aclc exits with code.
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// exitSilently makes aclc exit with code without printing anything more.
+func exitSilently(code int) error { return &exitError{code: code, silent: true} }
+
+var verbose bool
+
+var rootCmd = &cobra.Command{
+	Use:   "aclc",
+	Short: "OVN ACL compiler: NB ACLs to ovn-northd 23.03 logical flows, traces, conntrack zone flushes",
+	Long: `aclc reads OVN Northbound ACLs from a YAML fixture or a live NB (OVSDB)
+and emits the pre-ACL, ACL-hint, ACL and related logical flows exactly as
+ovn-northd 23.03 writes them, so that allow-stateless rules bypass conntrack
+as OVN does. It also traces packets through those stages and flushes
+conntrack zones through ctnetlink.`,
+	SilenceUsage:  true,
+	SilenceErrors: true,
+	PersistentPreRun: func(cmd *cobra.Command, args []string) {
+		level := slog.LevelWarn
+		if verbose {
+			level = slog.LevelDebug
+		}
+		slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	},
+}
+
+func init() {
+	rootCmd.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false, "log debug messages to stderr")
+	rootCmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return withCode(2, fmt.Errorf("%s: %w", cmd.CommandPath(), err))
+	})
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes aclc with args and returns the process exit code.
+func run(args []string) int {
+	rootCmd.SetArgs(args)
+	err := rootCmd.Execute()
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if !ee.silent && ee.err != nil {
+			fmt.Fprintf(os.Stderr, "aclc: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(os.Stderr, "aclc: %v\n", err)
+	return 1
+}
