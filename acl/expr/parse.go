@@ -1,0 +1,560 @@
+package expr
+
+import (
+	"fmt"
+	"sort"
+)
+
+// MaxParenDepth is OVN's MAX_PAREN_DEPTH: at most this many parentheses may
+// be open at once.
+const MaxParenDepth = 100
+
+// Error is a parse error: OVN's message and the byte offset of the token at
+// which OVN's parser gave up.
+type Error struct {
+	// Offset is the byte offset in the parsed text.
+	Offset int
+	// Msg is the message, worded as OVN 23.03 words it.
+	Msg string
+}
+
+// Error returns "offset N: message".
+func (e *Error) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
+
+// Resolver looks up address sets and port groups. AddressSet returns the
+// addresses (as written in the NB/SB, e.g. "10.0.0.0/8") and whether the set
+// exists; PortGroup returns the port names and whether the group exists on
+// the datapath in question.
+//
+// OVN semantics: a port group exists on a datapath only where it has ports
+// there, while the address sets `<pg>_ip4' and `<pg>_ip6' exist for every
+// port group (ovn-northd creates them).
+type Resolver interface {
+	AddressSet(name string) ([]string, bool)
+	PortGroup(name string) ([]string, bool)
+}
+
+// Expr is a parsed match expression.
+type Expr struct {
+	// Text is the parsed input.
+	Text string
+	// Root is the top of the syntax tree.
+	Root Node
+	// Warnings lists dubious-but-accepted constructs in order of position.
+	Warnings []Warning
+}
+
+// String prints the expression canonically.
+func (e *Expr) String() string { return e.Root.String() }
+
+// Parse parses s as an OVN 23.03 logical-flow match expression against the
+// default symbol table. With a nil resolver every $address_set and
+// @port_group is assumed to exist. It returns an *Error on failure, which
+// OVN would report as "parsing expression failed".
+func Parse(s string, r Resolver) (*Expr, error) {
+	return ParseSymtab(s, DefaultSymtab(), r)
+}
+
+// ParseSymtab is Parse with an explicit symbol table.
+func ParseSymtab(s string, t Symtab, r Resolver) (*Expr, error) {
+	n, err := parseWith(s, t, r, nil)
+	if err != nil {
+		return nil, err
+	}
+	e := &Expr{Text: s, Root: n}
+	e.Warnings = check(n, t, r)
+	return e, nil
+}
+
+// Valid reports whether OVN 23.03 would accept s; the error says why not.
+func Valid(s string, r Resolver) error {
+	_, err := parseWith(s, DefaultSymtab(), r, nil)
+	return err
+}
+
+type parser struct {
+	text   string
+	items  []item
+	i      int
+	symtab Symtab
+	res    Resolver
+	depth  int
+	not    bool
+}
+
+// bailout carries the first error up to parseWith.
+type bailout struct{ err *Error }
+
+func parseWith(s string, t Symtab, r Resolver, _ any) (n Node, err error) {
+	p := &parser{text: s, items: expandTemplates(lex(s)), symtab: t, res: r}
+	defer func() {
+		if e := recover(); e != nil {
+			b, ok := e.(bailout)
+			if !ok {
+				panic(e)
+			}
+			n, err = nil, b.err
+		}
+	}()
+	n = p.expr()
+	if p.tok().typ != itemEOF {
+		p.syntaxf("expecting end of input")
+	}
+	return n, nil
+}
+
+// expandTemplates mimics how ovn-controller and ovn-trace 23.03 expand
+// chassis template variables before parsing (lexer_parse_template_string):
+// with no variables defined, `^name' becomes the bare identifier `name'.
+// (OVN also re-joins all tokens without spaces when a `^' appears anywhere
+// in the text; that is not reproduced.)
+func expandTemplates(items []item) []item {
+	for i := range items {
+		if items[i].typ == itemTemplate {
+			items[i].typ = itemID
+			items[i].val = items[i].str
+		}
+	}
+	return items
+}
+
+func (p *parser) tok() item { return p.items[p.i] }
+
+func (p *parser) next() {
+	if p.i < len(p.items)-1 {
+		p.i++
+	}
+}
+
+func (p *parser) peek() itemType {
+	if p.i+1 < len(p.items) {
+		return p.items[p.i+1].typ
+	}
+	return itemEOF
+}
+
+func (p *parser) match(t itemType) bool {
+	if p.tok().typ == t {
+		p.next()
+		return true
+	}
+	return false
+}
+
+// common is OVN's lexer_error_handle_common: a pending lexical error wins
+// over whatever the parser wanted to say.
+func (p *parser) common() {
+	if t := p.tok(); t.typ == itemError {
+		panic(bailout{&Error{Offset: t.pos, Msg: t.val}})
+	}
+}
+
+// errorf is OVN's lexer_error.
+func (p *parser) errorf(format string, args ...any) {
+	p.common()
+	panic(bailout{&Error{Offset: p.tok().pos, Msg: fmt.Sprintf(format, args...)}})
+}
+
+// syntaxf is OVN's lexer_syntax_error.
+func (p *parser) syntaxf(format string, args ...any) {
+	p.common()
+	t := p.tok()
+	msg := "Syntax error"
+	if t.typ == itemEOF {
+		msg += " at end of input"
+	} else {
+		msg += " at `" + t.val + "'"
+	}
+	if format != "" {
+		msg += " " + fmt.Sprintf(format, args...)
+	}
+	panic(bailout{&Error{Offset: t.pos, Msg: msg + "."}})
+}
+
+func (p *parser) forceMatch(t itemType) {
+	if !p.match(t) {
+		p.syntaxf("expecting `%s'", itemNames[t])
+	}
+}
+
+// expr is expr_parse__.
+func (p *parser) expr() Node {
+	pos := p.tok().pos
+	e := p.notExpr()
+	t := p.tok().typ
+	if t != itemAnd && t != itemOr {
+		return e
+	}
+	b := &Binary{Pos: pos, Or: t == itemOr, Terms: []Node{e}}
+	p.next()
+	for {
+		b.Terms = append(b.Terms, p.notExpr())
+		if !p.match(t) {
+			break
+		}
+	}
+	if u := p.tok().typ; u == itemAnd || u == itemOr {
+		p.errorf("&& and || must be parenthesized when used together.")
+	}
+	return b
+}
+
+// notExpr is expr_parse_not.
+func (p *parser) notExpr() Node {
+	pos := p.tok().pos
+	if !p.match(itemNot) {
+		n, _ := p.primary()
+		return n
+	}
+	p.not = !p.not
+	n, atomic := p.primary()
+	p.not = !p.not
+	if !atomic {
+		p.errorf("Missing parentheses around operand of !.")
+	}
+	return &Not{Pos: pos, X: n}
+}
+
+func isRelop(t itemType) (Relop, bool) {
+	switch t {
+	case itemEq:
+		return Eq, true
+	case itemNe:
+		return Ne, true
+	case itemLt:
+		return Lt, true
+	case itemLe:
+		return Le, true
+	case itemGt:
+		return Gt, true
+	case itemGe:
+		return Ge, true
+	}
+	return 0, false
+}
+
+// primary is expr_parse_primary.
+func (p *parser) primary() (Node, bool) {
+	start := p.tok()
+	if p.match(itemLParen) {
+		if p.depth >= MaxParenDepth {
+			p.errorf("Parentheses nested too deeply.")
+		}
+		p.depth++
+		e := p.expr()
+		p.depth--
+		p.forceMatch(itemRParen)
+		return &Paren{Pos: start.pos, X: e}, true
+	}
+	switch start.typ {
+	case itemTemplate:
+		p.errorf("Unexpanded template.")
+	case itemID:
+		if p.peek() == itemLParen {
+			if start.str == "is_chassis_resident" {
+				p.next()
+				p.next()
+				t := p.tok()
+				if t.typ != itemString {
+					p.syntaxf("expecting string")
+				}
+				p.next()
+				p.forceMatch(itemRParen)
+				return &ChassisResident{Pos: start.pos, Text: t.val, Port: t.str}, true
+			}
+			p.errorf("parsing function name")
+		}
+		f := p.field()
+		r, ok := isRelop(p.tok().typ)
+		if !ok {
+			if f.NBits == 0 || p.tok().typ == itemEquals {
+				p.syntaxf("expecting relational operator")
+			} else if f.NBits > 1 && !p.not {
+				p.errorf("Explicit `!= 0' is required for inequality test of multibit field against 0.")
+			}
+			p.checkNominal(f, Ne, []Const{{Kind: IntConst, Format: Hexadecimal, Value: bigZero}})
+			return &FieldTest{Pos: start.pos, Field: f}, true
+		}
+		p.next()
+		cs, st := p.constSet()
+		p.makeCmp(f, r, cs, st)
+		return &Cmp{Pos: start.pos, Field: f, Op: r, Values: cs}, false
+	}
+
+	c1, st1 := p.constSet()
+	if _, rel := isRelop(p.tok().typ); !rel && len(st1.members) == 1 && !st1.unknown && !c1.Curly {
+		v := st1.members[0]
+		if v.Kind == IntConst && v.Format == Decimal && v.Value.Cmp(bigOne) <= 0 {
+			return &Bool{Pos: start.pos, Value: v.Value.Sign() != 0}, true
+		}
+	}
+	r1, ok := isRelop(p.tok().typ)
+	if !ok {
+		p.syntaxf("expecting relational operator")
+	}
+	p.next()
+	f := p.field()
+	r2, ok := isRelop(p.tok().typ)
+	if !ok {
+		p.makeCmp(f, r1.Turn(), c1, st1)
+		return &Cmp{Pos: start.pos, Field: f, Op: r1, Values: c1, ConstFirst: true}, false
+	}
+	p.next()
+	c2, st2 := p.constSet()
+	lower := func(r Relop) bool { return r == Lt || r == Le }
+	upper := func(r Relop) bool { return r == Gt || r == Ge }
+	if !((lower(r1) && lower(r2)) || (upper(r1) && upper(r2))) {
+		p.errorf("Range expressions must have the form `x < field < y' or `x > field > y', with each `<' optionally replaced by `<=' or `>' by `>=').")
+	}
+	p.makeCmp(f, r1.Turn(), c1, st1)
+	p.makeCmp(f, r2, c2, st2)
+	return &Range{Pos: start.pos, Low: c1, LowOp: r1, Field: f, HighOp: r2, High: c2}, false
+}
+
+// field is parse_field.
+func (p *parser) field() Field {
+	t := p.tok()
+	if t.typ != itemID {
+		p.syntaxf("expecting field name")
+	}
+	sym := p.symtab[t.str]
+	if sym == nil {
+		p.syntaxf("expecting field name")
+	}
+	p.next()
+	f := Field{Pos: t.pos, Symbol: sym, NBits: sym.Width}
+	if !p.match(itemLSquare) {
+		return f
+	}
+	if sym.Width == 0 {
+		p.errorf("Cannot select subfield of string field %s.", sym.Name)
+	}
+	low := p.smallInt()
+	high := low
+	if p.match(itemEllipsis) {
+		high = p.smallInt()
+	}
+	p.forceMatch(itemRSquare)
+	switch {
+	case low > high:
+		p.errorf("Invalid bit range %d to %d.", low, high)
+	case high >= sym.Width:
+		p.errorf("Cannot select bits %d to %d of %d-bit field %s.", low, high, sym.Width, sym.Name)
+	case sym.Level == Nominal && (low != 0 || high != sym.Width-1):
+		p.errorf("Cannot select subfield of nominal field %s.", sym.Name)
+	}
+	f.Sliced, f.Ofs, f.NBits = true, low, high-low+1
+	return f
+}
+
+// smallInt is lexer_force_int: a decimal integer no larger than INT_MAX.
+func (p *parser) smallInt() int {
+	t := p.tok()
+	if t.typ != itemInteger || t.fmt != Decimal || t.num.Cmp(bigIntMax) > 0 {
+		p.syntaxf("expecting small integer")
+	}
+	p.next()
+	return int(t.num.Int64())
+}
+
+// constSet is parse_constant_set. It returns the set as written and its
+// resolved state (type and members) for make_cmp's checks.
+func (p *parser) constSet() (ConstSet, *setState) {
+	cs := ConstSet{Pos: p.tok().pos}
+	st := &setState{}
+	if p.match(itemLCurly) {
+		cs.Curly = true
+		for {
+			cs.Values = append(cs.Values, p.constant(st))
+			p.match(itemComma)
+			if p.match(itemRCurly) {
+				break
+			}
+		}
+	} else {
+		cs.Values = append(cs.Values, p.constant(st))
+	}
+	return cs, st
+}
+
+// setState is what OVN's struct expr_constant_set knows while a set is
+// parsed: its type and its resolved members. Unresolved references (nil
+// resolver) are assumed to exist and to be non-empty.
+type setState struct {
+	isStr   bool // cs->type == EXPR_C_STRING
+	unknown bool // holds an unresolved reference
+	members []Const
+}
+
+func (st *setState) nonEmpty() bool { return len(st.members) > 0 || st.unknown }
+
+// assign is assign_constant_set_type.
+func (p *parser) assign(st *setState, isStr bool) {
+	if !st.nonEmpty() || st.isStr == isStr {
+		st.isStr = isStr
+		return
+	}
+	if st.isStr {
+		p.syntaxf("expecting string")
+	}
+	p.syntaxf("expecting integer")
+}
+
+var (
+	bigZero   = newInt(0)
+	bigOne    = newInt(1)
+	bigIntMax = newInt(1<<31 - 1)
+)
+
+// constant is parse_constant.
+func (p *parser) constant(st *setState) Const {
+	t := p.tok()
+	c := Const{Pos: t.pos, Text: t.val}
+	switch t.typ {
+	case itemTemplate:
+		p.errorf("Unexpanded template.")
+	case itemString:
+		p.assign(st, true)
+		c.Kind, c.Str = StringConst, t.str
+		st.members = append(st.members, c)
+	case itemInteger, itemMaskedInteger:
+		p.assign(st, false)
+		c.Kind, c.Format, c.Value = IntConst, t.fmt, t.num
+		if t.typ == itemMaskedInteger {
+			c.Kind, c.Mask, c.HostBits = MaskedConst, t.mask, t.hostb
+		}
+		st.members = append(st.members, c)
+	case itemMacro, itemPortGroup:
+		isStr := t.typ == itemPortGroup
+		c.Kind, c.Str = AddressSetRef, t.str
+		if isStr {
+			c.Kind = PortGroupRef
+		}
+		if p.res == nil {
+			p.assign(st, isStr)
+			st.unknown = true
+			break
+		}
+		members, ok := resolveRef(p.res, c)
+		if !ok && isStr {
+			p.syntaxf("expecting port group name")
+		} else if !ok {
+			p.syntaxf("expecting address set name")
+		}
+		p.assign(st, isStr)
+		st.members = append(st.members, members...)
+	default:
+		p.syntaxf("expecting constant")
+	}
+	p.next()
+	return c
+}
+
+// resolveRef expands an address set or port group reference through r into
+// its members; ok is false when it does not exist.
+func resolveRef(r Resolver, c Const) (members []Const, ok bool) {
+	if c.Kind == AddressSetRef {
+		addrs, ok := r.AddressSet(c.Str)
+		return addressSetMembers(addrs), ok
+	}
+	ports, ok := r.PortGroup(c.Str)
+	for _, port := range ports {
+		members = append(members, Const{Kind: StringConst, Str: port, Text: quote(port)})
+	}
+	return members, ok
+}
+
+// addressSetMembers converts address set entries the way
+// expr_constant_set_create_integers does: the first token of each entry
+// must be an integer or masked integer, other entries are skipped; the result
+// is sorted by value (masked after unmasked on ties).
+func addressSetMembers(addrs []string) []Const {
+	var out []Const
+	for _, a := range addrs {
+		t := lex(a)[0]
+		if t.typ != itemInteger && t.typ != itemMaskedInteger {
+			continue
+		}
+		c := Const{Kind: IntConst, Text: t.val, Format: t.fmt, Value: t.num}
+		if t.typ == itemMaskedInteger {
+			c.Kind, c.Mask, c.HostBits = MaskedConst, t.mask, t.hostb
+		}
+		out = append(out, c)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if d := out[i].Value.Cmp(out[j].Value); d != 0 {
+			return d < 0
+		}
+		mi, mj := out[i].Kind == MaskedConst, out[j].Kind == MaskedConst
+		if mi != mj {
+			return mi
+		}
+		if mi {
+			return out[i].Mask.Cmp(out[j].Mask) < 0
+		}
+		return false
+	})
+	return out
+}
+
+// makeCmp performs make_cmp's checks: type_check, then the operator rules.
+func (p *parser) makeCmp(f Field, r Relop, cs ConstSet, st *setState) {
+	isStrField := f.Symbol.Width == 0
+	if st.isStr != isStrField {
+		kind, ckind := "Integer", "integer"
+		if isStrField {
+			kind = "String"
+		}
+		if st.isStr {
+			ckind = "string"
+		}
+		p.errorf("%s field %s is not compatible with %s constant.", kind, f.Symbol.Name, ckind)
+	}
+	if !isStrField {
+		for _, v := range st.members {
+			if w := v.Width(); w > f.Symbol.Width {
+				p.errorf("%d-bit constant is not compatible with %d-bit field %s.", w, f.Symbol.Width, f.Symbol.Name)
+			}
+		}
+	}
+	if r != Eq && r != Ne {
+		if cs.Curly {
+			p.errorf("Only == and != operators may be used with value sets.")
+		}
+		if f.Symbol.Level == Nominal || f.Symbol.Level == Boolean {
+			p.errorf("Only == and != operators may be used with %s field %s.", f.Symbol.Level, f.Symbol.Name)
+		}
+		if !st.nonEmpty() {
+			p.errorf("Only == and != operators may be used to compare a field against an empty value set.")
+		}
+		if len(st.members) > 0 && st.members[0].Kind == MaskedConst {
+			p.errorf("Only == and != operators may be used with masked constants.  Consider using subfields instead (e.g. eth.src[0..15] > 0x1111 in place of eth.src > 00:00:00:00:11:11/00:00:00:00:ff:ff).")
+		}
+	}
+	p.checkNominal(f, r, st.members)
+}
+
+func (p *parser) checkNominal(f Field, r Relop, values []Const) {
+	if f.Symbol.Level != Nominal {
+		return
+	}
+	if f.Symbol.IsPredicate() {
+		for _, v := range values {
+			positive := v.Value.Bit(0) == 1
+			positive = positive != (r == Ne)
+			positive = positive != p.not
+			if !positive {
+				n := f.Symbol.Name
+				p.errorf("Nominal predicate %s may only be tested positively, e.g. `%s' or `%s == 1' but not `!%s' or `%s == 0'.", n, n, n, n, n)
+			}
+		}
+		return
+	}
+	want := Eq
+	if p.not {
+		want = Ne
+	}
+	if r != want {
+		p.errorf("Nominal field %s may only be tested for equality (taking enclosing `!' operators into account).", f.Symbol.Name)
+	}
+}
