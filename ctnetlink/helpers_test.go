@@ -1,0 +1,69 @@
+package ctnetlink_test
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/aclc/aclc/ctnetlink"
+	"github.com/aclc/aclc/internal/netnstest"
+	"github.com/aclc/aclc/internal/testenv"
+	"golang.org/x/sys/unix"
+)
+
+// zoneEntries returns n TCP entries of zone: 1.1.1.1:sport -> 2.2.2.2:80
+// with sport 1..n, the same tuples in every zone.
+func zoneEntries(zone uint16, n int) []ctnetlink.Entry {
+	es := make([]ctnetlink.Entry, n)
+	for i := range es {
+		e := &es[i]
+		e.Family = ctnetlink.FamilyIPv4
+		e.Zone = zone
+		e.Timeout = 600
+		e.Status = ctnetlink.Status(2) // SEEN_REPLY
+		e.TCPState = 3                 // ESTABLISHED
+		e.Orig.IP.SourceAddress = netip.AddrFrom4([4]byte{1, 1, 1, 1})
+		e.Orig.IP.DestinationAddress = netip.AddrFrom4([4]byte{2, 2, 2, 2})
+		e.Orig.Proto.Protocol = unix.IPPROTO_TCP
+		e.Orig.Proto.SourcePort = uint16(i + 1)
+		e.Orig.Proto.DestinationPort = 80
+	}
+	return es
+}
+
+// table returns zones×perZone entries in zones 0..zones-1.
+func table(zones, perZone int) []ctnetlink.Entry {
+	all := make([]ctnetlink.Entry, 0, zones*perZone)
+	for z := range zones {
+		all = append(all, zoneEntries(uint16(z), perZone)...)
+	}
+	return all
+}
+
+// dialNetNS creates a throwaway namespace and a Conn inside it.
+func dialNetNS(t testing.TB, cfg *ctnetlink.Config) (*ctnetlink.Conn, string) {
+	t.Helper()
+	testenv.NeedBinaries(t, "ip", "conntrack")
+	name := netnstest.New(t)
+	if cfg == nil {
+		cfg = &ctnetlink.Config{}
+	}
+	cfg.NetNS = name
+	c, err := ctnetlink.Dial(cfg)
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, name
+}
+
+// load inserts entries and fails t unless all went in.
+func load(t testing.TB, c *ctnetlink.Conn, entries []ctnetlink.Entry) {
+	t.Helper()
+	res, err := c.Create(entries)
+	if err != nil {
+		t.Fatalf("Create: %v (result %+v)", err, res)
+	}
+	if res.Inserted != len(entries) {
+		t.Fatalf("Create inserted %d, want %d (%+v)", res.Inserted, len(entries), res)
+	}
+}

@@ -1,0 +1,267 @@
+package ctnetlink
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ti-mo/conntrack"
+	"golang.org/x/sys/unix"
+)
+
+// ParseError locates a bad line of a load file.
+type ParseError struct {
+	File string
+	Line int
+	Err  error
+}
+
+// Error implements error as "file:line: cause".
+func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
+
+// Unwrap returns the cause.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// ParseLoadFile reads a file of conntrack-tools `-R` lines (see
+// ParseLoad). The whole file is parsed before anything is returned, so a
+// bad line means nothing from the file gets inserted.
+func ParseLoadFile(path string) ([]Entry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseLoad(f, path)
+}
+
+// ParseLoad parses conntrack-tools `-R` lines, one entry per line, for
+// example (from conntrack-tools' bulk-load stress script):
+//
+//	-I -w 123 -s 1.1.1.1 -d 2.2.2.2 -p tcp --sport 1 --dport 1 --state LISTEN -u SEEN_REPLY -t 50
+//
+// The subset understood: -I/--create (required), -w/--zone, -s/--src/
+// --orig-src, -d/--dst/--orig-dst, -r/--reply-src, -q/--reply-dst, -p/
+// --proto (tcp, udp, udplite, sctp, dccp, icmp, icmpv6 or a number),
+// --sport/--orig-port-src, --dport/--orig-port-dst, --reply-port-src,
+// --reply-port-dst, --state, -u/--status (SEEN_REPLY, ASSURED,
+// FIXED_TIMEOUT, UNSET), -t/--timeout (required), -m/--mark,
+// --icmp-type, --icmp-code, --icmp-id, -f/--family. Blank lines and lines
+// starting with # are skipped. name labels errors ("file:line: ...").
+func ParseLoad(r io.Reader, name string) ([]Entry, error) {
+	var entries []Entry
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		e, err := parseLine(strings.Fields(text))
+		if err != nil {
+			return nil, &ParseError{File: name, Line: line, Err: err}
+		}
+		entries = append(entries, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &ParseError{File: name, Line: line + 1, Err: err}
+	}
+	return entries, nil
+}
+
+// lineSpec collects the options of one line before they become an Entry.
+type lineSpec struct {
+	create                        bool
+	src, dst, rsrc, rdst          netip.Addr
+	proto                         int
+	sport, dport, rsport, rdport  int
+	icmpType, icmpCode, icmpID    int
+	zone, timeout, mark, tcpState int
+	status                        conntrack.Status
+	family                        Family
+}
+
+// parseLine turns the words of one line into an Entry.
+func parseLine(args []string) (Entry, error) {
+	s := lineSpec{proto: -1, sport: -1, dport: -1, rsport: -1, rdport: -1, icmpType: -1, icmpCode: -1, icmpID: -1, timeout: -1, tcpState: -1}
+	for i := 0; i < len(args); i++ {
+		opt := args[i]
+		switch opt {
+		case "-I", "--create":
+			s.create = true
+			continue
+		case "-D", "--delete", "-L", "--dump", "-U", "--update", "-G", "--get", "-F", "--flush", "-E", "--event", "-C", "--count", "-S", "--stats", "-R", "--load-file":
+			return Entry{}, fmt.Errorf("only -I (create) lines are supported, not %s", opt)
+		}
+		if i+1 >= len(args) {
+			return Entry{}, fmt.Errorf("option %s needs a value", opt)
+		}
+		i++
+		if err := s.set(opt, args[i]); err != nil {
+			return Entry{}, fmt.Errorf("%s %s: %w", opt, args[i], err)
+		}
+	}
+	return s.entry()
+}
+
+// set applies one option with its value.
+func (s *lineSpec) set(opt, val string) error {
+	var err error
+	switch opt {
+	case "-w", "--zone":
+		s.zone, err = number(val, 0xffff)
+	case "-s", "--src", "--orig-src":
+		s.src, err = netip.ParseAddr(val)
+	case "-d", "--dst", "--orig-dst":
+		s.dst, err = netip.ParseAddr(val)
+	case "-r", "--reply-src":
+		s.rsrc, err = netip.ParseAddr(val)
+	case "-q", "--reply-dst":
+		s.rdst, err = netip.ParseAddr(val)
+	case "-p", "--proto", "--protonum":
+		s.proto, err = parseProto(val)
+	case "--sport", "--orig-port-src":
+		s.sport, err = number(val, 0xffff)
+	case "--dport", "--orig-port-dst":
+		s.dport, err = number(val, 0xffff)
+	case "--reply-port-src":
+		s.rsport, err = number(val, 0xffff)
+	case "--reply-port-dst":
+		s.rdport, err = number(val, 0xffff)
+	case "--icmp-type":
+		s.icmpType, err = number(val, 0xff)
+	case "--icmp-code":
+		s.icmpCode, err = number(val, 0xff)
+	case "--icmp-id":
+		s.icmpID, err = number(val, 0xffff)
+	case "--state":
+		var st TCPState
+		st, err = ParseTCPState(val)
+		s.tcpState = int(st)
+	case "-u", "--status":
+		s.status, err = parseStatus(val)
+	case "-t", "--timeout":
+		s.timeout, err = number(val, 1<<31-1)
+	case "-m", "--mark":
+		s.mark, err = number(val, 1<<32-1)
+	case "-f", "--family":
+		s.family, err = ParseFamily(val)
+	default:
+		return errors.New("unsupported option")
+	}
+	return err
+}
+
+// entry checks the collected options and builds the Entry.
+func (s *lineSpec) entry() (Entry, error) {
+	switch {
+	case !s.create:
+		return Entry{}, errors.New("only -I (create) lines are supported")
+	case !s.src.IsValid() || !s.dst.IsValid():
+		return Entry{}, errors.New("-s and -d are required")
+	case s.src.Is4() != s.dst.Is4():
+		return Entry{}, errors.New("-s and -d are of different families")
+	case s.proto < 0:
+		return Entry{}, errors.New("-p is required")
+	case s.timeout <= 0:
+		return Entry{}, errors.New("-t (timeout > 0) is required")
+	}
+	e := Entry{Zone: uint16(s.zone), Timeout: uint32(s.timeout), Mark: uint32(s.mark), Status: s.status, Family: FamilyIPv4}
+	if s.src.Is6() {
+		e.Family = FamilyIPv6
+	}
+	if s.family != FamilyAny && s.family != e.Family {
+		return Entry{}, fmt.Errorf("-f %s does not match the addresses", s.family)
+	}
+	p := &e.Orig.Proto
+	p.Protocol = uint8(s.proto)
+	e.Orig.IP.SourceAddress, e.Orig.IP.DestinationAddress = s.src, s.dst
+	switch {
+	case p.Protocol == unix.IPPROTO_ICMP || p.Protocol == unix.IPPROTO_ICMPV6:
+		if s.icmpType < 0 || s.icmpCode < 0 || s.icmpID < 0 {
+			return Entry{}, errors.New("--icmp-type, --icmp-code and --icmp-id are required for icmp")
+		}
+		if (p.Protocol == unix.IPPROTO_ICMP) != (e.Family == FamilyIPv4) {
+			return Entry{}, errors.New("icmp needs IPv4 addresses, icmpv6 IPv6 ones")
+		}
+		p.ICMPType, p.ICMPCode, p.ICMPID = uint8(s.icmpType), uint8(s.icmpCode), uint16(s.icmpID)
+		p.ICMPv4, p.ICMPv6 = p.Protocol == unix.IPPROTO_ICMP, p.Protocol == unix.IPPROTO_ICMPV6
+	case hasPorts(p.Protocol):
+		if s.sport < 0 || s.dport < 0 {
+			return Entry{}, errors.New("--sport and --dport are required")
+		}
+		p.SourcePort, p.DestinationPort = uint16(s.sport), uint16(s.dport)
+	}
+	if p.Protocol == unix.IPPROTO_TCP {
+		if s.tcpState < 0 {
+			return Entry{}, errors.New("--state is required for tcp")
+		}
+		e.TCPState = TCPState(s.tcpState)
+	} else if s.tcpState >= 0 {
+		return Entry{}, errors.New("--state only applies to tcp")
+	}
+	e.Reply = invert(e.Orig)
+	if s.rsrc.IsValid() {
+		e.Reply.IP.SourceAddress = s.rsrc
+	}
+	if s.rdst.IsValid() {
+		e.Reply.IP.DestinationAddress = s.rdst
+	}
+	if s.rsport >= 0 {
+		e.Reply.Proto.SourcePort = uint16(s.rsport)
+	}
+	if s.rdport >= 0 {
+		e.Reply.Proto.DestinationPort = uint16(s.rdport)
+	}
+	if e.Reply.IP.SourceAddress.Is4() != e.Orig.IP.SourceAddress.Is4() || e.Reply.IP.DestinationAddress.Is4() != e.Orig.IP.SourceAddress.Is4() {
+		return Entry{}, errors.New("reply addresses are of another family")
+	}
+	return e, nil
+}
+
+// number parses a decimal or 0x-hex number in 0..max.
+func number(s string, max int64) (int, error) {
+	n, err := strconv.ParseInt(s, 0, 64)
+	if err != nil || n < 0 || n > max {
+		return 0, fmt.Errorf("want a number in 0..%d", max)
+	}
+	return int(n), nil
+}
+
+// parseProto parses a protocol name or number.
+func parseProto(s string) (int, error) {
+	for num, name := range protoNames {
+		if strings.EqualFold(s, name) {
+			return int(num), nil
+		}
+	}
+	if strings.EqualFold(s, "ipv6-icmp") {
+		return unix.IPPROTO_ICMPV6, nil
+	}
+	return number(s, 255)
+}
+
+// parseStatus parses a comma-separated -u list.
+func parseStatus(s string) (conntrack.Status, error) {
+	var st conntrack.Status
+	for _, f := range strings.Split(s, ",") {
+		switch strings.ToUpper(f) {
+		case "SEEN_REPLY":
+			st |= conntrack.StatusSeenReply
+		case "ASSURED":
+			st |= conntrack.StatusAssured
+		case "FIXED_TIMEOUT":
+			st |= conntrack.StatusFixedTimeout
+		case "UNSET":
+		default:
+			return 0, fmt.Errorf("unknown status %q", f)
+		}
+	}
+	return st, nil
+}
