@@ -78,6 +78,9 @@ func (c *Conn) opError(op string, zone int, err error) error {
 	if err == nil {
 		return nil
 	}
+	if oe := (*OpError)(nil); errors.As(err, &oe) {
+		return err // already says where it happened
+	}
 	if errors.Is(err, unix.EPERM) || errors.Is(err, os.ErrPermission) {
 		err = fmt.Errorf("%w (%w)", ErrPermission, err)
 	}
