@@ -38,6 +38,7 @@ func ParseFixture(name string, data []byte) (*Snapshot, error) {
 	if len(b.errs) > 0 {
 		return nil, b.errs.sorted()
 	}
+	b.snap.sortSets()
 	return b.snap, nil
 }
 
@@ -128,7 +129,6 @@ func (b *builder) attachedACL(n *yaml.Node, path string, pos int) {
 		b.errorf(f.node, path, "a top-level ACL needs switch: or port_group: naming its owner")
 		return
 	}
-	delete(f.val, "switch")
 	owner := b.str(f, key)
 	ownerNode := f.at(key)
 	delete(f.val, key)
@@ -175,7 +175,7 @@ func (b *builder) logicalSwitch(n *yaml.Node, path string) {
 		OtherConfig: b.strMap(f, "other_config"),
 		ExternalIDs: b.strMap(f, "external_ids"),
 	}
-	b.addName(nbdb.LogicalSwitchTable, name, ls.UUID, f.at("name"), join(path, "name"), true)
+	b.addName(nbdb.LogicalSwitchTable, name, ls.UUID, f.at("name"), join(path, "name"))
 	b.snap.Switches[ls.UUID] = ls
 	for i, pn := range b.list(f, "ports") {
 		if u := b.port(pn, index(join(path, "ports"), i)); u != "" {
@@ -220,7 +220,7 @@ func (b *builder) port(n *yaml.Node, path string) string {
 	if v, ok := b.integer(f, "tag", 1, 4095); ok {
 		p.Tag = &v
 	}
-	b.addName(nbdb.LogicalSwitchPortTable, name, p.UUID, f.at("name"), join(path, "name"), true)
+	b.addName(nbdb.LogicalSwitchPortTable, name, p.UUID, f.at("name"), join(path, "name"))
 	b.snap.Ports[p.UUID] = p
 	b.refOne(f, "dhcpv4_options", nbdb.DHCPOptionsTable, func(u string) { p.Dhcpv4Options = &u })
 	b.refOne(f, "dhcpv6_options", nbdb.DHCPOptionsTable, func(u string) { p.Dhcpv6Options = &u })
@@ -306,7 +306,7 @@ func (b *builder) portGroup(n *yaml.Node, path string) {
 		Name:        name,
 		ExternalIDs: b.strMap(f, "external_ids"),
 	}
-	b.addName(nbdb.PortGroupTable, name, pg.UUID, f.at("name"), join(path, "name"), true)
+	b.addName(nbdb.PortGroupTable, name, pg.UUID, f.at("name"), join(path, "name"))
 	b.snap.PortGroups[pg.UUID] = pg
 	b.refList(f, "ports", nbdb.LogicalSwitchPortTable, func(u string) { pg.Ports = append(pg.Ports, u) })
 	pg.ACLs = b.acls(f, nbdb.PortGroupTable, name)
@@ -324,7 +324,7 @@ func (b *builder) addressSet(n *yaml.Node, path string) {
 		Addresses:   b.strList(f, "addresses"),
 		ExternalIDs: b.strMap(f, "external_ids"),
 	}
-	b.addName(nbdb.AddressSetTable, name, as.UUID, f.at("name"), join(path, "name"), true)
+	b.addName(nbdb.AddressSetTable, name, as.UUID, f.at("name"), join(path, "name"))
 	b.snap.AddressSets[as.UUID] = as
 }
 
@@ -358,7 +358,7 @@ func (b *builder) loadBalancer(n *yaml.Node, path string, pos int) {
 		lb.SelectionFields = append(lb.SelectionFields, s)
 	}
 	if name != "" {
-		b.addName(nbdb.LoadBalancerTable, name, lb.UUID, f.at("name"), join(path, "name"), false)
+		b.addName(nbdb.LoadBalancerTable, name, lb.UUID, f.at("name"), join(path, "name"))
 	}
 	b.snap.LoadBalancers[lb.UUID] = lb
 }
@@ -378,7 +378,7 @@ func (b *builder) lbGroup(n *yaml.Node, path string) {
 	}
 	name := b.required(f, "name")
 	g := &nbdb.LoadBalancerGroup{UUID: b.rowUUID(f, nbdb.LoadBalancerGroupTable, name), Name: name}
-	b.addName(nbdb.LoadBalancerGroupTable, name, g.UUID, f.at("name"), join(path, "name"), true)
+	b.addName(nbdb.LoadBalancerGroupTable, name, g.UUID, f.at("name"), join(path, "name"))
 	b.snap.LBGroups[g.UUID] = g
 	b.refList(f, "load_balancers", nbdb.LoadBalancerTable, func(u string) { g.LoadBalancer = append(g.LoadBalancer, u) })
 }
@@ -427,7 +427,7 @@ func (b *builder) meter(n *yaml.Node, path string) {
 		b.snap.MeterBands[band.UUID] = band
 		m.Bands = append(m.Bands, band.UUID)
 	}
-	b.addName(nbdb.MeterTable, name, m.UUID, f.at("name"), join(path, "name"), true)
+	b.addName(nbdb.MeterTable, name, m.UUID, f.at("name"), join(path, "name"))
 	b.snap.Meters[m.UUID] = m
 }
 
@@ -447,7 +447,7 @@ func (b *builder) copp(n *yaml.Node, path string) {
 		b.meterName(nodes[proto], join(path, "meters")+"."+proto, meters[proto])
 	}
 	c.Meters = meters
-	b.addName(nbdb.CoppTable, name, c.UUID, f.at("name"), join(path, "name"), true)
+	b.addName(nbdb.CoppTable, name, c.UUID, f.at("name"), join(path, "name"))
 	b.snap.Copps[c.UUID] = c
 }
 
@@ -467,7 +467,7 @@ func (b *builder) dhcpOptions(n *yaml.Node, path string, pos int) {
 		b.errorf(f.at("cidr"), join(path, "cidr"), "%q is not an IPv4 or IPv6 CIDR", d.Cidr)
 	}
 	if name != "" {
-		b.addName(nbdb.DHCPOptionsTable, name, d.UUID, f.at("name"), join(path, "name"), true)
+		b.addName(nbdb.DHCPOptionsTable, name, d.UUID, f.at("name"), join(path, "name"))
 	}
 	b.snap.DHCPOptions[d.UUID] = d
 }
@@ -484,7 +484,7 @@ func (b *builder) dns(n *yaml.Node, path string, pos int) {
 		ExternalIDs: b.strMap(f, "external_ids"),
 	}
 	if name != "" {
-		b.addName(nbdb.DNSTable, name, d.UUID, f.at("name"), join(path, "name"), true)
+		b.addName(nbdb.DNSTable, name, d.UUID, f.at("name"), join(path, "name"))
 	}
 	b.snap.DNS[d.UUID] = d
 }

@@ -59,6 +59,10 @@ func (b *builder) rowUUID(f fields, table, key string) string {
 		u = s
 	}
 	if prev, dup := b.uuids[u]; dup {
+		if derived && key != "" && uniqueNames[table] {
+			// Same table, same name: addName reports the duplicate name.
+			return u
+		}
 		if derived {
 			b.errorf(f.node, f.path, "derives the same uuid %s as the %s: give one of them a distinct name or an explicit uuid", u, prev)
 		} else {
@@ -71,10 +75,19 @@ func (b *builder) rowUUID(f fields, table, key string) string {
 	return u
 }
 
-// addName records that the row uuid of table is called name; unique tables
-// (those OVSDB indexes by name, and fixture handles) reject a second row
-// of the same name.
-func (b *builder) addName(table, name, uuid string, n *yaml.Node, path string, unique bool) {
+// uniqueNames are the tables whose rows a fixture names uniquely: those
+// OVSDB indexes by name, plus the fixture handles of switches, routers,
+// DHCP options and DNS rows. Load balancer names may repeat.
+var uniqueNames = map[string]bool{
+	nbdb.LogicalSwitchTable: true, nbdb.LogicalSwitchPortTable: true, nbdb.PortGroupTable: true,
+	nbdb.AddressSetTable: true, nbdb.LoadBalancerGroupTable: true, nbdb.MeterTable: true,
+	nbdb.CoppTable: true, nbdb.DHCPOptionsTable: true, nbdb.DNSTable: true,
+	nbdb.LogicalRouterTable: true, nbdb.LogicalRouterPortTable: true,
+}
+
+// addName records that the row uuid of table is called name; tables in
+// uniqueNames reject a second row of the same name.
+func (b *builder) addName(table, name, uuid string, n *yaml.Node, path string) {
 	if name == "" {
 		return
 	}
@@ -83,7 +96,7 @@ func (b *builder) addName(table, name, uuid string, n *yaml.Node, path string, u
 		byName = map[string][]string{}
 		b.names[table] = byName
 	}
-	if unique && len(byName[name]) > 0 {
+	if uniqueNames[table] && len(byName[name]) > 0 {
 		b.errorf(n, path, "duplicate %s name %q (first defined at %s)", tableNoun(table), name, b.where[table+"\x00"+name])
 		return
 	}

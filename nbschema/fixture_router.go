@@ -25,7 +25,7 @@ func (b *builder) router(n *yaml.Node, path string) {
 	if v, ok := b.boolean(f, "enabled"); ok {
 		lr.Enabled = &v
 	}
-	b.addName(nbdb.LogicalRouterTable, name, lr.UUID, f.at("name"), join(path, "name"), true)
+	b.addName(nbdb.LogicalRouterTable, name, lr.UUID, f.at("name"), join(path, "name"))
 	b.snap.Routers[lr.UUID] = lr
 	for i, pn := range b.list(f, "ports") {
 		if u := b.routerPort(pn, index(join(path, "ports"), i)); u != "" {
@@ -58,7 +58,7 @@ func (b *builder) routerPort(n *yaml.Node, path string) string {
 	if v, ok := b.boolean(f, "enabled"); ok {
 		p.Enabled = &v
 	}
-	b.addName(nbdb.LogicalRouterPortTable, name, p.UUID, f.at("name"), join(path, "name"), true)
+	b.addName(nbdb.LogicalRouterPortTable, name, p.UUID, f.at("name"), join(path, "name"))
 	b.snap.RouterPorts[p.UUID] = p
 	return p.UUID
 }

@@ -221,6 +221,7 @@ func (nb *NB) Snapshot(ctx context.Context) (*Snapshot, error) {
 	fill(s.DNS, s.Origin, nbdb.DNSTable, dnss, func(r *nbdb.DNS) string { return r.UUID })
 	fill(s.Routers, s.Origin, nbdb.LogicalRouterTable, lrs, func(r *nbdb.LogicalRouter) string { return r.UUID })
 	fill(s.RouterPorts, s.Origin, nbdb.LogicalRouterPortTable, lrps, func(r *nbdb.LogicalRouterPort) string { return r.UUID })
+	s.sortSets()
 	return s, nil
 }
 
