@@ -2,6 +2,7 @@ package nbschema
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -209,5 +210,20 @@ func TestWriteFixtureInexpressible(t *testing.T) {
 	err = WriteFixture(&buf, s)
 	if err == nil || !regexp.MustCompile(`belongs to both switch sw0 and switch sw1`).MatchString(err.Error()) {
 		t.Errorf("got %v, want a port-in-two-switches error", err)
+	}
+}
+
+// TestDocExample keeps the example in docs/fixture-format.md valid.
+func TestDocExample(t *testing.T) {
+	doc, err := os.ReadFile("../docs/fixture-format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)## Example\n\n```yaml\n(.*?)```").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("no example in docs/fixture-format.md")
+	}
+	if _, err := ParseFixture("fixture-format.md example", m[1]); err != nil {
+		t.Error(err)
 	}
 }

@@ -19,7 +19,9 @@ import (
 // needs, and a watcher may add cache event handlers to it
 // (Client.Cache().AddEventHandler) before calling Monitor.
 type NB struct {
-	Client  client.Client
+	// Client is the libovsdb client, connected to one of Remotes.
+	Client client.Client
+	// Remotes are the remotes Connect was given, after defaulting.
 	Remotes []string
 	opts    Options
 }
