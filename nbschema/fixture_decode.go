@@ -1,8 +1,10 @@
 package nbschema
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -27,7 +29,16 @@ func LoadFixture(path string) (*Snapshot, error) {
 // messages and Origin. Every problem found is reported, as FixtureErrors.
 func ParseFixture(name string, data []byte) (*Snapshot, error) {
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil && err != io.EOF {
+		return nil, FixtureErrors{syntaxError(name, err)}
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case err == nil:
+		return nil, FixtureErrors{{File: name, Line: extra.Line, Column: extra.Column,
+			Msg: "a fixture is one YAML document; this is a second one"}}
+	case err != io.EOF:
 		return nil, FixtureErrors{syntaxError(name, err)}
 	}
 	b := newBuilder(name)
