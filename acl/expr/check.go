@@ -1,13 +1,193 @@
 package expr
 
-// Warning is a dubious construct that OVN accepts.
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Warning is a construct OVN 23.03 accepts but that probably does not mean
+// what its author intended.
 type Warning struct {
-	Pos  int
+	// Pos is the byte offset of the offending node or constant.
+	Pos int
+	// Kind classifies the warning.
 	Kind WarningKind
-	Msg  string
+	// Msg explains it.
+	Msg string
 }
+
+// String returns "offset N: kind: message".
+func (w Warning) String() string { return fmt.Sprintf("offset %d: %s: %s", w.Pos, w.Kind, w.Msg) }
 
 // WarningKind classifies warnings.
 type WarningKind string
 
-func check(n Node, t Symtab, r Resolver) []Warning { return nil }
+// Warning kinds.
+const (
+	// HostBits: a masked constant has 1-bits outside its mask
+	// (ip4.src == 10.0.0.1/24); OVN silently clears them.
+	HostBits WarningKind = "host-bits"
+	// SliceOverflow: a constant is wider than the selected bits
+	// (reg0[0..3] == 0xff); OVN checks the width against the whole field
+	// and silently drops the high bits.
+	SliceOverflow WarningKind = "slice-overflow"
+	// MissingPrereq: a field is used without its prerequisite being
+	// asserted by the enclosing conjunction (tcp.dst == 80 without tcp,
+	// ct.new without ct.trk); OVN ANDs the prerequisite in implicitly, so
+	// even !(tcp.dst == 80) requires TCP.
+	MissingPrereq WarningKind = "missing-prereq"
+	// Contradiction: a term conflicts with the rest of its conjunction,
+	// directly or through prerequisites (tcp && udp, ip4 && ip6,
+	// tcp.dst == 80 && udp); that part of the expression never matches.
+	Contradiction WarningKind = "contradiction"
+	// EmptySet: a comparison with an address set or port group that is
+	// empty, which OVN turns into constant false (==) or true (!=).
+	EmptySet WarningKind = "empty-set"
+	// NegatedMultibit: `!field' on a multi-bit field, which OVN accepts and
+	// reads as field == 0.
+	NegatedMultibit WarningKind = "negated-multibit"
+)
+
+// check computes the warnings for a parsed tree.
+func check(root Node, t Symtab, r Resolver) []Warning {
+	c := &checker{t: t, r: r}
+	c.walk(root, false, facts{newFactSolver(t, r, false), newFactSolver(t, r, true), nil})
+	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].Pos < c.out[j].Pos })
+	return c.out
+}
+
+type checker struct {
+	t   Symtab
+	r   Resolver
+	out []Warning
+}
+
+func (c *checker) warn(pos int, kind WarningKind, format string, args ...any) {
+	c.out = append(c.out, Warning{Pos: pos, Kind: kind, Msg: fmt.Sprintf(format, args...)})
+}
+
+// newFactSolver returns a lenient solver; with prereqs it also adds the
+// implicit prerequisites of every field, as OVN's annotation does.
+func newFactSolver(t Symtab, r Resolver, prereqs bool) *solver {
+	s := newSolver(t, r)
+	s.lenient = true
+	s.noPrereqs = !prereqs
+	return s
+}
+
+// facts is what the enclosing conjunctions assert: explicit holds what they
+// state, full adds OVN's implicit prerequisites, and names lists the
+// symbols they test positively by name (tcp, ct.trk, nd).
+type facts struct {
+	explicit, full *solver
+	names          map[string]bool
+}
+
+// walk visits n under neg enclosing negations.
+func (c *checker) walk(n Node, neg bool, fs facts) {
+	switch n := n.(type) {
+	case *Paren:
+		c.walk(n.X, neg, fs)
+	case *Not:
+		if ft, ok := n.X.(*FieldTest); ok && ft.Field.NBits > 1 {
+			c.warn(n.Pos, NegatedMultibit, "!%s is accepted by OVN and means %s == 0", ft.Field, ft.Field)
+		}
+		c.walk(n.X, !neg, fs)
+	case *Binary:
+		if n.Or != neg { // disjunction: alternatives see only the outer facts
+			for _, t := range n.Terms {
+				c.walk(t, neg, fs)
+			}
+			return
+		}
+		explicit, full := fs.explicit.clone(), fs.full.clone()
+		names := map[string]bool{}
+		for k := range fs.names {
+			names[k] = true
+		}
+		for _, t := range n.Terms {
+			if ft, ok := unparen(t).(*FieldTest); ok && !neg && ft.Field.NBits == 1 {
+				names[ft.Field.Symbol.Name] = true
+			}
+			if e := explicit.clone(); e.constrain(t, neg) == nil {
+				explicit = e
+			}
+			f := full.clone()
+			switch err := f.constrainAll(t, neg); {
+			case errors.Is(err, ErrContradictory):
+				if newFactSolver(c.t, c.r, true).constrainAll(t, neg) == nil {
+					c.warn(t.Position(), Contradiction, "%s contradicts the rest of the conjunction; it can never match", t)
+				}
+			case err == nil:
+				full = f
+			}
+		}
+		for _, t := range n.Terms {
+			c.walk(t, neg, facts{explicit, full, names})
+		}
+	case *FieldTest:
+		c.field(n.Field, fs)
+	case *Cmp:
+		c.field(n.Field, fs)
+		c.constants(n.Field, n.Values)
+	case *Range:
+		c.field(n.Field, fs)
+		c.constants(n.Field, n.Low)
+		c.constants(n.Field, n.High)
+	}
+}
+
+func unparen(n Node) Node {
+	for {
+		p, ok := n.(*Paren)
+		if !ok {
+			return n
+		}
+		n = p.X
+	}
+}
+
+// field warns when f's prerequisite is not implied by the explicit facts.
+func (c *checker) field(f Field, fs facts) {
+	pre := f.Symbol.Prereqs
+	if pre == "" || fs.names[pre] {
+		return
+	}
+	s := fs.explicit.clone()
+	s.lenient, s.changed = false, false
+	if err := s.constrain(expansion(c.t, pre), false); err != nil || s.changed {
+		c.warn(f.Pos, MissingPrereq, "%s is used without its prerequisite `%s'; OVN adds it implicitly (even under `!')", f, pre)
+	}
+}
+
+func (c *checker) constants(f Field, cs ConstSet) {
+	for _, v := range cs.Values {
+		switch v.Kind {
+		case MaskedConst:
+			if v.HostBits {
+				c.warn(v.Pos, HostBits, "%s has 1-bits outside its mask; OVN ignores them", v.Text)
+			}
+			if w := v.Mask.BitLen(); w > f.NBits && f.Sliced {
+				c.warn(v.Pos, SliceOverflow, "mask of %s is wider than the %d-bit %s; OVN drops the high bits", v.Text, f.NBits, f)
+			}
+		case IntConst:
+			if w := v.Width(); w > f.NBits && !f.Symbol.IsString() {
+				c.warn(v.Pos, SliceOverflow, "%s is %d bits wide but %s has %d; OVN drops the high bits", v.Text, w, f, f.NBits)
+			}
+		case AddressSetRef, PortGroupRef:
+			if c.r == nil {
+				continue
+			}
+			ms, _ := resolveRef(c.r, v)
+			if len(ms) == 0 && len(cs.Values) == 1 {
+				c.warn(v.Pos, EmptySet, "%s is empty, so the comparison is constant", v.Text)
+			}
+			for _, m := range ms {
+				if m.Kind == MaskedConst && m.HostBits {
+					c.warn(v.Pos, HostBits, "%s member %s has 1-bits outside its mask; OVN ignores them", v.Text, m.Text)
+				}
+			}
+		}
+	}
+}

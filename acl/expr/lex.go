@@ -466,7 +466,7 @@ func (l *lexer) scanInteger(p int) (item, bool) {
 	sawDot := false
 	for {
 		c := l.at(end)
-		if (isAlnum(c) || (c == ':' && !sawDot) || (c == '.' && l.at(end+1) != '.')) {
+		if isAlnum(c) || (c == ':' && !sawDot) || (c == '.' && l.at(end+1) != '.') {
 			if c == '.' {
 				sawDot = true
 			}
@@ -603,4 +603,3 @@ func prefixMask(n, width int) *big.Int {
 	low := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(width-n)), big.NewInt(1))
 	return all.Xor(all, low)
 }
-

@@ -111,11 +111,11 @@ type ConstKind int
 
 // Constant kinds.
 const (
-	IntConst       ConstKind = iota // 80, 0x50, 10.0.0.1, fe80::1, 00:00:00:00:00:01
-	MaskedConst                     // 10.0.0.0/8, 0x8/0xc
-	StringConst                     // "lsp1"
-	AddressSetRef                   // $as
-	PortGroupRef                    // @pg
+	IntConst      ConstKind = iota // 80, 0x50, 10.0.0.1, fe80::1, 00:00:00:00:00:01
+	MaskedConst                    // 10.0.0.0/8, 0x8/0xc
+	StringConst                    // "lsp1"
+	AddressSetRef                  // $as
+	PortGroupRef                   // @pg
 )
 
 // Const is one constant of a constant set.

@@ -464,6 +464,27 @@ func resolveRef(r Resolver, c Const) (members []Const, ok bool) {
 	return members, ok
 }
 
+// expandSet returns the constants of cs with references expanded through
+// r; a reference needs a non-nil r and must exist.
+func expandSet(r Resolver, cs ConstSet) ([]Const, error) {
+	var out []Const
+	for _, c := range cs.Values {
+		if c.Kind != AddressSetRef && c.Kind != PortGroupRef {
+			out = append(out, c)
+			continue
+		}
+		if r == nil {
+			return nil, fmt.Errorf("%s: cannot expand without a resolver", c.Text)
+		}
+		ms, ok := resolveRef(r, c)
+		if !ok {
+			return nil, fmt.Errorf("%s does not exist", c.Text)
+		}
+		out = append(out, ms...)
+	}
+	return out, nil
+}
+
 // addressSetMembers converts address set entries the way
 // expr_constant_set_create_integers does: the first token of each entry
 // must be an integer or masked integer, other entries are skipped; the result

@@ -1,0 +1,221 @@
+package expr
+
+import (
+	"fmt"
+	"math/big"
+)
+
+// ParseMicroflow parses an ovn-trace style microflow description such as
+//
+//	inport == "lsp1" && eth.src == 00:00:00:00:00:01 && ip4.src == 10.0.0.1 && tcp.dst == 80
+//
+// into a Microflow, filling in prerequisites the way ovn-trace does
+// (tcp.dst implies ip.proto == 6, ip4.src implies eth.type == 0x800). The
+// expression must pin fields to single values: a conjunction of equalities,
+// 1-bit tests and predicates. Range tests, multi-valued sets and unresolved
+// disjunctions (tcp.dst == 80 alone leaves ip4 vs ip6 open) fail with an
+// error wrapping ErrAmbiguous; conflicting constraints (ip4 && ip6) fail
+// with ErrContradictory. Parse errors are returned as *Error.
+func ParseMicroflow(s string, r Resolver) (*Microflow, error) {
+	e, err := Parse(s, r)
+	if err != nil {
+		return nil, err
+	}
+	sv := newSolver(DefaultSymtab(), r)
+	if err := sv.constrainAll(e.Root, false); err != nil {
+		return nil, err
+	}
+	return sv.m, nil
+}
+
+// solver turns conjunctive constraints into field values.
+type solver struct {
+	t       Symtab
+	r       Resolver
+	m       *Microflow
+	known   map[string]*big.Int // root field → mask of pinned bits
+	applied map[string]bool     // symbols whose prerequisites were added
+	changed bool
+	lenient bool // leave ambiguous disjunctions open instead of failing
+	// noPrereqs records only what is stated, without the implicit
+	// prerequisites of the fields mentioned.
+	noPrereqs bool
+	pending   []string // prerequisite expressions still to add
+}
+
+func newSolver(t Symtab, r Resolver) *solver {
+	return &solver{t: t, r: r, m: NewMicroflowSymtab(t), known: map[string]*big.Int{}, applied: map[string]bool{}}
+}
+
+func (s *solver) clone() *solver {
+	c := &solver{t: s.t, r: s.r, m: s.m.Clone(), known: map[string]*big.Int{}, applied: map[string]bool{}, lenient: s.lenient, noPrereqs: s.noPrereqs}
+	for k, v := range s.known {
+		c.known[k] = new(big.Int).Set(v)
+	}
+	for k, v := range s.applied {
+		c.applied[k] = v
+	}
+	c.pending = append([]string(nil), s.pending...)
+	return c
+}
+
+// constrainAll adds n's constraints and then the prerequisites of every
+// field involved, so that `tcp && ip4' resolves tcp's ip4-or-ip6 choice
+// whatever the order of the terms.
+func (s *solver) constrainAll(n Node, neg bool) error {
+	if err := s.constrain(n, neg); err != nil {
+		return err
+	}
+	for len(s.pending) > 0 {
+		pre := s.pending[0]
+		s.pending = s.pending[1:]
+		if err := s.constrain(expansion(s.t, pre), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ambiguous(n Node) error { return fmt.Errorf("%w: %s", ErrAmbiguous, n) }
+
+// constrain adds the constraints n asserts (negated when neg).
+func (s *solver) constrain(n Node, neg bool) error {
+	switch n := n.(type) {
+	case *Paren:
+		return s.constrain(n.X, neg)
+	case *Not:
+		return s.constrain(n.X, !neg)
+	case *Bool:
+		if n.Value == neg {
+			return ErrContradictory
+		}
+		return nil
+	case *ChassisResident:
+		return nil
+	case *Binary:
+		if n.Or != neg {
+			return s.disjunction(n, neg)
+		}
+		for _, t := range n.Terms {
+			if err := s.constrain(t, neg); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *FieldTest:
+		one := Const{Kind: IntConst, Value: bigOne}
+		if n.Field.NBits > 1 {
+			one.Value = bigZero // only `!field' parses: field == 0
+			return s.assign(n.Field, one, n)
+		}
+		if neg {
+			one.Value = bigZero
+		}
+		return s.assign(n.Field, one, n)
+	case *Cmp:
+		op := n.FieldOp()
+		if neg {
+			op = op.Invert()
+		}
+		vals, err := expandSet(s.r, n.Values)
+		if err != nil {
+			return err
+		}
+		switch {
+		case len(vals) == 0 && op == Eq:
+			return ErrContradictory
+		case len(vals) == 1 && op == Eq:
+			return s.assign(n.Field, vals[0], n)
+		case len(vals) == 1 && op == Ne && n.Field.NBits == 1 && vals[0].Kind == IntConst:
+			flipped := vals[0]
+			flipped.Value = new(big.Int).Xor(new(big.Int).And(flipped.Value, bigOne), bigOne)
+			return s.assign(n.Field, flipped, n)
+		}
+		return ambiguous(n)
+	}
+	return ambiguous(n)
+}
+
+// disjunction handles `a || b': satisfied already if one alternative adds
+// nothing new, forced if all but one contradict, ambiguous otherwise.
+func (s *solver) disjunction(n *Binary, neg bool) error {
+	var viable []*solver
+	for _, t := range n.Terms {
+		c := s.clone()
+		c.changed = false
+		if err := c.constrain(t, neg); err != nil {
+			continue
+		}
+		if !c.changed {
+			return nil
+		}
+		viable = append(viable, c)
+	}
+	switch len(viable) {
+	case 0:
+		return ErrContradictory
+	case 1:
+		*s = *viable[0]
+		s.changed = true
+		return nil
+	}
+	if s.lenient {
+		return nil
+	}
+	return ambiguous(n)
+}
+
+// assign pins field f to constant c, then adds f's prerequisites.
+func (s *solver) assign(f Field, c Const, n Node) error {
+	sym := f.Symbol
+	switch {
+	case sym.IsPredicate():
+		if c.Value.Bit(0) == 0 {
+			return ambiguous(n) // a negated predicate pins nothing
+		}
+		if err := s.constrain(expansion(s.t, sym.Predicate), false); err != nil {
+			return err
+		}
+	case sym.IsString():
+		cur, set := s.m.strs[sym.Name]
+		if set && cur != c.Str {
+			return ErrContradictory
+		}
+		if !set {
+			s.m.strs[sym.Name] = c.Str
+			s.changed = true
+		}
+	default:
+		mask := ones(f.NBits)
+		if c.Kind == MaskedConst {
+			mask = new(big.Int).And(c.Mask, mask)
+		}
+		val := new(big.Int).And(c.Value, mask)
+		root, ofs := sym.Root()
+		ofs += f.Ofs
+		shMask := new(big.Int).Lsh(mask, uint(ofs))
+		shVal := new(big.Int).Lsh(val, uint(ofs))
+		known := s.known[root.Name]
+		if known == nil {
+			known = new(big.Int)
+		}
+		overlap := new(big.Int).And(known, shMask)
+		cur := s.m.ints[root.Name]
+		if cur == nil {
+			cur = new(big.Int)
+		}
+		if new(big.Int).And(cur, overlap).Cmp(new(big.Int).And(shVal, overlap)) != 0 {
+			return ErrContradictory
+		}
+		if overlap.Cmp(shMask) != 0 {
+			s.changed = true
+			s.m.setBits(f, val, mask)
+			s.known[root.Name] = known.Or(known, shMask)
+		}
+	}
+	if sym.Prereqs != "" && !s.applied[sym.Name] && !s.noPrereqs {
+		s.applied[sym.Name] = true
+		s.pending = append(s.pending, sym.Prereqs)
+	}
+	return nil
+}

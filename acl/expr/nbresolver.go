@@ -1,0 +1,95 @@
+package expr
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/aclc/aclc/nbschema"
+)
+
+// MapResolver is a Resolver backed by maps: AddressSets maps a name to its
+// addresses, PortGroups a name to its ports on the datapath in question (a
+// group absent from PortGroups does not exist there).
+type MapResolver struct {
+	AddressSets map[string][]string
+	PortGroups  map[string][]string
+}
+
+// AddressSet implements Resolver.
+func (m MapResolver) AddressSet(name string) ([]string, bool) {
+	a, ok := m.AddressSets[name]
+	return a, ok
+}
+
+// PortGroup implements Resolver.
+func (m MapResolver) PortGroup(name string) ([]string, bool) {
+	p, ok := m.PortGroups[name]
+	return p, ok
+}
+
+// NewSnapshotResolver returns the Resolver ovn-controller would see for
+// logical switch datapath (a name or UUID) given the NB snapshot s, as
+// ovn-northd 23.03 builds the Southbound from it:
+//
+//   - every NB Address_Set, by name;
+//   - for every Port_Group, the address sets <pg>_ip4 and <pg>_ip6 holding
+//     the IPv4/IPv6 addresses of its ports (from Logical_Switch_Port
+//     addresses, or dynamic_addresses for "dynamic"), whether or not the
+//     group has ports;
+//   - a Port_Group exists on the datapath only if it has at least one port
+//     on that switch, and then holds only those ports.
+//
+// With datapath "" a port group exists if it has a port on any switch.
+func NewSnapshotResolver(s *nbschema.Snapshot, datapath string) (MapResolver, error) {
+	r := MapResolver{AddressSets: map[string][]string{}, PortGroups: map[string][]string{}}
+	onDP := map[string]bool{} // port UUID → on the wanted switch
+	found := datapath == ""
+	for id, ls := range s.Switches {
+		if datapath == "" || ls.Name == datapath || id == datapath {
+			found = true
+			for _, p := range ls.Ports {
+				onDP[p] = true
+			}
+		}
+	}
+	if !found {
+		return r, fmt.Errorf("no logical switch named %q", datapath)
+	}
+	for _, as := range s.AddressSets {
+		r.AddressSets[as.Name] = append([]string(nil), as.Addresses...)
+	}
+	for _, pg := range s.PortGroups {
+		var v4, v6, ports []string
+		for _, pid := range pg.Ports {
+			lsp := s.Ports[pid]
+			if lsp == nil {
+				continue
+			}
+			if onDP[pid] {
+				ports = append(ports, lsp.Name)
+			}
+			for _, a := range lsp.Addresses {
+				if a == "dynamic" && lsp.DynamicAddresses != nil {
+					a = *lsp.DynamicAddresses
+				}
+				for _, f := range strings.Fields(a) {
+					ip, err := netip.ParseAddr(f)
+					switch {
+					case err != nil:
+					case ip.Is4():
+						v4 = append(v4, ip.String())
+					default:
+						v6 = append(v6, ip.String())
+					}
+				}
+			}
+		}
+		r.AddressSets[pg.Name+"_ip4"] = v4
+		r.AddressSets[pg.Name+"_ip6"] = v6
+		if len(ports) > 0 {
+			r.PortGroups[pg.Name] = ports
+		}
+	}
+	return r, nil
+}
