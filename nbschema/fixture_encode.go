@@ -148,6 +148,23 @@ func (e *encoder) own(uuid, owner string) bool {
 	return true
 }
 
+// ownedRows looks up the rows an owner writes inline (ports, ACLs, bands,
+// router ports), reporting missing rows and rows with a second owner.
+func ownedRows[T any](e *encoder, owner, noun string, uuids []string, rows map[string]T) []T {
+	var out []T
+	for _, u := range uuids {
+		r, ok := rows[u]
+		if !ok {
+			e.fail("%s lists %s %s, which is not in the snapshot", owner, noun, u)
+			continue
+		}
+		if e.own(u, owner) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // names counts the rows per name of a table, to decide whether a reference
 // may use the name.
 func countNames[T any](rows map[string]T, name func(T) string) map[string]int {
@@ -313,18 +330,7 @@ func (e *encoder) dhcpHandle(u string) (string, bool) {
 }
 
 func (e *encoder) ports(owner string, uuids []string) []*yaml.Node {
-	s := e.snap
-	var rows []*nbdb.LogicalSwitchPort
-	for _, u := range uuids {
-		p, ok := s.Ports[u]
-		if !ok {
-			e.fail("%s lists port %s, which is not in the snapshot", owner, u)
-			continue
-		}
-		if e.own(u, owner) {
-			rows = append(rows, p)
-		}
-	}
+	rows := ownedRows(e, owner, "port", uuids, e.snap.Ports)
 	sort.Slice(rows, func(i, j int) bool {
 		if rows[i].Name != rows[j].Name {
 			return rows[i].Name < rows[j].Name
@@ -367,18 +373,7 @@ func (e *encoder) putDHCP(m *yaml.Node, key, owner string, u *string) {
 }
 
 func (e *encoder) acls(owner string, uuids []string) []*yaml.Node {
-	s := e.snap
-	var rows []*nbdb.ACL
-	for _, u := range uuids {
-		a, ok := s.ACLs[u]
-		if !ok {
-			e.fail("%s lists ACL %s, which is not in the snapshot", owner, u)
-			continue
-		}
-		if e.own(u, owner) {
-			rows = append(rows, a)
-		}
-	}
+	rows := ownedRows(e, owner, "ACL", uuids, e.snap.ACLs)
 	sort.Slice(rows, func(i, j int) bool {
 		a, b := rows[i], rows[j]
 		switch {
@@ -492,15 +487,7 @@ func (e *encoder) meters() []*yaml.Node {
 		put(m, "unit", strNode(mt.Unit))
 		putOptBool(m, "fair", mt.Fair)
 		var bands []*yaml.Node
-		for _, bu := range sortedCopy(mt.Bands) {
-			b, ok := s.MeterBands[bu]
-			if !ok {
-				e.fail("%s lists band %s, which is not in the snapshot", what, bu)
-				continue
-			}
-			if !e.own(bu, what) {
-				continue
-			}
+		for _, b := range ownedRows(e, what, "band", sortedCopy(mt.Bands), s.MeterBands) {
 			bm := rowNode(b.UUID)
 			put(bm, "action", strNode(b.Action))
 			putInt(bm, "rate", b.Rate, true)
@@ -582,17 +569,7 @@ func (e *encoder) routers() []*yaml.Node {
 		putMap(m, "options", lr.Options)
 		putMap(m, "external_ids", lr.ExternalIDs)
 		var ports []*yaml.Node
-		var rows []*nbdb.LogicalRouterPort
-		for _, u := range lr.Ports {
-			p, ok := s.RouterPorts[u]
-			if !ok {
-				e.fail("%s lists port %s, which is not in the snapshot", what, u)
-				continue
-			}
-			if e.own(u, what) {
-				rows = append(rows, p)
-			}
-		}
+		rows := ownedRows(e, what, "port", lr.Ports, s.RouterPorts)
 		sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
 		for _, p := range rows {
 			pm := rowNode(p.UUID)

@@ -156,12 +156,8 @@ func (d *decoder) str(f fields, key string) string {
 
 // required returns the non-empty string at key or reports it missing.
 func (d *decoder) required(f fields, key string) string {
-	if !f.has(key) {
-		d.errorf(f.node, join(f.path, key), "missing (required)")
-		return ""
-	}
-	s, ok := d.scalarString(f.val[key], join(f.path, key))
-	if ok && s == "" {
+	s := d.present(f, key)
+	if f.has(key) && s == "" && resolve(f.val[key]).Kind == yaml.ScalarNode {
 		d.errorf(f.val[key], join(f.path, key), "must not be empty")
 	}
 	return s
@@ -173,8 +169,7 @@ func (d *decoder) present(f fields, key string) string {
 		d.errorf(f.node, join(f.path, key), "missing (required)")
 		return ""
 	}
-	s, _ := d.scalarString(f.val[key], join(f.path, key))
-	return s
+	return d.str(f, key)
 }
 
 // optStr returns a pointer to the string at key, nil when absent.
