@@ -367,11 +367,11 @@ port_groups:
 		want MapResolver
 	}{
 		{"sw0", MapResolver{
-			AddressSets: map[string][]string{"as1": {"10.0.0.1"}, "pg_ip4": {"10.0.0.1"}, "pg_ip6": {"fe80::1"}, "pg_empty_ip4": nil, "pg_empty_ip6": nil},
+			AddressSets: map[string][]string{"as1": {"10.0.0.1"}, "pg_ip4": {"10.0.0.1"}, "pg_ip6": {"fe80::1"}, "pg_empty_ip4": nil, "pg_empty_ip6": nil, "svc_monitor_mac": nil},
 			PortGroups:  map[string][]string{"pg": {"p1"}},
 		}},
 		{"sw1", MapResolver{
-			AddressSets: map[string][]string{"as1": {"10.0.0.1"}, "pg_ip4": {"10.0.0.1"}, "pg_ip6": {"fe80::1"}, "pg_empty_ip4": nil, "pg_empty_ip6": nil},
+			AddressSets: map[string][]string{"as1": {"10.0.0.1"}, "pg_ip4": {"10.0.0.1"}, "pg_ip6": {"fe80::1"}, "pg_empty_ip4": nil, "pg_empty_ip6": nil, "svc_monitor_mac": nil},
 			PortGroups:  map[string][]string{},
 		}},
 	} {

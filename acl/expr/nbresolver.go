@@ -32,11 +32,12 @@ func (m MapResolver) PortGroup(name string) ([]string, bool) {
 // logical switch datapath (a name or UUID) given the NB snapshot s, as
 // ovn-northd 23.03 builds the Southbound from it:
 //
-//   - every NB Address_Set, by name;
+//   - every NB Address_Set, by name, and svc_monitor_mac (NB_Global
+//     options:svc_monitor_mac);
 //   - for every Port_Group, the address sets <pg>_ip4 and <pg>_ip6 holding
 //     the IPv4/IPv6 addresses of its ports (from Logical_Switch_Port
-//     addresses, or dynamic_addresses for "dynamic"), whether or not the
-//     group has ports;
+//     "MAC IP..." addresses and dynamic_addresses), whether or not the group
+//     has ports;
 //   - a Port_Group exists on the datapath only if it has at least one port
 //     on that switch, and then holds only those ports.
 //
@@ -59,6 +60,12 @@ func NewSnapshotResolver(s *nbschema.Snapshot, datapath string) (MapResolver, er
 	for _, as := range s.AddressSets {
 		r.AddressSets[as.Name] = append([]string(nil), as.Addresses...)
 	}
+	// northd always publishes svc_monitor_mac (randomly generated and
+	// written back to NB_Global options when unset).
+	r.AddressSets["svc_monitor_mac"] = nil
+	if mac := s.GlobalOption("svc_monitor_mac"); mac != "" {
+		r.AddressSets["svc_monitor_mac"] = []string{mac}
+	}
 	for _, pg := range s.PortGroups {
 		var v4, v6, ports []string
 		for _, pid := range pg.Ports {
@@ -70,19 +77,12 @@ func NewSnapshotResolver(s *nbschema.Snapshot, datapath string) (MapResolver, er
 				ports = append(ports, lsp.Name)
 			}
 			for _, a := range lsp.Addresses {
-				if a == "dynamic" && lsp.DynamicAddresses != nil {
-					a = *lsp.DynamicAddresses
+				if !isDynamicAddress(a) {
+					v4, v6 = splitAddresses(a, v4, v6)
 				}
-				for _, f := range strings.Fields(a) {
-					ip, err := netip.ParseAddr(f)
-					switch {
-					case err != nil:
-					case ip.Is4():
-						v4 = append(v4, ip.String())
-					default:
-						v6 = append(v6, ip.String())
-					}
-				}
+			}
+			if lsp.DynamicAddresses != nil {
+				v4, v6 = splitAddresses(*lsp.DynamicAddresses, v4, v6)
 			}
 		}
 		r.AddressSets[pg.Name+"_ip4"] = v4
@@ -92,4 +92,38 @@ func NewSnapshotResolver(s *nbschema.Snapshot, datapath string) (MapResolver, er
 		}
 	}
 	return r, nil
+}
+
+// isDynamicAddress is northd's is_dynamic_lsp_address: "dynamic",
+// "MAC dynamic", "dynamic IP..." .
+func isDynamicAddress(a string) bool {
+	f := strings.Fields(a)
+	return len(f) > 0 && (f[0] == "dynamic" || (len(f) > 1 && f[1] == "dynamic"))
+}
+
+// splitAddresses appends the IPs of a port address entry "MAC IP..." as
+// northd's split_addresses does: entries that do not parse are skipped
+// whole, prefixes are dropped.
+func splitAddresses(a string, v4, v6 []string) ([]string, []string) {
+	f := strings.Fields(a)
+	if len(f) == 0 {
+		return v4, v6
+	}
+	if _, ok := parseMAC(f[0]); !ok {
+		return v4, v6
+	}
+	var n4, n6 []string
+	for _, tok := range f[1:] {
+		addr, _, _ := strings.Cut(tok, "/")
+		ip, err := netip.ParseAddr(addr)
+		switch {
+		case err != nil || ip.Zone() != "":
+			return v4, v6
+		case ip.Is4():
+			n4 = append(n4, ip.String())
+		default:
+			n6 = append(n6, ip.String())
+		}
+	}
+	return append(v4, n4...), append(v6, n6...)
 }
