@@ -13,7 +13,7 @@ import (
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
-const fullFixture = "../testdata/fixtures/nbschema-full.yaml"
+const fullFixture = "testdata/full.yaml"
 
 // snapshotCmp compares Snapshots by content: Origin is where a row came
 // from, not what it is, and OVSDB does not tell an empty map from none.
@@ -105,7 +105,7 @@ func TestParseFullFixture(t *testing.T) {
 	}
 
 	// Every row has an Origin naming its place in the file.
-	origin := regexp.MustCompile(`^\.\./testdata/fixtures/nbschema-full\.yaml:\d+:\d+$`)
+	origin := regexp.MustCompile(`^testdata/full\.yaml:\d+:\d+$`)
 	all := map[string]bool{s.Global.UUID: true}
 	for _, keys := range [][]string{SortedKeys(s.Switches), SortedKeys(s.Ports), SortedKeys(s.PortGroups),
 		SortedKeys(s.AddressSets), SortedKeys(s.ACLs), SortedKeys(s.LoadBalancers), SortedKeys(s.LBGroups),
@@ -164,9 +164,14 @@ func TestParseEmpty(t *testing.T) {
 // parses it again: the snapshots must be equal.
 func TestWriteFixtureRoundTrip(t *testing.T) {
 	files, err := filepath.Glob("../testdata/fixtures/*.yaml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no fixtures: %v", err)
+	if err != nil {
+		t.Fatal(err)
 	}
+	mine, err := filepath.Glob("testdata/*.yaml")
+	if err != nil || len(mine) == 0 {
+		t.Fatalf("no fixtures in testdata: %v", err)
+	}
+	files = append(files, mine...)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			s, err := LoadFixture(f)

@@ -20,7 +20,7 @@ import (
 	"github.com/aclc/aclc/nbschema"
 )
 
-const fullFixture = "../testdata/fixtures/nbschema-full.yaml"
+const fullFixture = "testdata/full.yaml"
 
 var snapshotCmp = []cmp.Option{
 	cmpopts.IgnoreFields(nbschema.Snapshot{}, "Origin"),
@@ -135,6 +135,22 @@ func TestLiveRoundTrip(t *testing.T) {
 	}
 	if strings.TrimSpace(uuid) != "6f0c6a4e-1d0b-4c55-9a52-0d3c1b7e0001" {
 		t.Errorf("sw0 has uuid %q in the NB, want the fixture's", uuid)
+	}
+}
+
+// TestStoreDefaultRows stores rows whose every column has its default
+// value, which need an explicit row in the insert operation.
+func TestStoreDefaultRows(t *testing.T) {
+	sb := sandbox(t)
+	want, err := nbschema.ParseFixture("x.yaml", []byte("nb_global: {}\ndns: [{name: d0}]\nload_balancers: [{}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store(t, sb.NB, want, nbschema.StoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, loadLive(t, sb.NB), snapshotCmp...); diff != "" {
+		t.Errorf("live NB differs (-want +live):\n%s", diff)
 	}
 }
 

@@ -64,11 +64,11 @@ func Store(ctx context.Context, c client.Client, snap *Snapshot, opt StoreOption
 	if g := snap.Global; g != nil {
 		switch old := existing[nbdb.NBGlobalTable]; len(old) {
 		case 0:
-			op, err := c.Create(g)
+			op, err := insertOp(c, nbdb.NBGlobalTable, g.UUID, g)
 			if err != nil {
-				return fmt.Errorf("NB_Global: %w", err)
+				return err
 			}
-			ops = append(ops, op...)
+			ops = append(ops, op)
 		default:
 			row := ovsdb.Row{"name": g.Name}
 			for col, m := range map[string]map[string]string{"options": g.Options, "external_ids": g.ExternalIDs} {
@@ -148,11 +148,11 @@ func rowOps(c client.Client, snap *Snapshot, existing map[string][]string) ([]ov
 				ops = append(ops, op)
 				continue
 			}
-			op, err := c.Create(m)
+			op, err := insertOp(c, t.table, k, m)
 			if err != nil {
-				return nil, fmt.Errorf("encode %s %s: %w", t.table, k, err)
+				return nil, err
 			}
-			ops = append(ops, op...)
+			ops = append(ops, op)
 		}
 		for _, u := range existing[t.table] {
 			if !want[u] {
@@ -164,12 +164,46 @@ func rowOps(c client.Client, snap *Snapshot, existing map[string][]string) ([]ov
 	return ops, nil
 }
 
+// insertOp inserts the model with its UUID. client.Create leaves out
+// columns with default values; a row whose columns are all default would
+// then have no "row" member at all, which ovsdb-server rejects, so such a
+// row spells out every column.
+func insertOp(c client.Client, table, uuid string, m model.Model) (ovsdb.Operation, error) {
+	ops, err := c.Create(m)
+	if err != nil {
+		return ovsdb.Operation{}, fmt.Errorf("encode %s %s: %w", table, uuid, err)
+	}
+	if len(ops) != 1 {
+		return ovsdb.Operation{}, fmt.Errorf("encode %s %s: %d operations", table, uuid, len(ops))
+	}
+	op := ops[0]
+	if len(op.Row) == 0 {
+		row, err := fullRow(c, table, uuid, m)
+		if err != nil {
+			return ovsdb.Operation{}, err
+		}
+		op.Row = row
+	}
+	return op, nil
+}
+
 // updateOp sets every column of the existing row uuid to the model's values,
 // empty ones included, so that the row ends up as if freshly inserted.
 func updateOp(c client.Client, table, uuid string, m model.Model) (ovsdb.Operation, error) {
+	row, err := fullRow(c, table, uuid, m)
+	if err != nil {
+		return ovsdb.Operation{}, err
+	}
+	return ovsdb.Operation{Op: ovsdb.OperationUpdate, Table: table, Row: row,
+		Where: []ovsdb.Condition{uuidIs(uuid)}}, nil
+}
+
+// fullRow returns every column of the model but _uuid, default values
+// included.
+func fullRow(c client.Client, table, uuid string, m model.Model) (ovsdb.Row, error) {
 	info, err := c.Cache().DatabaseModel().NewModelInfo(m)
 	if err != nil {
-		return ovsdb.Operation{}, fmt.Errorf("encode %s %s: %w", table, uuid, err)
+		return nil, fmt.Errorf("encode %s %s: %w", table, uuid, err)
 	}
 	var fields []any
 	v := reflect.ValueOf(m).Elem()
@@ -180,11 +214,10 @@ func updateOp(c client.Client, table, uuid string, m model.Model) (ovsdb.Operati
 	}
 	row, err := c.Cache().Mapper().NewRow(info, fields...)
 	if err != nil {
-		return ovsdb.Operation{}, fmt.Errorf("encode %s %s: %w", table, uuid, err)
+		return nil, fmt.Errorf("encode %s %s: %w", table, uuid, err)
 	}
 	delete(row, "_uuid")
-	return ovsdb.Operation{Op: ovsdb.OperationUpdate, Table: table, Row: row,
-		Where: []ovsdb.Condition{uuidIs(uuid)}}, nil
+	return row, nil
 }
 
 // countRows returns the UUIDs of the rows of each table, in one read-only
