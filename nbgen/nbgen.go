@@ -9,6 +9,7 @@ package nbgen
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
@@ -172,10 +173,13 @@ func Generate(p Params) *nbschema.Snapshot {
 	return s
 }
 
+// wellKnownPorts are the destination ports network policies name most.
+var wellKnownPorts = []int{22, 53, 80, 443, 2379, 3306, 5432, 6379, 6443, 8080, 8443, 9090, 9200, 27017}
+
 // match writes an ACL match in the style of ovn-kubernetes and Neutron.
 func match(r *rand.Rand, dir, port string, as []string, i int) string {
 	portField := "outport"
-	ipField := "ip4.src"
+	ipField := "ip4.src" // the peer's address
 	if dir == "from-lport" {
 		portField, ipField = "inport", "ip4.dst"
 	}
@@ -183,19 +187,37 @@ func match(r *rand.Rand, dir, port string, as []string, i int) string {
 	if port != "" {
 		prefix = portField + " == " + port + " && "
 	}
-	switch r.IntN(5) {
-	case 0:
+	anyAS := func() string { return as[r.IntN(len(as))] }
+	switch r.IntN(8) {
+	case 0, 1:
+		// ovn-kubernetes network policy: peers from a namespace or pod
+		// selector address set, one named port.
 		if len(as) > 0 {
-			return fmt.Sprintf("%sip4 && %s == $%s && tcp && tcp.dst == %d", prefix, ipField, as[r.IntN(len(as))], 80+i%1000)
+			return fmt.Sprintf("%sip4 && %s == $%s && tcp && tcp.dst == %d", prefix, ipField, anyAS(), wellKnownPorts[r.IntN(len(wellKnownPorts))])
 		}
 		fallthrough
-	case 1:
+	case 2:
+		// Neutron security group rule: remote CIDR and a port range.
 		lo := 1000 + r.IntN(30000)
 		return fmt.Sprintf("%sip4 && %s == 10.%d.%d.0/24 && udp && %d <= udp.dst <= %d", prefix, ipField, r.IntN(256), r.IntN(256), lo, lo+r.IntN(1000))
-	case 2:
-		return fmt.Sprintf("%sip4 && tcp && tcp.dst == {80, 443, %d}", prefix, 1024+i%60000)
 	case 3:
+		// ovn-kubernetes policy with several peers and a port list.
+		if len(as) > 1 {
+			return fmt.Sprintf("%sip4 && %s == {$%s, $%s} && tcp && tcp.dst == {80, 443, %d}", prefix, ipField, anyAS(), anyAS(), 1024+i%60000)
+		}
+		return fmt.Sprintf("%sip4 && tcp && tcp.dst == {80, 443, %d}", prefix, 1024+i%60000)
+	case 4:
+		// Neutron remote security group: the port group's own address set.
+		if pg, ok := strings.CutPrefix(port, "@"); ok {
+			return fmt.Sprintf("%sip4 && %s == $%s_ip4", prefix, ipField, pg)
+		}
+		return fmt.Sprintf("%sip4 && %s == 10.%d.0.0/16", prefix, ipField, r.IntN(256))
+	case 5:
 		return fmt.Sprintf("%sip4 && icmp4", prefix)
+	case 6:
+		// ovn-kubernetes egress firewall style: a port range to a CIDR.
+		lo := 1 + r.IntN(60000)
+		return fmt.Sprintf("%sip4 && %s == 192.168.%d.0/24 && tcp && tcp.dst >= %d && tcp.dst <= %d", prefix, ipField, r.IntN(256), lo, lo+r.IntN(500))
 	default:
 		return fmt.Sprintf("%sip6 && tcp && tcp.dst == %d", prefix, 1+i%65535)
 	}

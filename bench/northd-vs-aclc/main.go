@@ -1,0 +1,633 @@
+// Command northd-vs-aclc runs the real ovn-northd 23.03 and aclc side by
+// side on generated NBs of 1k, 10k and 50k ACLs and prints a Markdown table
+// of what each takes: northd's lflow build (its stopwatch/show figures),
+// the time from the NB load transaction's commit until the SB is synced
+// (ovn-nbctl --wait=sb sync), northd's peak RSS; `aclc compile --nb` end to
+// end (the built binary, stdout to /dev/null) with its peak RSS, and the
+// compile step alone; the ACL-stage flow counts of both sides, which must
+// be equal, and whether the flows themselves are. It then measures how
+// aclc's compile time and memory grow with the number of ACLs at a fixed
+// number of switches and with the number of switches at a fixed number of
+// ACLs, and fits the exponents (log-log least squares).
+//
+// Run it from the repository root:
+//
+//	go run ./bench/northd-vs-aclc -o bench/RESULTS.md
+//
+// Every ovsdb-server and ovn-northd it starts is stopped when it ends, fails
+// or is interrupted.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/internal/ovnsandbox"
+	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbgen"
+	"github.com/aclc/aclc/nbschema"
+)
+
+// size is one side-by-side configuration.
+type size struct {
+	name string
+	p    nbgen.Params
+}
+
+func params(n, s, g, a int) nbgen.Params {
+	p := nbgen.Default()
+	p.ACLs, p.Switches, p.PortGroups, p.AddressSets = n, s, g, a
+	return p
+}
+
+var allSizes = []size{
+	{"1k", params(1000, 50, 100, 200)},
+	{"10k", params(10000, 200, 500, 1000)},
+	{"50k", params(50000, 500, 2500, 5000)},
+}
+
+// result is what one size measured.
+type result struct {
+	size
+	loadTxn      time.Duration // NB load, one transaction, until committed
+	synced       time.Duration // commit -> ovn-nbctl --wait=sb sync returns
+	buildLflows  time.Duration // northd stopwatch build_lflows, maximum sample
+	nbRun        time.Duration // northd stopwatch ovnnb_db_run, maximum sample
+	northdRSS    int64         // KiB, VmHWM
+	northdFlows  int
+	lflowList    time.Duration // ovn-sbctl lflow-list
+	readNB       time.Duration // Connect + Monitor + Snapshot (LoadLive) in process
+	connect      time.Duration
+	monitor      time.Duration
+	snapshot     time.Duration
+	compileStep  stats
+	e2e          stats
+	aclcRSS      int64 // KiB, max over the runs
+	aclcFlows    int
+	differences  int
+	sbLflowsRows int
+}
+
+var (
+	flagSizes  = flag.String("sizes", "1k,10k,50k", "comma-separated sizes to run side by side (1k, 10k, 50k)")
+	flagRuns   = flag.Int("runs", 5, "repetitions of each aclc timing (minimum and median reported)")
+	flagGrowth = flag.Bool("growth", true, "also measure aclc's growth in N and in S")
+	flagOut    = flag.String("o", "", "also write the Markdown report to this file")
+	flagAclc   = flag.String("aclc", "", "aclc binary to run (default: go build ./cmd/aclc into the work directory)")
+	flagKeep   = flag.Bool("keep", false, "keep the work directory (databases, logs)")
+	flagNorthd = flag.Bool("northd", true, "run ovn-northd (false: only the NB, to profile aclc's side quickly)")
+	flagProf   = flag.String("cpuprofile", "", "write CPU profiles of the in-process NB read and compile step to DIR/<size>-{read,compile}.pprof")
+)
+
+// sandboxes are the running OVN sandboxes, stopped on any exit path.
+var (
+	sbMu      sync.Mutex
+	sandboxes = map[*ovnsandbox.Sandbox]bool{}
+)
+
+func track(sb *ovnsandbox.Sandbox) {
+	sbMu.Lock()
+	sandboxes[sb] = true
+	sbMu.Unlock()
+}
+
+func stopSandbox(sb *ovnsandbox.Sandbox) {
+	sbMu.Lock()
+	delete(sandboxes, sb)
+	sbMu.Unlock()
+	sb.Stop()
+}
+
+func stopAll() {
+	sbMu.Lock()
+	defer sbMu.Unlock()
+	for sb := range sandboxes {
+		sb.Stop()
+		delete(sandboxes, sb)
+	}
+}
+
+func main() {
+	flag.Parse()
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		s := <-sig
+		fmt.Fprintf(os.Stderr, "northd-vs-aclc: %v: stopping the OVN processes\n", s)
+		cancel()
+		stopAll()
+		os.Exit(130)
+	}()
+	code := 0
+	if err := run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "northd-vs-aclc:", err)
+		code = 1
+	}
+	cancel()
+	stopAll()
+	os.Exit(code)
+}
+
+func run(ctx context.Context) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			stopAll()
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	start := time.Now()
+	work, err := os.MkdirTemp("", "northd-vs-aclc-")
+	if err != nil {
+		return err
+	}
+	if *flagKeep {
+		logf("work directory %s (kept)", work)
+	} else {
+		defer os.RemoveAll(work)
+	}
+	bin := *flagAclc
+	if bin == "" {
+		bin = filepath.Join(work, "aclc")
+		logf("building aclc")
+		if out, err := exec.Command("go", "build", "-o", bin, "github.com/aclc/aclc/cmd/aclc").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build ./cmd/aclc: %v: %s", err, out)
+		}
+	}
+	var want []size
+	for _, name := range strings.Split(*flagSizes, ",") {
+		found := false
+		for _, s := range allSizes {
+			if s.name == strings.TrimSpace(name) {
+				want, found = append(want, s), true
+			}
+		}
+		if !found {
+			return fmt.Errorf("-sizes: unknown size %q (known: 1k, 10k, 50k)", name)
+		}
+	}
+	load0 := loadAvg()
+	var results []*result
+	for _, s := range want {
+		logf("size %s: %d ACLs, %d switches, %d port groups, %d address sets", s.name, s.p.ACLs, s.p.Switches, s.p.PortGroups, s.p.AddressSets)
+		r, err := runSize(ctx, filepath.Join(work, s.name), bin, s)
+		if err != nil {
+			return fmt.Errorf("size %s: %w", s.name, err)
+		}
+		results = append(results, r)
+	}
+	var growthN, growthS []growthPoint
+	if *flagGrowth {
+		logf("growth in N at S=200")
+		for _, n := range []int{5000, 10000, 20000, 40000, 80000} {
+			growthN = append(growthN, measureGrowth(params(n, 200, 500, 1000), float64(n)))
+		}
+		logf("growth in S at N=20000")
+		for _, s := range []int{50, 100, 200, 400, 800} {
+			growthS = append(growthS, measureGrowth(params(20000, s, 1000, 1000), float64(s)))
+		}
+	}
+	var md bytes.Buffer
+	report(&md, results, growthN, growthS, load0, loadAvg(), time.Since(start))
+	os.Stdout.Write(md.Bytes())
+	if *flagOut != "" {
+		return os.WriteFile(*flagOut, md.Bytes(), 0o644)
+	}
+	return nil
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// runSize loads the NB of s into a fresh sandbox with the real northd and
+// measures both sides.
+func runSize(ctx context.Context, dir, bin string, s size) (*result, error) {
+	r := &result{size: s}
+	sb, err := ovnsandbox.Start(dir, ovnsandbox.Options{NoNorthd: !*flagNorthd})
+	if err != nil {
+		return nil, err
+	}
+	track(sb)
+	defer stopSandbox(sb)
+	ctx, cancel := context.WithTimeout(ctx, 8*time.Minute)
+	defer cancel()
+
+	if *flagNorthd {
+		if _, err := sb.NBCtl(ctx, "--timeout=120", "--wait=sb", "sync"); err != nil {
+			return nil, fmt.Errorf("initial sync: %w", err)
+		}
+		if _, err := appctl(ctx, sb, "stopwatch/reset"); err != nil {
+			return nil, err
+		}
+	}
+	snap := nbgen.Generate(s.p)
+
+	// The load: one transaction, then wait for northd to write the SB.
+	nb, err := nbschema.Connect(ctx, nbschema.Options{Remotes: sb.NB, Timeout: time.Minute})
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	err = nbschema.Store(ctx, nb.Client, snap, nbschema.StoreOptions{})
+	committed := time.Now()
+	nb.Close()
+	if err != nil {
+		return nil, fmt.Errorf("NB load: %w", err)
+	}
+	r.loadTxn = committed.Sub(t0)
+	logf("  NB load transaction committed in %v", r.loadTxn.Round(time.Millisecond))
+	northd := &lflow.Listing{}
+	if *flagNorthd {
+		if northd, err = measureNorthd(ctx, sb, r, committed); err != nil {
+			return nil, err
+		}
+	}
+	return measureAclc(ctx, sb, bin, r, northd)
+}
+
+// measureNorthd waits for northd to sync the SB after the load committed
+// and reads its figures and flows.
+func measureNorthd(ctx context.Context, sb *ovnsandbox.Sandbox, r *result, committed time.Time) (*lflow.Listing, error) {
+	if _, err := sb.NBCtl(ctx, "--timeout=600", "--wait=sb", "sync"); err != nil {
+		return nil, fmt.Errorf("ovn-nbctl --wait=sb sync: %w", err)
+	}
+	r.synced = time.Since(committed)
+	logf("  SB synced %v after the commit", r.synced.Round(time.Millisecond))
+
+	sw, err := stopwatches(ctx, sb)
+	if err != nil {
+		return nil, err
+	}
+	r.buildLflows, r.nbRun = sw["build_lflows"], sw["ovnnb_db_run"]
+	if r.northdRSS, err = northdHWM(sb.Dir); err != nil {
+		return nil, err
+	}
+
+	t0 := time.Now()
+	out, err := sb.SBCtl(ctx, "lflow-list")
+	if err != nil {
+		return nil, err
+	}
+	r.lflowList = time.Since(t0)
+	all, err := lflow.ParseText("ovn-sbctl lflow-list", strings.NewReader(out))
+	out = ""
+	if err != nil {
+		return nil, err
+	}
+	northd := all.Filter("", func(f lflow.Flow) bool { return f.Stage.IsACLStage() })
+	r.northdFlows = northd.NumFlows()
+	if n, err := sb.SBCtl(ctx, "--columns=_uuid", "--bare", "find", "Logical_Flow"); err == nil {
+		r.sbLflowsRows = len(strings.Fields(n))
+	}
+	logf("  northd: %d ACL-stage flows (lflow-list took %v)", r.northdFlows, r.lflowList.Round(time.Millisecond))
+	return northd, nil
+}
+
+// measureAclc runs aclc against the loaded NB and compares its flows
+// with northd's.
+func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *result, northd *lflow.Listing) (*result, error) {
+
+	// aclc end to end: the binary, connect + read + compile + write.
+	var e2e []time.Duration
+	for i := 0; i < *flagRuns; i++ {
+		d, rss, err := runAclc(ctx, bin, sb.NB, io.Discard)
+		if err != nil {
+			return nil, err
+		}
+		e2e = append(e2e, d)
+		r.aclcRSS = max(r.aclcRSS, rss)
+	}
+	r.e2e = timings(e2e)
+	var text bytes.Buffer
+	if _, _, err := runAclc(ctx, bin, sb.NB, &text); err != nil {
+		return nil, err
+	}
+	mine, err := lflow.ParseText("aclc compile --nb", &text)
+	if err != nil {
+		return nil, err
+	}
+	r.aclcFlows = mine.NumFlows()
+	r.differences = len(lflow.Diff(northd, mine))
+	logf("  aclc compile --nb: %v (min of %d), peak RSS %d MiB, %d flows, %d differences", r.e2e.min.Round(time.Millisecond), *flagRuns, r.aclcRSS>>10, r.aclcFlows, r.differences)
+
+	// The compile step alone, on the snapshot read from the live NB.
+	// It is read the way LoadLive reads it, each step timed.
+	stopProf := startProfile(r.name + "-read")
+	t0 := time.Now()
+	conn, err := nbschema.Connect(ctx, nbschema.Options{Remotes: sb.NB, Timeout: time.Minute})
+	if err != nil {
+		return nil, err
+	}
+	t1 := time.Now()
+	err = conn.Monitor(ctx)
+	t2 := time.Now()
+	var live *nbschema.Snapshot
+	if err == nil {
+		live, err = conn.Snapshot(ctx)
+	}
+	conn.Close()
+	if err != nil {
+		return nil, err
+	}
+	r.readNB = time.Since(t0)
+	stopProf()
+	r.connect, r.monitor, r.snapshot = t1.Sub(t0), t2.Sub(t1), time.Since(t2)
+	var steps []time.Duration
+	stopProf = startProfile(r.name + "-compile")
+	for i := 0; i < *flagRuns; i++ {
+		runtime.GC()
+		t := time.Now()
+		compile.Compile(live)
+		steps = append(steps, time.Since(t))
+	}
+	stopProf()
+	r.compileStep = timings(steps)
+	logf("  compile step %v (min of %d), read NB %v (connect %v, monitor %v, snapshot %v)", r.compileStep.min.Round(time.Millisecond), *flagRuns,
+		r.readNB.Round(time.Millisecond), r.connect.Round(time.Millisecond), r.monitor.Round(time.Millisecond), r.snapshot.Round(time.Millisecond))
+	return r, nil
+}
+
+// runAclc runs `aclc compile --nb remote`, stdout to w (/dev/null for
+// io.Discard), and returns its wall time and peak RSS (KiB).
+func runAclc(ctx context.Context, bin, remote string, w io.Writer) (time.Duration, int64, error) {
+	cmd := exec.CommandContext(ctx, bin, "compile", "--nb", remote, "--timeout", "5m")
+	if w != io.Discard {
+		cmd.Stdout = w
+	} // else nil: os/exec connects stdout to /dev/null
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	t0 := time.Now()
+	err := cmd.Run()
+	d := time.Since(t0)
+	if err != nil {
+		return 0, 0, fmt.Errorf("aclc compile --nb: %v: %s", err, errb.String())
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss // KiB on Linux
+	}
+	return d, rss, nil
+}
+
+func appctl(ctx context.Context, sb *ovnsandbox.Sandbox, args ...string) (string, error) {
+	return sb.Run(ctx, "ovn-appctl", append([]string{"-t", filepath.Join(sb.Dir, "northd.ctl")}, args...)...)
+}
+
+// stopwatches parses `ovn-appctl stopwatch/show` of ovn-northd 23.03:
+//
+//	Statistics for 'build_lflows'
+//	  Total samples: 2
+//	  Maximum: 2531 msec
+//	  ...
+//
+// and returns the maximum sample of each stopwatch.
+func stopwatches(ctx context.Context, sb *ovnsandbox.Sandbox) (map[string]time.Duration, error) {
+	// northd hands samples to its stopwatch thread; give it a moment.
+	var out map[string]time.Duration
+	for try := 0; try < 20; try++ {
+		text, err := appctl(ctx, sb, "stopwatch/show")
+		if err != nil {
+			return nil, err
+		}
+		out = map[string]time.Duration{}
+		var cur string
+		sc := bufio.NewScanner(strings.NewReader(text))
+		for sc.Scan() {
+			line := strings.TrimSpace(sc.Text())
+			if name, ok := strings.CutPrefix(line, "Statistics for '"); ok {
+				cur = strings.TrimSuffix(name, "'")
+				continue
+			}
+			if v, ok := strings.CutPrefix(line, "Maximum: "); ok && cur != "" {
+				f := strings.Fields(v)
+				ms, err := strconv.ParseFloat(f[0], 64)
+				if err != nil {
+					return nil, fmt.Errorf("stopwatch/show: %q: %v", line, err)
+				}
+				unit := time.Millisecond
+				if len(f) > 1 && f[1] == "usec" {
+					unit = time.Microsecond
+				}
+				out[cur] = time.Duration(ms * float64(unit))
+			}
+		}
+		if out["build_lflows"] > 0 {
+			return out, nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return nil, errors.New("stopwatch/show has no build_lflows sample")
+}
+
+// startProfile starts a CPU profile into -cpuprofile DIR/name.pprof, if
+// asked for, and returns the function that stops it.
+func startProfile(name string) func() {
+	if *flagProf == "" {
+		return func() {}
+	}
+	os.MkdirAll(*flagProf, 0o755)
+	f, err := os.Create(filepath.Join(*flagProf, name+".pprof"))
+	if err != nil {
+		logf("cpuprofile: %v", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		logf("cpuprofile: %v", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
+}
+
+// northdHWM reads ovn-northd's peak RSS (VmHWM, KiB).
+func northdHWM(dir string) (int64, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "northd.pid"))
+	if err != nil {
+		return 0, err
+	}
+	status, err := os.ReadFile("/proc/" + strings.TrimSpace(string(b)) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc/PID/status")
+}
+
+// growthPoint is aclc's compile step on one generated NB.
+type growthPoint struct {
+	x          float64
+	p          nbgen.Params
+	flows      int
+	step       stats
+	allocBytes uint64 // allocated during one compile
+	liveBytes  uint64 // heap held by the result
+}
+
+func measureGrowth(p nbgen.Params, x float64) growthPoint {
+	snap := nbgen.Generate(p)
+	g := growthPoint{x: x, p: p}
+	var ds []time.Duration
+	for i := 0; i < *flagRuns; i++ {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		t := time.Now()
+		res := compile.Compile(snap)
+		ds = append(ds, time.Since(t))
+		runtime.ReadMemStats(&after)
+		g.allocBytes = after.TotalAlloc - before.TotalAlloc
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if after.HeapAlloc > before.HeapAlloc {
+			g.liveBytes = after.HeapAlloc - before.HeapAlloc
+		}
+		g.flows = res.Flows.NumFlows()
+		runtime.KeepAlive(res)
+	}
+	g.step = timings(ds)
+	logf("  N=%d S=%d: %d flows, %v, %.1f MB allocated", p.ACLs, p.Switches, g.flows, g.step.min.Round(time.Millisecond), float64(g.allocBytes)/1e6)
+	return g
+}
+
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64)
+}
+
+func secs(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', 2, 64)
+}
+
+func mib(kib int64) string { return strconv.FormatInt(kib>>10, 10) }
+
+func ratio(a, b time.Duration) string {
+	if b <= 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(float64(a)/float64(b), 'f', 1, 64) + "×"
+}
+
+func firstLine(bin string, args ...string) string {
+	out, err := exec.Command(bin, args...).Output()
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+}
+
+func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string, took time.Duration) {
+	fmt.Fprintf(w, "# northd vs aclc\n\n")
+	fmt.Fprintf(w, "Made by `go run ./bench/northd-vs-aclc %s` on %s (%d CPUs, %s, %s, %s); load average %s at the start, %s at the end; the run took %v.\n\n",
+		strings.Join(os.Args[1:], " "), time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.Version(),
+		firstLine("ovn-northd", "--version"), memTotal(), load0, load1, took.Round(time.Second))
+	fmt.Fprintf(w, "NBs from nbgen (P=10 ports per switch, K=10 addresses per set, f=0.2 allow-stateless, each port group on 3 switches, 10%% of ACLs on switches), loaded into a real NB ovsdb-server in one transaction with a real ovn-northd running. ")
+	fmt.Fprintf(w, "northd figures: the maximum sample of its `stopwatch/show` build_lflows and ovnnb_db_run, the time from the load transaction's commit until `ovn-nbctl --wait=sb sync` returns, and its VmHWM. ")
+	fmt.Fprintf(w, "aclc figures: `aclc compile --nb` run as a child process (connect, read, compile, write to /dev/null) and its getrusage max RSS; the compile step is compile.Compile on the snapshot read from the same NB; aclc timings are the minimum of %d runs (median in parentheses). ", *flagRuns)
+	fmt.Fprintf(w, "Flows are the ACL-stage flows (ls_{in,out}_{pre_acl,pre_lb,pre_stateful,acl_hint,acl,stateful}, ls_in_acl_after_lb) per datapath: northd's from `ovn-sbctl lflow-list`, aclc's from its output; *differences* is the number of flows on only one side (lflow.Diff).\n\n")
+
+	fmt.Fprintln(w, "| size | S / G / A | NB load txn s | northd build_lflows s | northd ovnnb_db_run s | commit→SB synced s | northd RSS MiB | aclc compile step ms | aclc compile --nb ms | aclc RSS MiB | build_lflows ÷ compile step | synced ÷ compile --nb | RSS northd ÷ aclc | flows northd | flows aclc | differences |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rs {
+		rssRatio := "–"
+		if r.aclcRSS > 0 {
+			rssRatio = strconv.FormatFloat(float64(r.northdRSS)/float64(r.aclcRSS), 'f', 1, 64) + "×"
+		}
+		fmt.Fprintf(w, "| %s | %d / %d / %d | %s | %s | %s | %s | %s | %s (%s) | %s (%s) | %s | %s | %s | %s | %d | %d | %d |\n",
+			r.name, r.p.Switches, r.p.PortGroups, r.p.AddressSets, secs(r.loadTxn), secs(r.buildLflows), secs(r.nbRun), secs(r.synced),
+			mib(r.northdRSS), ms(r.compileStep.min), ms(r.compileStep.median), ms(r.e2e.min), ms(r.e2e.median), mib(r.aclcRSS),
+			ratio(r.buildLflows, r.compileStep.min), ratio(r.synced, r.e2e.min), rssRatio, r.northdFlows, r.aclcFlows, r.differences)
+	}
+	if len(rs) > 0 {
+		fmt.Fprintf(w, "\nAlso measured: ")
+		for i, r := range rs {
+			if i > 0 {
+				fmt.Fprint(w, "; ")
+			}
+			fmt.Fprintf(w, "%s: SB Logical_Flow rows %d (datapath groups share rows; lflow-list expands them per datapath), `ovn-sbctl lflow-list` %s s, in-process NB read (nbschema.LoadLive) %s ms = connect %s + monitor %s + snapshot %s",
+				r.name, r.sbLflowsRows, secs(r.lflowList), ms(r.readNB), ms(r.connect), ms(r.monitor), ms(r.snapshot))
+		}
+		fmt.Fprintln(w, ".")
+	}
+	if len(rs) >= 2 {
+		var xs, ysN, ysA []float64
+		for _, r := range rs {
+			xs = append(xs, float64(r.p.ACLs))
+			ysN = append(ysN, r.buildLflows.Seconds())
+			ysA = append(ysA, r.compileStep.min.Seconds())
+		}
+		fmt.Fprintf(w, "\nOver these sizes (N, S, G, A all grow), time grows like N^%.2f for northd's build_lflows and N^%.2f for aclc's compile step.\n",
+			fitExponent(xs, ysN), fitExponent(xs, ysA))
+	}
+	growthTable(w, "Growth in N (ACLs) at S=200 switches, G=500, A=1000", "N", gn)
+	growthTable(w, "Growth in S (switches) at N=20,000 ACLs, G=1000, A=1000", "S", gs)
+}
+
+func growthTable(w io.Writer, title, xname string, gp []growthPoint) {
+	if len(gp) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n## %s\n\naclc compile step in process (minimum of %d runs), bytes allocated by one compile, and heap held by its result.\n\n", title, *flagRuns)
+	fmt.Fprintf(w, "| %s | flows | compile ms | MB allocated | MB held | ns/flow | B allocated/flow |\n|---:|---:|---:|---:|---:|---:|---:|\n", xname)
+	var xs, ts, ms_, fs []float64
+	for _, g := range gp {
+		fmt.Fprintf(w, "| %d | %d | %s | %.1f | %.1f | %.0f | %.0f |\n", int(g.x), g.flows, ms(g.step.min),
+			float64(g.allocBytes)/1e6, float64(g.liveBytes)/1e6, float64(g.step.min.Nanoseconds())/float64(g.flows), float64(g.allocBytes)/float64(g.flows))
+		xs, ts, ms_, fs = append(xs, g.x), append(ts, g.step.min.Seconds()), append(ms_, float64(g.allocBytes)), append(fs, float64(g.flows))
+	}
+	fmt.Fprintf(w, "\nFitted exponents (log-log least squares) in %s: time %s, memory allocated %s, flows %s.\n",
+		xname, expo(fitExponent(xs, ts)), expo(fitExponent(xs, ms_)), expo(fitExponent(xs, fs)))
+}
+
+func expo(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+func memTotal() string {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return "?"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			kb, _ := strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+			return fmt.Sprintf("%.0f GiB RAM", float64(kb)/(1<<20))
+		}
+	}
+	return "?"
+}
