@@ -204,20 +204,21 @@ func (b *builder) logicalSwitch(n *yaml.Node, path string) {
 var portTypes = []string{"", "router", "localnet", "localport", "l2gateway", "vtep", "external", "virtual", "remote"}
 
 func (b *builder) port(n *yaml.Node, path string) string {
-	f, ok := b.mapping(n, path, "uuid", "name", "type", "addresses", "port_security", "options",
+	f, ok := b.mapping(n, path, "uuid", "name", "type", "addresses", "dynamic_addresses", "port_security", "options",
 		"dhcpv4_options", "dhcpv6_options", "enabled", "parent_name", "tag_request", "tag", "external_ids")
 	if !ok {
 		return ""
 	}
 	name := b.required(f, "name")
 	p := &nbdb.LogicalSwitchPort{
-		UUID:         b.rowUUID(f, nbdb.LogicalSwitchPortTable, name),
-		Name:         name,
-		Addresses:    b.strList(f, "addresses"),
-		PortSecurity: b.strList(f, "port_security"),
-		Options:      b.strMap(f, "options"),
-		ParentName:   b.optStr(f, "parent_name"),
-		ExternalIDs:  b.strMap(f, "external_ids"),
+		UUID:             b.rowUUID(f, nbdb.LogicalSwitchPortTable, name),
+		Name:             name,
+		Addresses:        b.strList(f, "addresses"),
+		PortSecurity:     b.strList(f, "port_security"),
+		DynamicAddresses: b.optStr(f, "dynamic_addresses"),
+		Options:          b.strMap(f, "options"),
+		ParentName:       b.optStr(f, "parent_name"),
+		ExternalIDs:      b.strMap(f, "external_ids"),
 	}
 	if t := b.enum(f, "type", false, portTypes, ""); t != nil {
 		p.Type = *t

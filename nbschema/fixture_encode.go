@@ -343,6 +343,7 @@ func (e *encoder) ports(owner string, uuids []string) []*yaml.Node {
 		putStr(m, "name", p.Name)
 		putStr(m, "type", p.Type)
 		putList(m, "addresses", p.Addresses, false)
+		putOptStr(m, "dynamic_addresses", p.DynamicAddresses)
 		putList(m, "port_security", p.PortSecurity, false)
 		putMap(m, "options", p.Options)
 		e.putDHCP(m, "dhcpv4_options", owner, p.Dhcpv4Options)

@@ -108,7 +108,9 @@ func connectError(ctx context.Context, opts Options, remotes []string, err error
 
 // monitoredTables are the NB tables and columns aclc reads: what the ACL
 // compiler needs and the fixture format expresses, nothing more (no
-// NB_Global counters, no NAT, routes or policies, no port status).
+// NB_Global counters, no NAT, routes or policies, no port status; but
+// dynamic_addresses, which northd fills for "dynamic" addresses and uses
+// like addresses).
 func monitoredTables() []client.MonitorOption {
 	g := &nbdb.NBGlobal{}
 	ls := &nbdb.LogicalSwitch{}
@@ -123,7 +125,7 @@ func monitoredTables() []client.MonitorOption {
 		client.WithTable(g, &g.Name, &g.Options, &g.ExternalIDs),
 		client.WithTable(ls, &ls.Name, &ls.Ports, &ls.ACLs, &ls.LoadBalancer, &ls.LoadBalancerGroup,
 			&ls.DNSRecords, &ls.Copp, &ls.OtherConfig, &ls.ExternalIDs),
-		client.WithTable(lsp, &lsp.Name, &lsp.Type, &lsp.Addresses, &lsp.PortSecurity, &lsp.Options,
+		client.WithTable(lsp, &lsp.Name, &lsp.Type, &lsp.Addresses, &lsp.DynamicAddresses, &lsp.PortSecurity, &lsp.Options,
 			&lsp.Dhcpv4Options, &lsp.Dhcpv6Options, &lsp.Enabled, &lsp.ParentName, &lsp.TagRequest,
 			&lsp.Tag, &lsp.ExternalIDs),
 		client.WithTable(pg, &pg.Name, &pg.Ports, &pg.ACLs, &pg.ExternalIDs),
@@ -147,7 +149,7 @@ func monitoredTables() []client.MonitorOption {
 // Monitor starts monitoring the tables and columns aclc reads; when it
 // returns the client's cache holds their current rows and follows changes.
 func (nb *NB) Monitor(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, nb.opts.timeout())
+	ctx, cancel := context.WithTimeout(ctx, nb.opts.readTimeout())
 	defer cancel()
 	if _, err := nb.Client.Monitor(ctx, nb.Client.NewMonitor(monitoredTables()...)); err != nil {
 		return fmt.Errorf("monitor NB at %s: %w", nb.Client.CurrentEndpoint(), err)

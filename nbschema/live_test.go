@@ -352,3 +352,33 @@ func TestStore50k(t *testing.T) {
 		t.Errorf("storing 50k ACLs took %v", stored)
 	}
 }
+
+// TestMonitorFollowsChanges is what a watcher relies on: after Monitor the
+// client's cache follows the NB, and Snapshot reflects later changes.
+func TestMonitorFollowsChanges(t *testing.T) {
+	sb := sandbox(t)
+	ctx := context.Background()
+	nb, err := nbschema.Connect(ctx, nbschema.Options{Remotes: sb.NB, Reconnect: true, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nb.Close()
+	if err := nb.Monitor(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.NBCtl(ctx, "ls-add", "late", "--", "acl-add", "late", "to-lport", "7", "ip4", "drop"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		s, err := nb.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Switches) == 1 && len(s.ACLs) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cache never showed the new switch and ACL: %d switches, %d ACLs", len(s.Switches), len(s.ACLs))
+		}
+	}
+}

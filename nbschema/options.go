@@ -23,8 +23,10 @@ type Options struct {
 	// PrivateKey, Certificate and CACert are PEM files for ssl: remotes,
 	// as ovn-nbctl -p, -c and -C.
 	PrivateKey, Certificate, CACert string
-	// Timeout bounds connecting and the initial read; 0 means
-	// DefaultTimeout.
+	// Timeout bounds connecting (each step: dial, schema, ...); 0 means
+	// DefaultTimeout. Reading the monitored tables, which takes seconds
+	// for a large NB, may take readTimeout: six times as long, at least a
+	// minute.
 	Timeout time.Duration
 	// Reconnect makes the client reconnect (and re-monitor) after losing
 	// the NB, for long-running watchers. One-shot commands leave it off.
@@ -70,4 +72,10 @@ func (o Options) timeout() time.Duration {
 		return o.Timeout
 	}
 	return DefaultTimeout
+}
+
+// readTimeout bounds the initial monitor reply, which carries every
+// monitored row (about 4 s for 50k ACLs over a unix socket).
+func (o Options) readTimeout() time.Duration {
+	return max(6*o.timeout(), time.Minute)
 }
