@@ -23,13 +23,13 @@ const (
 	Ordinal
 )
 
-// String returns "nominal", "boolean" or "ordinal" as OVN prints them.
+// String returns "nominal", "Boolean" or "ordinal" as OVN prints them.
 func (l Level) String() string {
 	switch l {
 	case Nominal:
 		return "nominal"
 	case Boolean:
-		return "boolean"
+		return "Boolean"
 	case Ordinal:
 		return "ordinal"
 	}
