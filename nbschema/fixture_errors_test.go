@@ -44,6 +44,8 @@ func TestFixtureErrors(t *testing.T) {
 			"x.yaml:5:9: switches[0].acls[0].priority: missing (required; 0..32767)"},
 		{"match missing", sw + "    acls:\n      - {direction: to-lport, priority: 1, action: drop}\n",
 			"x.yaml:5:9: switches[0].acls[0].match: missing (required)"},
+		{"priority float", sw + "    acls:\n      - {direction: to-lport, priority: 1.5, match: ip4, action: drop}\n",
+			"x.yaml:5:41: switches[0].acls[0].priority: want an integer, got float 1.5"},
 		{"label not int", sw + "    acls:\n      - {direction: to-lport, priority: 1, match: ip4, action: drop, label: x}\n",
 			`x.yaml:5:77: switches[0].acls[0].label: want an integer, got string "x"`},
 		{"label too large", sw + "    acls:\n      - {direction: to-lport, priority: 1, match: ip4, action: drop, label: 4294967296}\n",

@@ -147,6 +147,21 @@ func TestParseScalarsAsStrings(t *testing.T) {
 	}
 }
 
+func TestParseIntegers(t *testing.T) {
+	for in, want := range map[string]int{"010": 10, "0x10": 16, "0o10": 8, "+7": 7, `"12"`: 12} {
+		s, err := ParseFixture("x.yaml", []byte("switches: [{name: s, acls: [{direction: to-lport, priority: "+in+", match: m, action: drop}]}]\n"))
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		for _, a := range s.ACLs {
+			if a.Priority != want {
+				t.Errorf("priority %s read as %d, want %d", in, a.Priority, want)
+			}
+		}
+	}
+}
+
 func TestParseEmpty(t *testing.T) {
 	for _, in := range []string{"", "# nothing\n", "{}\n", "switches: []\n"} {
 		s, err := ParseFixture("x.yaml", []byte(in))

@@ -214,7 +214,7 @@ func (d *decoder) integer(f fields, key string, lo, hi int64) (int, bool) {
 		d.errorf(n, path, "want an integer, got %s", kindName(n))
 		return 0, false
 	}
-	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
+	v, err := parseInt(n.Value)
 	if err != nil {
 		d.errorf(n, path, "want an integer, got %s", kindName(n))
 		return 0, false
@@ -226,6 +226,22 @@ func (d *decoder) integer(f fields, key string, lo, hi int64) (int, bool) {
 	return int(v), true
 }
 
+// parseInt reads a YAML 1.2 integer: decimal (a leading zero does not
+// make it octal), or 0x hexadecimal, 0o octal.
+func parseInt(s string) (int64, error) {
+	sign, digits := "", s
+	if strings.HasPrefix(digits, "-") || strings.HasPrefix(digits, "+") {
+		sign, digits = digits[:1], digits[1:]
+	}
+	switch {
+	case strings.HasPrefix(digits, "0x"):
+		return strconv.ParseInt(sign+digits[2:], 16, 64)
+	case strings.HasPrefix(digits, "0o"):
+		return strconv.ParseInt(sign+digits[2:], 8, 64)
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
 // boolean returns the boolean at key.
 func (d *decoder) boolean(f fields, key string) (bool, bool) {
 	if !f.has(key) {
@@ -234,7 +250,7 @@ func (d *decoder) boolean(f fields, key string) (bool, bool) {
 	n := resolve(f.val[key])
 	path := join(f.path, key)
 	if n.Kind == yaml.ScalarNode {
-		switch n.Value {
+		switch strings.ToLower(n.Value) {
 		case "true":
 			return true, true
 		case "false":

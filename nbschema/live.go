@@ -158,7 +158,11 @@ func (nb *NB) Monitor(ctx context.Context) error {
 }
 
 // Snapshot copies the client's cache into a new Snapshot; Origin is
-// "NB <Table> <uuid>" for every row. Call Monitor first.
+// "NB <Table> <uuid>" for every row. Call Monitor first. The tables are
+// copied one after the other, so a transaction that lands meanwhile can
+// show in some tables and not yet in others; a watcher should take
+// snapshots once the cache has settled (after a quiet period), and the
+// compiler must in any case tolerate references to missing rows.
 func (nb *NB) Snapshot(ctx context.Context) (*Snapshot, error) {
 	s := NewSnapshot()
 	var err error
