@@ -18,18 +18,7 @@ import (
 // those zones went.
 func TestFlushZoneLarge(t *testing.T) {
 	const zones, perZone = 500, 1000
-	netnstest.RaiseConntrackMax(t, 2*zones*perZone)
-	c, ns := dialNetNS(t, nil)
-
-	start := time.Now()
-	load(t, c, table(zones, perZone))
-	t.Logf("loaded %d entries in %v", zones*perZone, time.Since(start))
-
-	support, err := c.Support()
-	if err != nil {
-		t.Fatalf("Support: %v", err)
-	}
-	t.Logf("kernel support: %+v", support)
+	c, ns, support := loadedNetNS(t, zones, perZone)
 
 	want := map[uint16]int{}
 	for z := range uint16(zones) {

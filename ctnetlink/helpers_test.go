@@ -3,6 +3,7 @@ package ctnetlink_test
 import (
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/aclc/aclc/ctnetlink"
 	"github.com/aclc/aclc/internal/netnstest"
@@ -66,4 +67,22 @@ func load(t testing.TB, c *ctnetlink.Conn, entries []ctnetlink.Entry) {
 	if res.Inserted != len(entries) {
 		t.Fatalf("Create inserted %d, want %d (%+v)", res.Inserted, len(entries), res)
 	}
+}
+
+// loadedNetNS makes a throwaway namespace holding zones × perZone entries
+// (zones 0..zones-1) and probes kernel support once for the process, with
+// a private cache so tests never write the system's /run/aclc.
+func loadedNetNS(tb testing.TB, zones, perZone int) (*ctnetlink.Conn, string, ctnetlink.Support) {
+	tb.Helper()
+	netnstest.RaiseConntrackMax(tb, 2*zones*perZone)
+	c, ns := dialNetNS(tb, nil)
+	start := time.Now()
+	load(tb, c, table(zones, perZone))
+	tb.Logf("loaded %d entries in %v", zones*perZone, time.Since(start))
+	support, err := ctnetlink.Detect(ctnetlink.DetectOptions{CacheDir: tb.TempDir()})
+	if err != nil {
+		tb.Fatalf("Detect: %v", err)
+	}
+	tb.Logf("kernel support: %+v", support)
+	return c, ns, support
 }

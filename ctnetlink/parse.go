@@ -1,7 +1,6 @@
 package ctnetlink
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -53,26 +52,51 @@ func ParseLoadFile(path string) ([]Entry, error) {
 // --icmp-type, --icmp-code, --icmp-id, -f/--family. Blank lines and lines
 // starting with # are skipped. name labels errors ("file:line: ...").
 func ParseLoad(r io.Reader, name string) ([]Entry, error) {
-	var entries []Entry
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &ParseError{File: name, Line: 0, Err: err}
+	}
+	text := string(b)
+	entries := make([]Entry, 0, strings.Count(text, "\n")+1)
+	var words []string // reused: a load file has hundreds of thousands of lines
+	for line := 1; text != ""; line++ {
+		l := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		words = appendFields(words[:0], l)
+		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
 			continue
 		}
-		e, err := parseLine(strings.Fields(text))
+		e, err := parseLine(words)
 		if err != nil {
 			return nil, &ParseError{File: name, Line: line, Err: err}
 		}
 		entries = append(entries, e)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, &ParseError{File: name, Line: line + 1, Err: err}
-	}
 	return entries, nil
+}
+
+// appendFields appends the space-separated words of s to dst, like
+// strings.Fields but without allocating a new slice per line.
+func appendFields(dst []string, s string) []string {
+	start := -1
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ' ' || c == '\t' || c == '\r' {
+			if start >= 0 {
+				dst = append(dst, s[start:i])
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		dst = append(dst, s[start:])
+	}
+	return dst
 }
 
 // lineSpec collects the options of one line before they become an Entry.
