@@ -32,7 +32,9 @@ var nbLoadCmd = &cobra.Command{
 	Long: `load writes every row of FIXTURE (docs/fixture-format.md) into the NB in
 one transaction, with the fixture's UUIDs. It refuses an NB that already has
 switches, ACLs or other rows of the fixture's tables unless --replace is
-given, which deletes them in the same transaction.`,
+given: then existing rows with a fixture UUID are updated and the others
+deleted, in the same transaction. An existing NB_Global row keeps its UUID,
+connections and ssl; only its name, options and external_ids change.`,
 	Args: exactArgs(1),
 	RunE: func(cmd *cobra.Command, args []string) error {
 		snap, err := nbschema.LoadFixture(args[0])
@@ -91,7 +93,7 @@ func exactArgs(n int) cobra.PositionalArgs {
 
 func init() {
 	nbLoadFlags.register(nbLoadCmd)
-	nbLoadCmd.Flags().BoolVar(&nbLoadReplace, "replace", false, "delete the NB's existing switches, port groups, ACLs, ... in the same transaction")
+	nbLoadCmd.Flags().BoolVar(&nbLoadReplace, "replace", false, "replace the NB's switches, port groups, ACLs, ... in the same transaction (rows with a fixture UUID are updated, the others deleted)")
 	nbDumpFlags.register(nbDumpCmd)
 	nbDumpCmd.Flags().StringVarP(&nbDumpOutput, "output", "o", "", "write the fixture to FILE instead of stdout")
 	nbCmd.AddCommand(nbLoadCmd, nbDumpCmd)
