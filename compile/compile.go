@@ -36,23 +36,7 @@ func Compile(s *nbschema.Snapshot) *Result {
 	probs := make([][]Problem, len(ids))
 
 	// Switches are independent: compile them on every core.
-	workers := min(runtime.GOMAXPROCS(0), len(ids))
-	var wg sync.WaitGroup
-	next := make(chan int, len(ids))
-	for i := range ids {
-		next <- i
-	}
-	close(next)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				dps[i], probs[i] = g.compileSwitch(ids[i])
-			}
-		}()
-	}
-	wg.Wait()
+	parallel(len(ids), 1, func(i int) { dps[i], probs[i] = g.compileSwitch(ids[i]) })
 
 	res := &Result{Flows: &lflow.Listing{Datapaths: dps}}
 	res.Flows.Sort()
@@ -62,6 +46,34 @@ func Compile(s *nbschema.Snapshot) *Result {
 	res.Problems = append(res.Problems, g.globalProblems()...)
 	res.Problems = sortProblems(res.Problems)
 	return res
+}
+
+// parallel calls fn(0..n-1) on every core, with at least minPer calls per
+// worker (sequentially when that leaves one worker).
+func parallel(n, minPer int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/minPer)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, n)
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // CompileSwitch builds the flows of the one logical switch with NB UUID id.

@@ -81,18 +81,7 @@ func (g *global) switchProblems(od *datapath) []Problem {
 		local[pg.Name] = true
 	}
 	var out []Problem
-	check := func(acl *nbdb.ACL) {
-		for _, ref := range matchRefs(acl.Match, '@') {
-			if local[ref] {
-				continue
-			}
-			msg := fmt.Sprintf("match references port group @%s, which does not exist", ref)
-			if g.pgNames[ref] {
-				msg = fmt.Sprintf("match references port group @%s, which has no ports on this switch", ref)
-			}
-			out = append(out, Problem{ACL: acl.UUID, Where: g.describeACL(acl), Datapath: od.ls.Name, Message: msg})
-		}
-	}
+	check := func(acl *nbdb.ACL) { out = g.appendACLProblems(out, local, od.ls.Name, acl) }
 	for _, acl := range od.acls {
 		check(acl)
 	}
@@ -102,6 +91,22 @@ func (g *global) switchProblems(od *datapath) []Problem {
 				check(acl)
 			}
 		}
+	}
+	return out
+}
+
+// appendACLProblems appends the problems of acl's @port_group references
+// on the switch named dpName, where the port groups in local have ports.
+func (g *global) appendACLProblems(out []Problem, local map[string]bool, dpName string, acl *nbdb.ACL) []Problem {
+	for _, ref := range matchRefs(acl.Match, '@') {
+		if local[ref] {
+			continue
+		}
+		msg := fmt.Sprintf("match references port group @%s, which does not exist", ref)
+		if g.pgNames[ref] {
+			msg = fmt.Sprintf("match references port group @%s, which has no ports on this switch", ref)
+		}
+		out = append(out, Problem{ACL: acl.UUID, Where: g.describeACL(acl), Datapath: dpName, Message: msg})
 	}
 	return out
 }

@@ -1,0 +1,1082 @@
+package compile
+
+import (
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ovn-kubernetes/libovsdb/model"
+
+	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+// RowChange is one NB row as it now is: Row is the new content of row
+// UUID of Table, or nil when the row was deleted. The engine takes
+// ownership of Row.
+type RowChange struct {
+	Table string
+	UUID  string
+	Row   model.Model
+}
+
+// RowOp says what a change did to a row, for the delta's record of the NB
+// transaction that caused it.
+type RowOp struct {
+	Table string `json:"table"`
+	UUID  string `json:"uuid"`
+	// Op is "insert", "update" or "delete".
+	Op string `json:"op"`
+}
+
+// DatapathDelta is how the flows of one logical switch changed.
+type DatapathDelta struct {
+	UUID  string `json:"uuid"`
+	Name  string `json:"name"`
+	Name2 string `json:"name2,omitempty"`
+	// Created: the switch is new; Deleted: it is gone (Removed holds all
+	// its flows).
+	Created bool `json:"created,omitempty"`
+	Deleted bool `json:"deleted,omitempty"`
+	// Added and Removed are in lflow-list order.
+	Added   []lflow.Flow `json:"-"`
+	Removed []lflow.Flow `json:"-"`
+}
+
+// ConntrackRelease names a switch that needed conntrack before a change
+// batch (a stateful ACL or a load balancer VIP) and no longer does, with
+// the names of its ports.
+type ConntrackRelease struct {
+	Switch string
+	Ports  []string
+}
+
+// Delta is what one change batch did to the flows.
+type Delta struct {
+	// Datapaths holds the switches whose flows, name or existence
+	// changed, sorted by UUID.
+	Datapaths []DatapathDelta
+	// Changes are the NB row changes of the batch (rows whose content did
+	// not change are left out), sorted by table and UUID.
+	Changes []RowOp
+	// Recompiled is how many datapaths were rebuilt; Full is true when
+	// the batch changed an NB_Global option and every switch was rebuilt.
+	Recompiled int
+	Full       bool
+	// ConntrackReleased lists the switches that stopped needing conntrack.
+	ConntrackReleased []ConntrackRelease
+	// DeletedPorts are the names of the logical switch ports deleted by
+	// the batch.
+	DeletedPorts []string
+}
+
+// Empty reports whether the delta changes no flow.
+func (d *Delta) Empty() bool { return len(d.Datapaths) == 0 }
+
+// NumAdded and NumRemoved count the flows added and removed.
+func (d *Delta) NumAdded() int {
+	n := 0
+	for _, dp := range d.Datapaths {
+		n += len(dp.Added)
+	}
+	return n
+}
+
+// NumRemoved counts the flows the delta removes.
+func (d *Delta) NumRemoved() int {
+	n := 0
+	for _, dp := range d.Datapaths {
+		n += len(dp.Removed)
+	}
+	return n
+}
+
+// Apply returns l with d applied: datapaths are matched by UUID, flows by
+// their Key. l is not modified; untouched datapaths are shared.
+func (d *Delta) Apply(l *lflow.Listing) *lflow.Listing {
+	byID := make(map[string]*lflow.Datapath, len(l.Datapaths))
+	for _, dp := range l.Datapaths {
+		byID[dp.UUID] = dp
+	}
+	for _, dd := range d.Datapaths {
+		old := byID[dd.UUID]
+		if dd.Deleted {
+			delete(byID, dd.UUID)
+			continue
+		}
+		nd := &lflow.Datapath{Name: dd.Name, Name2: dd.Name2, UUID: dd.UUID}
+		rm := make(map[lflow.Key]bool, len(dd.Removed))
+		for _, f := range dd.Removed {
+			rm[f.Key()] = true
+		}
+		if old != nil {
+			for _, f := range old.Flows {
+				if !rm[f.Key()] {
+					nd.Flows = append(nd.Flows, f)
+				}
+			}
+		}
+		nd.Flows = append(nd.Flows, dd.Added...)
+		nd.Sort()
+		byID[dd.UUID] = nd
+	}
+	out := &lflow.Listing{Datapaths: make([]*lflow.Datapath, 0, len(byID))}
+	for _, dp := range byID {
+		out.Datapaths = append(out.Datapaths, dp)
+	}
+	sortDatapaths(out)
+	return out
+}
+
+func sortDatapaths(l *lflow.Listing) {
+	slices.SortFunc(l.Datapaths, func(a, b *lflow.Datapath) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.UUID, b.UUID)
+	})
+}
+
+type set map[string]struct{}
+
+// refIndex maps a row UUID to the rows that reference it.
+type refIndex map[string]set
+
+func (m refIndex) add(k, v string) {
+	s := m[k]
+	if s == nil {
+		s = set{}
+		m[k] = s
+	}
+	s[v] = struct{}{}
+}
+
+func (m refIndex) del(k, v string) {
+	if s := m[k]; s != nil {
+		delete(s, v)
+		if len(s) == 0 {
+			delete(m, k)
+		}
+	}
+}
+
+// Engine compiles an NB incrementally. It keeps its own copy of the NB
+// rows, the NB-wide indexes the compiler uses (maintained row by row), the
+// reverse references that say which switches a row affects, and the
+// current flows of every switch. Apply takes a batch of row changes and
+// rebuilds only the switches they affect.
+//
+// An Engine is not safe for concurrent use.
+type Engine struct {
+	g *global
+
+	dps   map[string]*lflow.Datapath // switch UUID -> sorted flows
+	probs map[string][]Problem       // switch UUID -> its problems
+	flags map[string]dpFlags         // switch UUID -> what its fixed flows depend on
+
+	// Reverse references, kept whether or not the target row exists.
+	portSwitches refIndex // LSP -> switches listing it
+	portPGs      refIndex // LSP -> port groups listing it
+	aclSwitches  refIndex // ACL -> switches listing it
+	aclPGs       refIndex // ACL -> port groups listing it
+	lbSwitches   refIndex // LB -> switches listing it
+	lbGroups     refIndex // LB -> LB groups listing it
+	lbgSwitches  refIndex // LB group -> switches listing it
+	dhcpPorts    refIndex // DHCP_Options -> LSPs using it
+	dnsSwitches  refIndex // DNS -> switches listing it
+	peerPorts    refIndex // LRP name -> LSPs whose options:router-port names it
+	lrpRouters   refIndex // LRP -> routers listing it
+	lrpsByName   refIndex // LRP name -> LRPs
+	meterACLs    refIndex // meter name -> ACLs using it
+	metersByName refIndex // meter name -> meters
+	asByName     refIndex // address set name -> address sets
+	pgsByName    refIndex // port group name -> port groups
+	portsByName  refIndex // LSP name -> LSPs
+	matchACLs    refIndex // matchKey -> ACLs
+	labelACLs    refIndex // label -> ACLs with that label
+}
+
+// NewEngine compiles s in full and returns an engine holding it; the
+// engine takes ownership of s (sets must be sorted, as every Snapshot
+// source leaves them).
+func NewEngine(s *nbschema.Snapshot) *Engine {
+	e := &Engine{}
+	e.reset(s)
+	return e
+}
+
+func (e *Engine) reset(s *nbschema.Snapshot) {
+	e.g = newGlobal(s)
+	e.dps = make(map[string]*lflow.Datapath, len(s.Switches))
+	e.probs = make(map[string][]Problem, len(s.Switches))
+	e.flags = make(map[string]dpFlags, len(s.Switches))
+	e.portSwitches = refIndex{}
+	e.portPGs = refIndex{}
+	e.aclSwitches = refIndex{}
+	e.aclPGs = refIndex{}
+	e.lbSwitches = refIndex{}
+	e.lbGroups = refIndex{}
+	e.lbgSwitches = refIndex{}
+	e.dhcpPorts = refIndex{}
+	e.dnsSwitches = refIndex{}
+	e.peerPorts = refIndex{}
+	e.lrpRouters = refIndex{}
+	e.lrpsByName = refIndex{}
+	e.meterACLs = refIndex{}
+	e.metersByName = refIndex{}
+	e.asByName = refIndex{}
+	e.pgsByName = refIndex{}
+	e.portsByName = refIndex{}
+	e.matchACLs = refIndex{}
+	e.labelACLs = refIndex{}
+	for _, t := range engineTables {
+		for id, row := range t.rows(s) {
+			e.refs(t.name, id, row, true)
+		}
+	}
+	e.recompile(nbschema.SortedKeys(s.Switches))
+}
+
+// Snapshot returns the engine's current NB rows. Callers must not modify
+// them.
+func (e *Engine) Snapshot() *nbschema.Snapshot { return e.g.s }
+
+// Listing returns the current flows of every switch, sorted as lflow-list
+// prints them. Datapaths are shared with the engine: do not modify them.
+func (e *Engine) Listing() *lflow.Listing {
+	l := &lflow.Listing{Datapaths: make([]*lflow.Datapath, 0, len(e.dps))}
+	for _, dp := range e.dps {
+		l.Datapaths = append(l.Datapaths, dp)
+	}
+	sortDatapaths(l)
+	return l
+}
+
+// NumFlows returns the current number of flows over all switches.
+func (e *Engine) NumFlows() int {
+	n := 0
+	for _, dp := range e.dps {
+		n += len(dp.Flows)
+	}
+	return n
+}
+
+// Problems returns the problems of the current NB, as Compile would.
+func (e *Engine) Problems() []Problem {
+	var out []Problem
+	for _, p := range e.probs {
+		out = append(out, p...)
+	}
+	out = append(out, e.g.globalProblems()...)
+	return sortProblems(out)
+}
+
+// NeedsConntrack reports whether switch id has a stateful ACL or a load
+// balancer VIP (so its traffic goes through conntrack).
+func (e *Engine) NeedsConntrack(id string) bool { return e.flags[id].needCT() }
+
+// SwitchPortNames returns the names of the existing ports of switch id.
+func (e *Engine) SwitchPortNames(id string) []string {
+	ls, ok := e.g.s.Switches[id]
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, p := range ls.Ports {
+		if lsp, ok := e.g.s.Ports[p]; ok {
+			out = append(out, lsp.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// engineTable describes one NB table the engine follows.
+type engineTable struct {
+	name string
+	rows func(*nbschema.Snapshot) map[string]model.Model
+	get  func(*nbschema.Snapshot, string) (model.Model, bool)
+	set  func(*nbschema.Snapshot, string, model.Model) // nil row: delete
+}
+
+func tableOf[T model.Model](name string, m func(*nbschema.Snapshot) map[string]T) engineTable {
+	return engineTable{
+		name: name,
+		rows: func(s *nbschema.Snapshot) map[string]model.Model {
+			out := make(map[string]model.Model, len(m(s)))
+			for k, v := range m(s) {
+				out[k] = v
+			}
+			return out
+		},
+		get: func(s *nbschema.Snapshot, id string) (model.Model, bool) {
+			v, ok := m(s)[id]
+			if !ok {
+				return nil, false
+			}
+			return v, true
+		},
+		set: func(s *nbschema.Snapshot, id string, row model.Model) {
+			if row == nil {
+				delete(m(s), id)
+				return
+			}
+			m(s)[id] = row.(T)
+		},
+	}
+}
+
+// engineTables are the NB tables the compiler reads, in the order a full
+// snapshot lists them.
+var engineTables = []engineTable{
+	{
+		name: nbdb.NBGlobalTable,
+		rows: func(s *nbschema.Snapshot) map[string]model.Model {
+			if s.Global == nil {
+				return nil
+			}
+			return map[string]model.Model{s.Global.UUID: s.Global}
+		},
+		get: func(s *nbschema.Snapshot, id string) (model.Model, bool) {
+			if s.Global == nil || s.Global.UUID != id {
+				return nil, false
+			}
+			return s.Global, true
+		},
+		set: func(s *nbschema.Snapshot, id string, row model.Model) {
+			if row == nil {
+				if s.Global != nil && s.Global.UUID == id {
+					s.Global = nil
+				}
+				return
+			}
+			s.Global = row.(*nbdb.NBGlobal)
+		},
+	},
+	tableOf(nbdb.LogicalSwitchTable, func(s *nbschema.Snapshot) map[string]*nbdb.LogicalSwitch { return s.Switches }),
+	tableOf(nbdb.LogicalSwitchPortTable, func(s *nbschema.Snapshot) map[string]*nbdb.LogicalSwitchPort { return s.Ports }),
+	tableOf(nbdb.PortGroupTable, func(s *nbschema.Snapshot) map[string]*nbdb.PortGroup { return s.PortGroups }),
+	tableOf(nbdb.AddressSetTable, func(s *nbschema.Snapshot) map[string]*nbdb.AddressSet { return s.AddressSets }),
+	tableOf(nbdb.ACLTable, func(s *nbschema.Snapshot) map[string]*nbdb.ACL { return s.ACLs }),
+	tableOf(nbdb.LoadBalancerTable, func(s *nbschema.Snapshot) map[string]*nbdb.LoadBalancer { return s.LoadBalancers }),
+	tableOf(nbdb.LoadBalancerGroupTable, func(s *nbschema.Snapshot) map[string]*nbdb.LoadBalancerGroup { return s.LBGroups }),
+	tableOf(nbdb.MeterTable, func(s *nbschema.Snapshot) map[string]*nbdb.Meter { return s.Meters }),
+	tableOf(nbdb.MeterBandTable, func(s *nbschema.Snapshot) map[string]*nbdb.MeterBand { return s.MeterBands }),
+	tableOf(nbdb.CoppTable, func(s *nbschema.Snapshot) map[string]*nbdb.Copp { return s.Copps }),
+	tableOf(nbdb.DHCPOptionsTable, func(s *nbschema.Snapshot) map[string]*nbdb.DHCPOptions { return s.DHCPOptions }),
+	tableOf(nbdb.DNSTable, func(s *nbschema.Snapshot) map[string]*nbdb.DNS { return s.DNS }),
+	tableOf(nbdb.LogicalRouterTable, func(s *nbschema.Snapshot) map[string]*nbdb.LogicalRouter { return s.Routers }),
+	tableOf(nbdb.LogicalRouterPortTable, func(s *nbschema.Snapshot) map[string]*nbdb.LogicalRouterPort { return s.RouterPorts }),
+}
+
+// EngineTables returns the names of the NB tables the engine follows.
+func EngineTables() []string {
+	out := make([]string, len(engineTables))
+	for i, t := range engineTables {
+		out[i] = t.name
+	}
+	return out
+}
+
+func findTable(name string) *engineTable {
+	for i := range engineTables {
+		if engineTables[i].name == name {
+			return &engineTables[i]
+		}
+	}
+	return nil
+}
+
+// Row returns the engine's current row UUID of table, or nil.
+func (e *Engine) Row(table, uuid string) model.Model {
+	t := findTable(table)
+	if t == nil {
+		return nil
+	}
+	r, ok := t.get(e.g.s, uuid)
+	if !ok {
+		return nil
+	}
+	return r
+}
+
+// refs adds (add) or removes the reverse references and name indexes of
+// one row.
+func (e *Engine) refs(table, id string, row model.Model, add bool) {
+	op := func(m refIndex, k string) {
+		if add {
+			m.add(k, id)
+		} else {
+			m.del(k, id)
+		}
+	}
+	switch r := row.(type) {
+	case *nbdb.LogicalSwitch:
+		for _, p := range r.Ports {
+			op(e.portSwitches, p)
+		}
+		for _, a := range r.ACLs {
+			op(e.aclSwitches, a)
+		}
+		for _, lb := range r.LoadBalancer {
+			op(e.lbSwitches, lb)
+		}
+		for _, g := range r.LoadBalancerGroup {
+			op(e.lbgSwitches, g)
+		}
+		for _, d := range r.DNSRecords {
+			op(e.dnsSwitches, d)
+		}
+	case *nbdb.LogicalSwitchPort:
+		if r.Dhcpv4Options != nil {
+			op(e.dhcpPorts, *r.Dhcpv4Options)
+		}
+		if r.Dhcpv6Options != nil {
+			op(e.dhcpPorts, *r.Dhcpv6Options)
+		}
+		if peer := r.Options["router-port"]; peer != "" {
+			op(e.peerPorts, peer)
+		}
+		op(e.portsByName, r.Name)
+	case *nbdb.PortGroup:
+		for _, p := range r.Ports {
+			op(e.portPGs, p)
+		}
+		for _, a := range r.ACLs {
+			op(e.aclPGs, a)
+		}
+		op(e.pgsByName, r.Name)
+	case *nbdb.ACL:
+		if r.Meter != nil {
+			op(e.meterACLs, *r.Meter)
+		}
+		op(e.matchACLs, matchKey(r))
+		if r.Label != 0 {
+			op(e.labelACLs, strconv.Itoa(r.Label))
+		}
+	case *nbdb.LoadBalancerGroup:
+		for _, lb := range r.LoadBalancer {
+			op(e.lbGroups, lb)
+		}
+	case *nbdb.Meter:
+		op(e.metersByName, r.Name)
+	case *nbdb.AddressSet:
+		op(e.asByName, r.Name)
+	case *nbdb.LogicalRouter:
+		for _, p := range r.Ports {
+			op(e.lrpRouters, p)
+		}
+	case *nbdb.LogicalRouterPort:
+		op(e.lrpsByName, r.Name)
+	}
+}
+
+// collector gathers what a batch touches.
+type collector struct {
+	switches set
+	ports    set // LSPs whose portSwitch may change
+	acls     set // ACLs whose cached flows or owner may change
+	lrpNames set
+	meters   set // meter names
+	asNames  set // address set and port group (_ip4/_ip6) names
+	pgNames  set
+}
+
+func newCollector() *collector {
+	return &collector{switches: set{}, ports: set{}, acls: set{}, lrpNames: set{}, meters: set{}, asNames: set{}, pgNames: set{}}
+}
+
+// pgSwitches adds the switches on which port group pg has member ports.
+func (e *Engine) pgSwitches(c *collector, pg *nbdb.PortGroup) {
+	for _, p := range pg.Ports {
+		for sw := range e.portSwitches[p] {
+			c.switches[sw] = struct{}{}
+		}
+	}
+}
+
+// aclOwnerSwitches adds the switches whose flows ACL id reaches.
+func (e *Engine) aclOwnerSwitches(c *collector, id string) {
+	for sw := range e.aclSwitches[id] {
+		c.switches[sw] = struct{}{}
+	}
+	for pgID := range e.aclPGs[id] {
+		if pg, ok := e.g.s.PortGroups[pgID]; ok {
+			e.pgSwitches(c, pg)
+		}
+	}
+}
+
+func (e *Engine) lrpNameSwitches(c *collector, name string) {
+	c.lrpNames[name] = struct{}{}
+	for p := range e.peerPorts[name] {
+		for sw := range e.portSwitches[p] {
+			c.switches[sw] = struct{}{}
+		}
+	}
+}
+
+// affected adds to c what a row (in its current state in the engine)
+// reaches.
+func (e *Engine) affected(c *collector, table, id string, row model.Model) {
+	switch r := row.(type) {
+	case *nbdb.LogicalSwitch:
+		c.switches[id] = struct{}{}
+		for _, p := range r.Ports {
+			c.ports[p] = struct{}{}
+		}
+		for _, a := range r.ACLs {
+			c.acls[a] = struct{}{}
+		}
+	case *nbdb.LogicalSwitchPort:
+		c.ports[id] = struct{}{}
+		for sw := range e.portSwitches[id] {
+			c.switches[sw] = struct{}{}
+		}
+	case *nbdb.PortGroup:
+		e.pgSwitches(c, r)
+		c.pgNames[r.Name] = struct{}{}
+		c.asNames[r.Name+"_ip4"] = struct{}{}
+		c.asNames[r.Name+"_ip6"] = struct{}{}
+		for _, a := range r.ACLs {
+			c.acls[a] = struct{}{}
+		}
+	case *nbdb.AddressSet:
+		c.asNames[r.Name] = struct{}{}
+	case *nbdb.ACL:
+		c.acls[id] = struct{}{}
+		e.aclOwnerSwitches(c, id)
+	case *nbdb.LoadBalancer:
+		for sw := range e.lbSwitches[id] {
+			c.switches[sw] = struct{}{}
+		}
+		for g := range e.lbGroups[id] {
+			for sw := range e.lbgSwitches[g] {
+				c.switches[sw] = struct{}{}
+			}
+		}
+	case *nbdb.LoadBalancerGroup:
+		for sw := range e.lbgSwitches[id] {
+			c.switches[sw] = struct{}{}
+		}
+	case *nbdb.Meter:
+		c.meters[r.Name] = struct{}{}
+		for a := range e.meterACLs[r.Name] {
+			c.acls[a] = struct{}{}
+			e.aclOwnerSwitches(c, a)
+		}
+	case *nbdb.DHCPOptions:
+		for p := range e.dhcpPorts[id] {
+			for sw := range e.portSwitches[p] {
+				c.switches[sw] = struct{}{}
+			}
+		}
+	case *nbdb.DNS:
+		for sw := range e.dnsSwitches[id] {
+			c.switches[sw] = struct{}{}
+		}
+	case *nbdb.LogicalRouter:
+		for _, p := range r.Ports {
+			if lrp, ok := e.g.s.RouterPorts[p]; ok {
+				e.lrpNameSwitches(c, lrp.Name)
+			}
+		}
+	case *nbdb.LogicalRouterPort:
+		e.lrpNameSwitches(c, r.Name)
+	}
+}
+
+// globalOptionKeys are the NB_Global options the compiler reads.
+var globalOptionKeys = []string{"use_ct_inv_match", "default_acl_drop", "controller_event",
+	"debug_drop_collector_set", "debug_drop_domain_id"}
+
+func globalOptions(g *nbdb.NBGlobal) []string {
+	out := make([]string, len(globalOptionKeys))
+	if g == nil {
+		return out
+	}
+	for i, k := range globalOptionKeys {
+		out[i] = g.Options[k]
+	}
+	return out
+}
+
+// SortRowSets sorts the set columns of row the way a Snapshot holds them
+// (OVSDB's order), so that rows read from a libovsdb cache compare equal
+// to rows of a Snapshot and compile the same.
+func SortRowSets(row model.Model) {
+	switch r := row.(type) {
+	case *nbdb.LogicalSwitch:
+		sortAll(r.Ports, r.ACLs, r.LoadBalancer, r.LoadBalancerGroup, r.DNSRecords, r.QOSRules, r.ForwardingGroups)
+	case *nbdb.LogicalSwitchPort:
+		sortAll(r.Addresses, r.PortSecurity, r.MirrorRules)
+	case *nbdb.PortGroup:
+		sortAll(r.Ports, r.ACLs)
+	case *nbdb.AddressSet:
+		sortAll(r.Addresses)
+	case *nbdb.LoadBalancer:
+		sortAll(r.SelectionFields, r.HealthCheck)
+	case *nbdb.LoadBalancerGroup:
+		sortAll(r.LoadBalancer)
+	case *nbdb.Meter:
+		sortAll(r.Bands)
+	case *nbdb.LogicalRouter:
+		sortAll(r.Ports, r.LoadBalancer, r.LoadBalancerGroup, r.Nat, r.Policies, r.StaticRoutes)
+	case *nbdb.LogicalRouterPort:
+		sortAll(r.Networks, r.GatewayChassis, r.Ipv6Prefix)
+	}
+}
+
+func sortAll(lists ...[]string) {
+	for _, l := range lists {
+		sort.Strings(l)
+	}
+}
+
+// Apply applies one batch of row changes and returns the delta of flows.
+// Changes of tables the engine does not follow are ignored, as are rows
+// whose content did not change.
+func (e *Engine) Apply(changes []RowChange) *Delta {
+	s := e.g.s
+	d := &Delta{}
+	type step struct {
+		t        *engineTable
+		id       string
+		old, new model.Model
+	}
+	var steps []step
+	seen := map[[2]string]int{}
+	for _, ch := range changes {
+		t := findTable(ch.Table)
+		if t == nil {
+			continue
+		}
+		if ch.Row != nil {
+			SortRowSets(ch.Row)
+		}
+		k := [2]string{ch.Table, ch.UUID}
+		if i, dup := seen[k]; dup {
+			steps[i].new = ch.Row // the last state of a row wins
+			continue
+		}
+		old, _ := t.get(s, ch.UUID)
+		seen[k] = len(steps)
+		steps = append(steps, step{t: t, id: ch.UUID, old: old, new: ch.Row})
+	}
+	kept := steps[:0]
+	for _, st := range steps {
+		if (st.old == nil && st.new == nil) || (st.old != nil && st.new != nil && reflect.DeepEqual(st.old, st.new)) {
+			continue
+		}
+		op := "update"
+		switch {
+		case st.old == nil:
+			op = "insert"
+		case st.new == nil:
+			op = "delete"
+		}
+		d.Changes = append(d.Changes, RowOp{Table: st.t.name, UUID: st.id, Op: op})
+		kept = append(kept, st)
+	}
+	steps = kept
+	slices.SortFunc(d.Changes, func(a, b RowOp) int {
+		if c := strings.Compare(a.Table, b.Table); c != 0 {
+			return c
+		}
+		return strings.Compare(a.UUID, b.UUID)
+	})
+	if len(steps) == 0 {
+		return d
+	}
+
+	// A changed NB_Global option changes every switch: rebuild all.
+	for _, st := range steps {
+		if st.t.name != nbdb.NBGlobalTable {
+			continue
+		}
+		var o, n *nbdb.NBGlobal
+		if st.old != nil {
+			o = st.old.(*nbdb.NBGlobal)
+		}
+		if st.new != nil {
+			n = st.new.(*nbdb.NBGlobal)
+		}
+		if !slices.Equal(globalOptions(o), globalOptions(n)) {
+			d.Full = true
+		}
+	}
+
+	oldFlags := make(map[string]dpFlags, len(e.flags))
+	deletedPorts := map[string]string{} // LSP UUID -> name
+	c := newCollector()
+	// Old state: what the rows reached before the batch.
+	for _, st := range steps {
+		if st.old != nil {
+			e.affected(c, st.t.name, st.id, st.old)
+		}
+	}
+	if d.Full {
+		for id, v := range e.flags {
+			oldFlags[id] = v
+		}
+	}
+	// ACL fast path: when the batch only changes ACLs and which ACLs
+	// switches and port groups list, a switch whose flags stay the same
+	// gets its flows patched ACL by ACL instead of rebuilt.
+	var fast *aclPatch
+	if !d.Full {
+		rcs := make([]rowChange, len(steps))
+		for i, st := range steps {
+			rcs[i] = rowChange{table: st.t.name, id: st.id, old: st.old, new: st.new}
+		}
+		fast = e.newACLPatch(rcs)
+	}
+	for _, st := range steps {
+		if st.old != nil {
+			e.refs(st.t.name, st.id, st.old, false)
+		}
+		if st.new != nil {
+			e.refs(st.t.name, st.id, st.new, true)
+		}
+		st.t.set(s, st.id, st.new)
+		if st.t.name == nbdb.LogicalSwitchPortTable && st.new == nil {
+			deletedPorts[st.id] = st.old.(*nbdb.LogicalSwitchPort).Name
+		}
+	}
+	// New state: what they reach now.
+	for _, st := range steps {
+		if st.new != nil {
+			e.affected(c, st.t.name, st.id, st.new)
+		}
+	}
+
+	var ids []string
+	if d.Full {
+		oldDps := e.dps
+		e.reset(s)
+		for id := range oldDps {
+			if _, ok := e.dps[id]; !ok {
+				c.switches[id] = struct{}{}
+			}
+		}
+		// Diff every switch against its previous flows.
+		d.Recompiled = len(s.Switches)
+		ids = nbschema.SortedKeys(s.Switches)
+		for id := range oldDps {
+			if _, ok := s.Switches[id]; !ok {
+				ids = append(ids, id)
+			}
+		}
+		sort.Strings(ids)
+		newDps := e.dps
+		for _, id := range ids {
+			if dd, ok := diffDatapath(id, oldDps[id], newDps[id]); ok {
+				d.Datapaths = append(d.Datapaths, dd)
+			}
+		}
+	} else {
+		e.updateIndexes(c)
+		ids = make([]string, 0, len(c.switches))
+		for id := range c.switches {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		oldDps := make(map[string]*lflow.Datapath, len(ids))
+		for _, id := range ids {
+			oldDps[id] = e.dps[id]
+		}
+		for _, id := range ids {
+			oldFlags[id] = e.flags[id]
+		}
+		slow := ids
+		if fast != nil {
+			slow = e.patchACLs(fast, ids)
+		}
+		e.recompile(slow)
+		d.Recompiled = len(ids)
+		for _, id := range ids {
+			if dd, ok := diffDatapath(id, oldDps[id], e.dps[id]); ok {
+				d.Datapaths = append(d.Datapaths, dd)
+			}
+		}
+	}
+
+	for _, id := range ids {
+		if oldFlags[id].needCT() && !e.flags[id].needCT() {
+			if _, ok := s.Switches[id]; ok {
+				d.ConntrackReleased = append(d.ConntrackReleased, ConntrackRelease{Switch: s.Switches[id].Name, Ports: e.SwitchPortNames(id)})
+			}
+		}
+	}
+	for _, name := range deletedPorts {
+		d.DeletedPorts = append(d.DeletedPorts, name)
+	}
+	sort.Strings(d.DeletedPorts)
+	return d
+}
+
+// updateIndexes brings the compiler's NB-wide indexes (global) up to date
+// for what c says the batch touched.
+func (e *Engine) updateIndexes(c *collector) {
+	g, s := e.g, e.g.s
+	for p := range c.ports {
+		delete(g.portSwitch, p)
+		lsp, ok := s.Ports[p]
+		if !ok {
+			continue
+		}
+		first := ""
+		for sw := range e.portSwitches[p] {
+			if _, ok := s.Switches[sw]; ok && (first == "" || sw < first) {
+				first = sw
+			}
+		}
+		if first != "" {
+			g.portSwitch[p] = first
+		}
+		_ = lsp
+	}
+	// portByName: not read by the compiler beyond newGlobal; keep it
+	// consistent for the touched names.
+	for p := range c.ports {
+		if lsp, ok := s.Ports[p]; ok {
+			if _, ok := g.portSwitch[p]; ok {
+				g.portByName[lsp.Name] = p
+			}
+		}
+	}
+	// Port groups per switch, sorted by UUID like newGlobal.
+	for sw := range c.switches {
+		ls, ok := s.Switches[sw]
+		if !ok {
+			delete(g.switchPGs, sw)
+			continue
+		}
+		pgs := set{}
+		for _, p := range ls.Ports {
+			if g.portSwitch[p] != sw {
+				continue
+			}
+			for pg := range e.portPGs[p] {
+				if _, ok := s.PortGroups[pg]; ok {
+					pgs[pg] = struct{}{}
+				}
+			}
+		}
+		if len(pgs) == 0 {
+			delete(g.switchPGs, sw)
+			continue
+		}
+		list := make([]string, 0, len(pgs))
+		for pg := range pgs {
+			list = append(list, pg)
+		}
+		sort.Strings(list)
+		g.switchPGs[sw] = list
+	}
+	for name := range c.lrpNames {
+		delete(g.lrpNames, name)
+		for lrp := range e.lrpsByName[name] {
+			if _, ok := s.RouterPorts[lrp]; !ok {
+				continue
+			}
+			for r := range e.lrpRouters[lrp] {
+				if _, ok := s.Routers[r]; ok {
+					g.lrpNames[name] = true
+				}
+			}
+		}
+	}
+	for name := range c.meters {
+		delete(g.fairMeters, name)
+		for _, m := range sortedSet(e.metersByName[name]) {
+			if mt, ok := s.Meters[m]; ok {
+				g.fairMeters[name] = mt.Fair != nil && *mt.Fair
+			}
+		}
+	}
+	for name := range c.pgNames {
+		had := g.pgNames[name]
+		defer func() {
+			if g.pgNames[name] != had {
+				e.refreshProblems("@" + name + ",")
+			}
+		}()
+		delete(g.pgNames, name)
+		for pg := range e.pgsByName[name] {
+			if _, ok := s.PortGroups[pg]; ok {
+				g.pgNames[name] = true
+			}
+		}
+	}
+	for name := range c.asNames {
+		delete(g.asNames, name)
+		for as := range e.asByName[name] {
+			if _, ok := s.AddressSets[as]; ok {
+				g.asNames[name] = true
+			}
+		}
+		for _, suffix := range []string{"_ip4", "_ip6"} {
+			if pgName, ok := strings.CutSuffix(name, suffix); ok {
+				for pg := range e.pgsByName[pgName] {
+					if _, ok := s.PortGroups[pg]; ok {
+						g.asNames[name] = true
+					}
+				}
+			}
+		}
+	}
+	for a := range c.acls {
+		g.pgACLFlows.Delete(aclFlowKey{a, false})
+		g.pgACLFlows.Delete(aclFlowKey{a, true})
+		delete(g.aclOwners, a)
+		if _, ok := s.ACLs[a]; !ok {
+			continue
+		}
+		// newGlobal: switches in UUID order, then port groups in UUID
+		// order; the last owner wins.
+		if pgs := sortedSet(e.aclPGs[a]); len(pgs) > 0 {
+			for i := len(pgs) - 1; i >= 0; i-- {
+				if pg, ok := s.PortGroups[pgs[i]]; ok {
+					g.aclOwners[a] = "Port_Group " + pg.Name
+					break
+				}
+			}
+		}
+		if _, ok := g.aclOwners[a]; !ok {
+			sws := sortedSet(e.aclSwitches[a])
+			for i := len(sws) - 1; i >= 0; i-- {
+				if ls, ok := s.Switches[sws[i]]; ok {
+					g.aclOwners[a] = "Logical_Switch " + ls.Name
+					break
+				}
+			}
+		}
+	}
+}
+
+// refreshProblems recomputes the problems of the switches that have a
+// problem whose message contains needle: a port group name appearing or
+// disappearing changes what switchProblems says about @name on switches
+// whose flows do not change.
+func (e *Engine) refreshProblems(needle string) {
+	for id, probs := range e.probs {
+		for _, p := range probs {
+			if strings.Contains(p.Message, needle) {
+				if _, ok := e.g.s.Switches[id]; ok {
+					e.probs[id] = e.g.switchProblems(e.g.datapath(id))
+				}
+				break
+			}
+		}
+	}
+}
+
+func sortedSet(s set) []string {
+	out := make([]string, 0, len(s))
+	for k := range s {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// recompile rebuilds the flows of the given switches (deleting those that
+// no longer exist), on every core when there are many.
+func (e *Engine) recompile(ids []string) {
+	s := e.g.s
+	type result struct {
+		dp    *lflow.Datapath
+		probs []Problem
+		flags dpFlags
+	}
+	res := make([]result, len(ids))
+	one := func(i int) {
+		if _, ok := s.Switches[ids[i]]; !ok {
+			return
+		}
+		dp, probs := e.g.compileSwitch(ids[i])
+		dp.Sort()
+		od := e.g.datapath(ids[i])
+		res[i] = result{dp, probs, flagsOf(od)}
+	}
+	parallel(len(ids), 8, one)
+	for i, id := range ids {
+		if res[i].dp == nil {
+			delete(e.dps, id)
+			delete(e.probs, id)
+			delete(e.flags, id)
+			continue
+		}
+		e.dps[id] = res[i].dp
+		if len(res[i].probs) > 0 {
+			e.probs[id] = res[i].probs
+		} else {
+			delete(e.probs, id)
+		}
+		e.flags[id] = res[i].flags
+	}
+}
+
+// diffDatapath compares the old and new flows of one switch (either may be
+// nil) by a merge of the two sorted flow lists.
+func diffDatapath(id string, old, cur *lflow.Datapath) (DatapathDelta, bool) {
+	dd := DatapathDelta{UUID: id}
+	switch {
+	case old == nil && cur == nil:
+		return dd, false
+	case old == nil:
+		dd.Name, dd.Name2, dd.Created = cur.Name, cur.Name2, true
+		dd.Added = slices.Clone(cur.Flows)
+		return dd, true
+	case cur == nil:
+		dd.Name, dd.Name2, dd.Deleted = old.Name, old.Name2, true
+		dd.Removed = slices.Clone(old.Flows)
+		return dd, true
+	}
+	dd.Name, dd.Name2 = cur.Name, cur.Name2
+	a, b := old.Flows, cur.Flows
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch c := lflow.Compare(a[i], b[j]); {
+		case c == 0:
+			i++
+			j++
+		case c < 0:
+			dd.Removed = append(dd.Removed, a[i])
+			i++
+		default:
+			dd.Added = append(dd.Added, b[j])
+			j++
+		}
+	}
+	dd.Removed = append(dd.Removed, a[i:]...)
+	dd.Added = append(dd.Added, b[j:]...)
+	changed := len(dd.Added) > 0 || len(dd.Removed) > 0 || old.Name != cur.Name || old.Name2 != cur.Name2
+	return dd, changed
+}
+
+// Resync brings the engine to the NB of s (taking ownership of it) by
+// comparing every row, and returns the delta. It is how a watcher recovers
+// after a reconnect, when row events may have been lost.
+func (e *Engine) Resync(s *nbschema.Snapshot) *Delta {
+	var changes []RowChange
+	cur := e.g.s
+	for _, t := range engineTables {
+		now := t.rows(s)
+		for id, row := range now {
+			if old, ok := t.get(cur, id); !ok || !reflect.DeepEqual(old, row) {
+				changes = append(changes, RowChange{Table: t.name, UUID: id, Row: row})
+			}
+		}
+		for id := range t.rows(cur) {
+			if _, ok := now[id]; !ok {
+				changes = append(changes, RowChange{Table: t.name, UUID: id})
+			}
+		}
+	}
+	return e.Apply(changes)
+}

@@ -1,0 +1,312 @@
+package compile
+
+import (
+	"reflect"
+	"slices"
+	"strconv"
+
+	"github.com/ovn-kubernetes/libovsdb/model"
+
+	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+// dpFlags are the per-switch facts northd's ls_get_acl_flags and LB check
+// derive; every flow of a switch that no ACL produces depends only on
+// them, the switch's ports and rows other than ACLs.
+type dpFlags struct {
+	hasACLs, hasStateful, hasLBVIP bool
+}
+
+func flagsOf(od *datapath) dpFlags {
+	return dpFlags{od.hasACLs, od.hasStatefulACL, od.hasLBVIP}
+}
+
+// needCT reports whether the switch's traffic goes through conntrack.
+func (f dpFlags) needCT() bool { return f.hasStateful || f.hasLBVIP }
+
+// rowChange is one row of a batch with its state before and after.
+type rowChange struct {
+	table    string
+	id       string
+	old, new model.Model
+}
+
+// aclPatch is an ACL-only batch: the ACLs it changes (content or where
+// they are listed), with their rows and the switches they reached before.
+type aclPatch struct {
+	acls   map[string][2]*nbdb.ACL // ACL -> old, new row (nil: absent)
+	oldDPs map[string]set          // ACL -> switches it reached before
+}
+
+// newACLPatch returns the patch of a batch, computed on the state before
+// the batch, or nil when the batch changes anything but ACLs, the ACL
+// columns of switches and port groups, and address sets.
+func (e *Engine) newACLPatch(changes []rowChange) *aclPatch {
+	p := &aclPatch{acls: map[string][2]*nbdb.ACL{}, oldDPs: map[string]set{}}
+	listed := func(id string) {
+		if _, ok := p.acls[id]; !ok {
+			a := e.g.s.ACLs[id]
+			p.acls[id] = [2]*nbdb.ACL{a, a}
+		}
+	}
+	for _, ch := range changes {
+		switch ch.table {
+		case nbdb.AddressSetTable:
+		case nbdb.ACLTable:
+			var o, n *nbdb.ACL
+			if ch.old != nil {
+				o = ch.old.(*nbdb.ACL)
+			}
+			if ch.new != nil {
+				n = ch.new.(*nbdb.ACL)
+			}
+			p.acls[ch.id] = [2]*nbdb.ACL{o, n}
+		case nbdb.LogicalSwitchTable, nbdb.PortGroupTable:
+			diff, ok := aclsOnlyDiff(ch.old, ch.new)
+			if !ok {
+				return nil
+			}
+			for _, a := range diff {
+				listed(a)
+			}
+		default:
+			return nil
+		}
+	}
+	for id := range p.acls {
+		p.oldDPs[id] = e.aclDPs(id)
+	}
+	return p
+}
+
+// aclsOnlyDiff returns the ACLs listed by exactly one of two versions of
+// a switch or port group row, and whether the versions differ in nothing
+// else.
+func aclsOnlyDiff(old, cur model.Model) ([]string, bool) {
+	switch o := old.(type) {
+	case *nbdb.LogicalSwitch:
+		n, ok := cur.(*nbdb.LogicalSwitch)
+		if !ok {
+			return nil, false
+		}
+		oc, nc := *o, *n
+		oc.ACLs, nc.ACLs = nil, nil
+		return symDiff(o.ACLs, n.ACLs), reflect.DeepEqual(oc, nc)
+	case *nbdb.PortGroup:
+		n, ok := cur.(*nbdb.PortGroup)
+		if !ok {
+			return nil, false
+		}
+		oc, nc := *o, *n
+		oc.ACLs, nc.ACLs = nil, nil
+		return symDiff(o.ACLs, n.ACLs), reflect.DeepEqual(oc, nc)
+	}
+	return nil, false
+}
+
+// symDiff returns the elements of exactly one of two sorted lists.
+func symDiff(a, b []string) []string {
+	var out []string
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			i++
+			j++
+		case a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		default:
+			out = append(out, b[j])
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// aclDPs returns the existing switches whose flows ACL id is part of, as
+// the compiler's indexes say now.
+func (e *Engine) aclDPs(id string) set {
+	s, g := e.g.s, e.g
+	out := set{}
+	for sw := range e.aclSwitches[id] {
+		if _, ok := s.Switches[sw]; ok {
+			out[sw] = struct{}{}
+		}
+	}
+	for pgID := range e.aclPGs[id] {
+		pg, ok := s.PortGroups[pgID]
+		if !ok {
+			continue
+		}
+		for _, p := range pg.Ports {
+			if sw, ok := g.portSwitch[p]; ok {
+				out[sw] = struct{}{}
+			}
+		}
+	}
+	return out
+}
+
+// aclOnDP reports whether ACL id is part of the flows of switch sw.
+func (e *Engine) aclOnDP(id, sw string) bool {
+	if _, ok := e.aclSwitches[id][sw]; ok {
+		return true
+	}
+	for _, pg := range e.g.switchPGs[sw] {
+		if _, ok := e.aclPGs[id][pg]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// aclDPFlows returns every flow ACL a adds to a switch with flags fl: its
+// pre-ACL stateless filter (buildStatelessFilters) and its ACL-stage
+// flows (consider_acl).
+func (g *global) aclDPFlows(a *nbdb.ACL, fl dpFlags) []lflow.Flow {
+	var out []lflow.Flow
+	if a.Action == "allow-stateless" && (fl.hasStateful || fl.hasLBVIP) {
+		st := lflow.OutPreACL
+		if a.Direction == "from-lport" {
+			st = lflow.InPreACL
+		}
+		out = append(out, lflow.Flow{Stage: st, Priority: a.Priority + aclPriorityOffset, Match: a.Match,
+			Actions: regbitACLStateless + " = 1; next;", Source: a.UUID})
+	}
+	for _, f := range g.aclFlows(a, fl.hasStateful || fl.hasLBVIP) {
+		out = append(out, lflow.Flow{Stage: f.stage, Priority: f.priority, Match: f.match, Actions: f.actions, Source: a.UUID})
+	}
+	return out
+}
+
+// matchKey indexes ACLs by priority and match: only ACLs equal in both
+// can produce the same flow (or the same label, for log-related flows).
+func matchKey(a *nbdb.ACL) string { return strconv.Itoa(a.Priority) + "\x00" + a.Match }
+
+// patchACLs patches the flows of the switches in ids whose flags did not
+// change, and returns the others, which need a full rebuild. It runs on
+// the state after the batch.
+func (e *Engine) patchACLs(p *aclPatch, ids []string) []string {
+	g := e.g
+	newDPs := make(map[string]set, len(p.acls))
+	for id := range p.acls {
+		newDPs[id] = e.aclDPs(id)
+	}
+	var slow []string
+	for _, sw := range ids {
+		old, ok := e.dps[sw]
+		if _, exists := g.s.Switches[sw]; !ok || !exists {
+			slow = append(slow, sw)
+			continue
+		}
+		od := g.datapath(sw)
+		fl := flagsOf(od)
+		if fl != e.flags[sw] {
+			slow = append(slow, sw)
+			continue
+		}
+		var add, rm []lflow.Flow
+		adding := map[lflow.Key]bool{}
+		for id, rows := range p.acls {
+			if _, on := newDPs[id][sw]; on && rows[1] != nil {
+				for _, f := range g.aclDPFlows(rows[1], fl) {
+					add = append(add, f)
+					adding[f.Key()] = true
+				}
+			}
+		}
+		for id, rows := range p.acls {
+			if _, on := p.oldDPs[id][sw]; !on || rows[0] == nil {
+				continue
+			}
+			for _, f := range g.aclDPFlows(rows[0], fl) {
+				if !adding[f.Key()] && !e.otherProducer(p, rows[0], f.Key(), sw, fl) {
+					rm = append(rm, f)
+				}
+			}
+		}
+		nd := &lflow.Datapath{Name: old.Name, Name2: old.Name2, UUID: old.UUID}
+		nd.Flows = make([]lflow.Flow, 0, len(old.Flows)+len(add))
+		drop := make([]bool, len(old.Flows))
+		for _, f := range rm {
+			if i, found := slices.BinarySearchFunc(old.Flows, f, lflow.Compare); found {
+				drop[i] = true
+			}
+		}
+		for i, f := range old.Flows {
+			if !drop[i] {
+				nd.Flows = append(nd.Flows, f)
+			}
+		}
+		for _, f := range add {
+			if i, found := slices.BinarySearchFunc(old.Flows, f, lflow.Compare); !found || drop[i] {
+				nd.Flows = append(nd.Flows, f)
+			}
+		}
+		nd.Sort()
+		e.dps[sw] = nd
+		e.patchProblems(p, od, newDPs)
+	}
+	return slow
+}
+
+// otherProducer reports whether an ACL the batch did not change, on switch
+// sw, also produces the flow k that the old version of a produced.
+func (e *Engine) otherProducer(p *aclPatch, a *nbdb.ACL, k lflow.Key, sw string, fl dpFlags) bool {
+	check := func(cands set) bool {
+		for b := range cands {
+			if _, changed := p.acls[b]; changed || !e.aclOnDP(b, sw) {
+				continue
+			}
+			acl, ok := e.g.s.ACLs[b]
+			if !ok {
+				continue
+			}
+			for _, f := range e.g.aclDPFlows(acl, fl) {
+				if f.Key() == k {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if check(e.matchACLs[matchKey(a)]) {
+		return true
+	}
+	return a.Label != 0 && check(e.labelACLs[strconv.Itoa(a.Label)])
+}
+
+// patchProblems replaces, in the problems of switch od, those of the ACLs
+// of the patch by their new ones.
+func (e *Engine) patchProblems(p *aclPatch, od *datapath, newDPs map[string]set) {
+	sw := od.id
+	var out []Problem
+	for _, pr := range e.probs[sw] {
+		if _, changed := p.acls[pr.ACL]; !changed {
+			out = append(out, pr)
+		}
+	}
+	var local map[string]bool
+	for id, rows := range p.acls {
+		if _, on := newDPs[id][sw]; !on || rows[1] == nil {
+			continue
+		}
+		if local == nil {
+			local = make(map[string]bool, len(od.pgs))
+			for _, pg := range od.pgs {
+				local[pg.Name] = true
+			}
+		}
+		// An ACL listed twice on the switch is checked twice, as
+		// switchProblems does; sortProblems compacts the copies.
+		out = e.g.appendACLProblems(out, local, od.ls.Name, rows[1])
+	}
+	if len(out) > 0 {
+		e.probs[sw] = out
+	} else {
+		delete(e.probs, sw)
+	}
+}
