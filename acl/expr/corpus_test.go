@@ -167,35 +167,9 @@ func TestCorpusOracle(t *testing.T) {
 	if testing.Short() && !*update {
 		t.Skip("runs ovn-trace once per corpus entry")
 	}
-	testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-sbctl", "ovn-trace")
-	dir := filepath.Join(t.TempDir(), "sb")
-	sb, err := ovnsandbox.Start(dir, ovnsandbox.Options{NoNorthd: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Stop()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-
-	sbctl := func(args ...string) string {
-		t.Helper()
-		out, err := sb.SBCtl(ctx, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(out)
-	}
-	dp := sbctl("create", "Datapath_Binding", "tunnel_key=1", "external_ids:name=sw0")
+	o := startOracle(t, "lsp1")
+	sb, ctx, sbctl, dp := o.sb, o.ctx, o.sbctl, o.dp
 	sbctl("create", "Datapath_Binding", "tunnel_key=2", "external_ids:name=sw1")
-	sbctl("create", "Port_Binding", "logical_port=lsp1", "datapath="+dp, "tunnel_key=1")
-	for name, addrs := range corpusAddressSets {
-		args := []string{"create", "Address_Set", "name=" + name}
-		if len(addrs) > 0 {
-			args = append(args, "addresses="+ovsdbSet(addrs))
-		}
-		sbctl(args...)
-	}
-	sbctl("create", "Port_Group", "name=1_pg1", "ports="+ovsdbSet(corpusPortGroups["pg1"]))
 	sbctl("create", "Port_Group", "name=2_pg_other", "ports="+ovsdbSet([]string{"lsp3"}))
 
 	const control = "aclc_oracle_control == 1"
@@ -244,6 +218,49 @@ func TestCorpusOracle(t *testing.T) {
 
 // logTail matches the start of the next log entry that follows a message.
 var logTail = regexp.MustCompile(`(?s)\n\d{4}-\d\d-\d\dT[^|\n]*\|\d+$|\n[^\n]*Segmentation fault.*$`)
+
+// oracle is a Southbound (no northd) holding datapath sw0 (tunnel key 1)
+// with the given ports, the corpus address sets and port group pg1.
+type oracle struct {
+	sb    *ovnsandbox.Sandbox
+	ctx   context.Context
+	sbctl func(args ...string) string
+	dp    string // sw0's Datapath_Binding UUID
+}
+
+func startOracle(t *testing.T, ports ...string) *oracle {
+	t.Helper()
+	testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-sbctl", "ovn-trace")
+	sb, err := ovnsandbox.Start(filepath.Join(t.TempDir(), "sb"), ovnsandbox.Options{NoNorthd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	o := &oracle{sb: sb, ctx: ctx}
+	o.sbctl = func(args ...string) string {
+		t.Helper()
+		out, err := sb.SBCtl(ctx, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(out)
+	}
+	o.dp = o.sbctl("create", "Datapath_Binding", "tunnel_key=1", "external_ids:name=sw0")
+	for i, p := range ports {
+		o.sbctl("create", "Port_Binding", "logical_port="+p, "datapath="+o.dp, "tunnel_key="+strconv.Itoa(i+1))
+	}
+	for name, addrs := range corpusAddressSets {
+		args := []string{"create", "Address_Set", "name=" + name}
+		if len(addrs) > 0 {
+			args = append(args, "addresses="+ovsdbSet(addrs))
+		}
+		o.sbctl(args...)
+	}
+	o.sbctl("create", "Port_Group", "name=1_pg1", "ports="+ovsdbSet(corpusPortGroups["pg1"]))
+	return o
+}
 
 // ovsdbString quotes s for an ovn-sbctl column value.
 func ovsdbString(s string) string {

@@ -250,8 +250,9 @@ func toBig(v any) (*big.Int, error) {
 // packet, and so is !(tcp.dst == 80): negation does not cover
 // prerequisites), predicates expanded, address sets and port groups
 // resolved through r. With a nil r an expression that references a set
-// cannot be evaluated and an error is returned. is_chassis_resident() is
-// true (and false under `!'), as in OVN's expr_evaluate.
+// cannot be evaluated and an error is returned. is_chassis_resident(port)
+// asks r if it implements ChassisResidency (ovn-trace: true for every port
+// that exists); otherwise it is true, as in OVN's expr_evaluate.
 func Eval(e *Expr, m *Microflow, r Resolver) (bool, error) {
 	return EvalNode(e.Root, m, r)
 }
@@ -269,6 +270,12 @@ func EvalNode(n Node, m *Microflow, r Resolver) (ok bool, err error) {
 		}
 	}()
 	return ev.eval(n, false), nil
+}
+
+// ChassisResidency is an optional interface of a Resolver that decides
+// is_chassis_resident(port) for Eval.
+type ChassisResidency interface {
+	IsChassisResident(port string) bool
 }
 
 type evalError struct{ err error }
@@ -295,7 +302,11 @@ func (ev *evaluator) eval(n Node, neg bool) bool {
 	case *Bool:
 		return n.Value != neg
 	case *ChassisResident:
-		return !neg
+		resident := true
+		if c, ok := ev.r.(ChassisResidency); ok {
+			resident = c.IsChassisResident(n.Port)
+		}
+		return resident != neg
 	case *FieldTest:
 		return ev.cmp(n.Field, Ne, []Const{{Kind: IntConst, Format: Hexadecimal, Value: bigZero}}, neg)
 	case *Cmp:

@@ -126,6 +126,12 @@ func (s *solver) constrain(n Node, neg bool) error {
 			return ErrContradictory
 		case len(vals) == 1 && op == Eq:
 			return s.assign(n.Field, vals[0], n)
+		case op == Eq: // a disjunction of single values
+			alts := make([]func(*solver) error, len(vals))
+			for i, v := range vals {
+				alts[i] = func(c *solver) error { return c.assign(n.Field, v, n) }
+			}
+			return s.choose(alts, n)
 		case len(vals) == 1 && op == Ne && n.Field.NBits == 1 && vals[0].Kind == IntConst:
 			flipped := vals[0]
 			flipped.Value = new(big.Int).Xor(new(big.Int).And(flipped.Value, bigOne), bigOne)
@@ -139,11 +145,21 @@ func (s *solver) constrain(n Node, neg bool) error {
 // disjunction handles `a || b': satisfied already if one alternative adds
 // nothing new, forced if all but one contradict, ambiguous otherwise.
 func (s *solver) disjunction(n *Binary, neg bool) error {
+	alts := make([]func(*solver) error, len(n.Terms))
+	for i, t := range n.Terms {
+		alts[i] = func(c *solver) error { return c.constrain(t, neg) }
+	}
+	return s.choose(alts, n)
+}
+
+// choose applies one of the alternatives: none if one of them is already
+// satisfied, the only one that does not contradict, or fails as ambiguous.
+func (s *solver) choose(alts []func(*solver) error, n Node) error {
 	var viable []*solver
-	for _, t := range n.Terms {
+	for _, alt := range alts {
 		c := s.clone()
 		c.changed = false
-		if err := c.constrain(t, neg); err != nil {
+		if err := alt(c); err != nil {
 			continue
 		}
 		if !c.changed {
