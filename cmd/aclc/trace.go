@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/trace"
+)
+
+var traceOpts struct {
+	ct        []string
+	lbDst     string
+	outport   string
+	minimal   bool
+	summary   bool
+	detailed  bool
+	format    string
+	maxRecirc int
+}
+
+var traceNB nbFlags
+
+var traceCmd = &cobra.Command{
+	Use:   "trace [FIXTURE] [DATAPATH] MICROFLOW",
+	Short: "Trace a packet through the ACL-stage flows aclc compiles, like ovn-trace",
+	Long: `trace follows one packet through the logical flows aclc compiles for a
+logical switch, the way ovn-trace follows it through the Southbound DB:
+the ingress pipeline, then the egress pipeline of the port the packet is
+sent to. At each table the highest-priority matching flow is taken and its
+actions run: register loads, next, ct_next, ct_lb_mark, ct_commit,
+ct_commit_nat, drop, reject, log. Conntrack recirculations take their
+ct_state from successive --ct values, as ovn-trace's --ct does
+(ct_next sets the state, ct_lb_mark adds it; once the --ct values run out
+est|trk is used, marked "/* default (use --ct to customize) */").
+
+The NB comes from a YAML fixture (FIXTURE) or a live NB (--nb, else
+OVN_NB_DB). MICROFLOW is an ovn-trace microflow, e.g.
+  inport == "lsp1" && eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:00:02 &&
+  ip4.src == 10.0.0.1 && ip4.dst == 10.0.0.2 && tcp && tcp.dst == 80
+DATAPATH (logical switch name or UUID) may be left out: the inport's
+switch is used.
+
+Stages outside aclc's set (port security, ARP/DHCP/DNS responders, ...)
+pass the packet through; --detailed says which. A few are modelled from
+the NB because they decide the packet's path: ls_in_l2_lkup picks the
+output port from eth.dst and the port addresses (outport in the microflow
+or --outport overrides it), ls_in_lb load-balances new connections to a
+VIP with ct_lb_mark(backends=...) (the first backend, or --lb-dst),
+ls_in_pre_hairpin sets reg0[6] and reg0[12] (always 0, as in ovn-trace),
+ls_out_apply_port_sec outputs.
+
+Output (text):
+  --detailed (default) every table, the flow that matched (priority, match,
+             actions) and, for ACL flows, the NB ACL it came from
+  --minimal  the conntrack recirculations and the verdict nested as
+             'ovn-trace --minimal' nests them
+  --summary  one line: conntrack operations in order, the verdict
+             (output/drop/reject) and the ACLs that decided it
+--format json prints the whole trace as JSON.
+
+Exit status: 0 when traced (whatever the verdict), 1 on failure to read the
+NB, 2 on bad input (unknown datapath or port, unparsable microflow, a
+microflow missing a field the trace needs, unknown --ct flag).`,
+	Example: `  aclc trace testdata/fixtures/seed-stateless.yaml ls \
+    'inport == "lsp1" && eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:00:02 && ip4.src == 42.42.42.1 && ip4.dst == 66.66.66.66 && udp && udp.dst == 80' \
+    --ct new --ct new --minimal
+  aclc trace --nb unix:/var/run/ovn/ovnnb_db.sock 'inport == "vm1" && ...' --summary
+  aclc trace fixture.yaml 'inport == "p1" && ...' --ct est,rpl --format json`,
+	Args: func(cmd *cobra.Command, args []string) error {
+		if len(args) < 1 || len(args) > 3 {
+			return withCode(2, fmt.Errorf("%s: want [FIXTURE] [DATAPATH] MICROFLOW, got %d arguments", cmd.CommandPath(), len(args)))
+		}
+		return nil
+	},
+	RunE: runTrace,
+}
+
+func init() {
+	f := traceCmd.Flags()
+	f.StringArrayVar(&traceOpts.ct, "ct", nil, "ct_state of the next conntrack recirculation: comma-separated flags new, est, rel, rpl, inv, trk, snat, dnat (trk implied); repeatable")
+	f.StringVar(&traceOpts.lbDst, "lb-dst", "", "backend IP[:PORT] ct_lb_mark picks (ovn-trace --lb-dst)")
+	f.StringVar(&traceOpts.outport, "outport", "", "output port (instead of the L2 lookup on eth.dst)")
+	f.BoolVar(&traceOpts.minimal, "minimal", false, "print the ct recirculations and verdict nested like ovn-trace --minimal")
+	f.BoolVar(&traceOpts.summary, "summary", false, "print one line: ct operations, verdict, deciding ACLs")
+	f.BoolVar(&traceOpts.detailed, "detailed", false, "print every table with its matching flow and NB ACL (default)")
+	f.StringVar(&traceOpts.format, "format", "text", "output format: text or json")
+	f.IntVar(&traceOpts.maxRecirc, "max-recirculations", trace.DefaultMaxRecirculations, "stop a trace after this many recirculations")
+	traceNB.register(traceCmd)
+	rootCmd.AddCommand(traceCmd)
+}
+
+// traceFixtureArg reports whether arg names a fixture file rather than a
+// datapath or a microflow.
+func traceFixtureArg(arg string) bool {
+	if strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml") {
+		return true
+	}
+	st, err := os.Stat(arg)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func runTrace(cmd *cobra.Command, args []string) error {
+	n := 0
+	for _, b := range []bool{traceOpts.minimal, traceOpts.summary, traceOpts.detailed} {
+		if b {
+			n++
+		}
+	}
+	if n > 1 {
+		return withCode(2, errors.New("give at most one of --minimal, --summary, --detailed"))
+	}
+	if traceOpts.format != "text" && traceOpts.format != "json" {
+		return withCode(2, fmt.Errorf("--format: want text or json, got %q", traceOpts.format))
+	}
+	var opt trace.Options
+	for _, s := range traceOpts.ct {
+		st, err := trace.ParseCTState(s)
+		if err != nil {
+			return withCode(2, fmt.Errorf("--ct %w", err))
+		}
+		opt.CT = append(opt.CT, st)
+	}
+	opt.LBDst, opt.Outport, opt.MaxRecirculations = traceOpts.lbDst, traceOpts.outport, traceOpts.maxRecirc
+
+	var fixture string
+	if !traceNB.set(cmd) && len(args) > 1 && traceFixtureArg(args[0]) {
+		fixture, args = args[0], args[1:]
+	}
+	if len(args) > 2 {
+		return withCode(2, fmt.Errorf("want [FIXTURE] [DATAPATH] MICROFLOW; %q is not a fixture file", args[0]))
+	}
+	if len(args) == 2 {
+		opt.Datapath = args[0]
+	}
+	microflow := args[len(args)-1]
+
+	var snap *nbschema.Snapshot
+	var err error
+	if fixture != "" {
+		snap, err = nbschema.LoadFixture(fixture)
+	} else {
+		snap, err = nbschema.LoadLive(cmd.Context(), traceNB.options())
+	}
+	if err != nil {
+		return err
+	}
+	res, err := trace.New(snap, compile.Compile(snap).Flows).Trace(microflow, opt)
+	if err != nil {
+		var ie *trace.InputError
+		if errors.As(err, &ie) {
+			return withCode(2, err)
+		}
+		return err
+	}
+	var buf bytes.Buffer
+	switch {
+	case traceOpts.format == "json":
+		err = res.WriteJSON(&buf)
+	case traceOpts.minimal:
+		err = res.WriteMinimal(&buf)
+	case traceOpts.summary:
+		err = res.WriteSummary(&buf)
+	default:
+		err = res.WriteDetailed(&buf)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = os.Stdout.Write(buf.Bytes())
+	return err
+}

@@ -1,0 +1,265 @@
+package trace
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/aclc/aclc/lflow"
+)
+
+// actKind classifies the logical-flow actions the tracer executes.
+type actKind int
+
+const (
+	aNoop        actKind = iota // sample, trigger_event, put_fdb, ...: no effect on the trace
+	aNext                       // next; next(N); next(pipeline=P,table=N);
+	aOutput                     // output;
+	aDrop                       // drop;
+	aLoad                       // field = constant | field = field
+	aExchange                   // a <-> b
+	aHairpin                    // reg0[6] = chk_lb_hairpin(); ..._reply()
+	aCTNext                     // ct_next;
+	aCTLB                       // ct_lb; ct_lb_mark; ct_lb_mark(backends=...);
+	aCTCommit                   // ct_commit; ct_commit { ... };
+	aCTCommitNAT                // ct_commit_nat;
+	aCTClear                    // ct_clear;
+	aReject                     // reject { ... };
+	aLog                        // log(...);
+	aUnsupported                // anything else
+)
+
+// action is one parsed logical-flow action.
+type action struct {
+	kind   actKind
+	text   string // the statement as written, with its trailing ';'
+	name   string // ct_lb or ct_lb_mark for aCTLB
+	lhs    string // aLoad, aExchange, aHairpin
+	rhs    string
+	args   string   // the text between the parentheses of log(...), ct_lb_mark(...)
+	nested []action // reject { ... }
+	// aNext: pipeline switch (when hasPipeline) and table (-1: next table)
+	hasPipeline bool
+	pipeline    lflow.Pipeline
+	table       int
+}
+
+// parseActions splits an action string into statements and parses each.
+// Comments are dropped, as OVN's lexer does: "/* drop */" is no action.
+func parseActions(s string) ([]action, error) {
+	stmts, err := splitStatements(s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]action, 0, len(stmts))
+	for _, st := range stmts {
+		a, err := parseAction(st)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// splitStatements splits s at top-level semicolons, keeping braces,
+// parentheses and strings together and removing comments.
+func splitStatements(s string) ([]string, error) {
+	var (
+		out   []string
+		cur   strings.Builder
+		depth int
+	)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				return nil, fmt.Errorf("unterminated comment in %q", s)
+			}
+			i += end + 3
+			cur.WriteByte(' ')
+			continue
+		case c == '"':
+			j := i + 1
+			for ; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(s) {
+				return nil, fmt.Errorf("unterminated string in %q", s)
+			}
+			cur.WriteString(s[i : j+1])
+			i = j
+			continue
+		case c == '{' || c == '(':
+			depth++
+		case c == '}' || c == ')':
+			depth--
+			if depth < 0 {
+				return nil, fmt.Errorf("unbalanced %q in %q", c, s)
+			}
+		case c == ';' && depth == 0:
+			if t := strings.TrimSpace(cur.String()); t != "" {
+				out = append(out, t)
+			}
+			cur.Reset()
+			continue
+		}
+		cur.WriteByte(c)
+	}
+	if depth != 0 {
+		return nil, fmt.Errorf("unbalanced braces in %q", s)
+	}
+	if t := strings.TrimSpace(cur.String()); t != "" {
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// word returns the leading identifier of s (letters, digits, '_', '.').
+func word(s string) string {
+	i := 0
+	for i < len(s) && (s[i] == '_' || s[i] == '.' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= '0' && s[i] <= '9') {
+		i++
+	}
+	return s[:i]
+}
+
+// inner returns what is between the first open and the matching last close
+// delimiter of s, or ok false.
+func inner(s string, open, close byte) (string, bool) {
+	i, j := strings.IndexByte(s, open), strings.LastIndexByte(s, close)
+	if i < 0 || j < i {
+		return "", false
+	}
+	return strings.TrimSpace(s[i+1 : j]), true
+}
+
+func parseAction(st string) (action, error) {
+	a := action{text: st + ";", table: -1}
+	w := word(st)
+	rest := strings.TrimSpace(st[len(w):])
+	switch w {
+	case "next":
+		a.kind = aNext
+		if rest == "" {
+			return a, nil
+		}
+		args, ok := inner(rest, '(', ')')
+		if !ok {
+			return a, fmt.Errorf("bad next: %q", st)
+		}
+		for _, kv := range strings.Split(args, ",") {
+			k, v, has := strings.Cut(strings.TrimSpace(kv), "=")
+			if !has {
+				k, v = "table", k
+			}
+			switch strings.TrimSpace(k) {
+			case "pipeline":
+				a.hasPipeline = true
+				if strings.TrimSpace(v) == "egress" {
+					a.pipeline = lflow.Egress
+				} else {
+					a.pipeline = lflow.Ingress
+				}
+			case "table":
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil {
+					return a, fmt.Errorf("bad next table in %q", st)
+				}
+				a.table = n
+			}
+		}
+		return a, nil
+	case "output":
+		a.kind = aOutput
+		return a, nil
+	case "drop":
+		a.kind = aDrop
+		return a, nil
+	case "ct_next":
+		a.kind = aCTNext
+		return a, nil
+	case "ct_commit_nat":
+		a.kind = aCTCommitNAT
+		return a, nil
+	case "ct_clear":
+		a.kind = aCTClear
+		return a, nil
+	case "ct_commit":
+		a.kind = aCTCommit
+		return a, nil
+	case "ct_lb", "ct_lb_mark":
+		a.kind, a.name = aCTLB, w
+		if rest != "" {
+			args, ok := inner(rest, '(', ')')
+			if !ok {
+				return a, fmt.Errorf("bad %s: %q", w, st)
+			}
+			a.args = args
+		}
+		return a, nil
+	case "reject":
+		a.kind = aReject
+		body, ok := inner(rest, '{', '}')
+		if !ok {
+			return a, fmt.Errorf("bad reject: %q", st)
+		}
+		nested, err := parseActions(body)
+		if err != nil {
+			return a, err
+		}
+		a.nested = nested
+		a.text = "reject { " + joinActions(nested) + " };"
+		return a, nil
+	case "log":
+		a.kind = aLog
+		a.args, _ = inner(rest, '(', ')')
+		return a, nil
+	case "sample", "trigger_event", "put_fdb", "set_queue", "meter", "handle_svc_check":
+		a.kind = aNoop
+		return a, nil
+	}
+	if l, r, ok := strings.Cut(st, "<->"); ok {
+		a.kind, a.lhs, a.rhs = aExchange, strings.TrimSpace(l), strings.TrimSpace(r)
+		return a, nil
+	}
+	if l, r, ok := strings.Cut(st, "="); ok && !strings.HasPrefix(r, "=") {
+		a.kind, a.lhs, a.rhs = aLoad, strings.TrimSpace(l), strings.TrimSpace(r)
+		if strings.HasPrefix(a.rhs, "chk_lb_hairpin") {
+			a.kind = aHairpin
+		}
+		return a, nil
+	}
+	a.kind = aUnsupported
+	return a, nil
+}
+
+func joinActions(as []action) string {
+	var parts []string
+	for _, a := range as {
+		parts = append(parts, a.text)
+	}
+	return strings.Join(parts, " ")
+}
+
+// logArgs parses the arguments of log(...): name="...", severity=...,
+// verdict=..., meter="...".
+func logArgs(args string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range strings.Split(args, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if uq, err := strconv.Unquote(v); err == nil {
+			v = uq
+		}
+		out[strings.TrimSpace(k)] = v
+	}
+	return out
+}

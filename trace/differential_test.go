@@ -1,0 +1,314 @@
+package trace_test
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/internal/ovnsandbox"
+	"github.com/aclc/aclc/internal/testenv"
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/trace"
+)
+
+// packet is one traced packet: an ovn-trace microflow and --ct values.
+type packet struct {
+	name string
+	flow string
+	ct   []string
+}
+
+// diffCase is one fixture and the packets traced through it.
+type diffCase struct {
+	fixture string
+	packets []packet
+}
+
+const (
+	seedEth = `eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:00:02`
+	seedIP  = `ip.ttl==64 && ip4.src == 42.42.42.1 && ip4.dst == 66.66.66.66`
+	seedTCP = `inport == "lsp1" && ` + seedEth + ` && ` + seedIP + ` && tcp && tcp.dst == 80`
+	seedUDP = `inport == "lsp1" && ` + seedEth + ` && ` + seedIP + ` && udp && udp.dst == 80`
+	// seedReply is the reverse direction (lsp2 to lsp1).
+	seedReply = `inport == "lsp2" && eth.src == 00:00:00:00:00:02 && eth.dst == 00:00:00:00:00:01 && ip.ttl==64 && ip4.src == 66.66.66.66 && ip4.dst == 42.42.42.1`
+)
+
+// seedPackets are the seed test's traces (shared/seeds/003: "ACL
+// allow-stateless omit conntrack", both variants), verbatim: the same
+// microflows and the same --ct arguments.
+func seedPackets(stateless bool) []packet {
+	ps := []packet{
+		{"seed-udp", seedUDP, []string{"new", "new"}},
+		{"reply-tcp-est", seedReply + ` && tcp && tcp.src == 80`, []string{"est,rpl", "est,rpl"}},
+		{"reply-udp-new", seedReply + ` && udp && udp.src == 80`, []string{"new"}},
+	}
+	if stateless {
+		return append(ps, packet{"seed-tcp", seedTCP, nil})
+	}
+	return append(ps, packet{"seed-tcp", seedTCP, []string{"new", "new"}})
+}
+
+func mac(n int) string { return "00:00:00:00:" + []string{"00:01", "00:02"}[n] }
+
+// between builds a microflow from port in to port out of a two-port
+// switch whose ports have the given MACs and IPv4 addresses.
+func between(in, out, srcMAC, dstMAC, srcIP, dstIP, l4 string) string {
+	return `inport == "` + in + `" && eth.src == ` + srcMAC + ` && eth.dst == ` + dstMAC +
+		` && ip4.src == ` + srcIP + ` && ip4.dst == ` + dstIP + ` && ip.ttl == 64 && ` + l4
+}
+
+func diffCases() []diffCase {
+	p1p2 := func(l4 string) string {
+		return between("p1", "p2", mac(0), mac(1), "10.0.0.1", "10.0.0.2", l4)
+	}
+	p2p1 := func(l4 string) string {
+		return between("p2", "p1", mac(1), mac(0), "10.0.0.2", "10.0.0.1", l4)
+	}
+	ab := func(l4 string) string {
+		return between("a", "b", "00:00:00:00:0a:01", "00:00:00:00:0a:02", "10.1.0.1", "10.1.0.2", l4)
+	}
+	ba := func(l4 string) string {
+		return between("b", "a", "00:00:00:00:0a:02", "00:00:00:00:0a:01", "10.1.0.2", "10.1.0.1", l4)
+	}
+	web := func(in, out string, inMAC, outMAC, inIP, outIP, l4 string) string {
+		return between(in, out, inMAC, outMAC, inIP, outIP, l4)
+	}
+	sw3 := func(l4 string) string {
+		return between("p1", "p2", "00:00:00:00:0c:01", "00:00:00:00:0c:02", "10.3.0.1", "10.3.0.2", l4)
+	}
+	sw3r := func(l4 string) string {
+		return between("p2", "p1", "00:00:00:00:0c:02", "00:00:00:00:0c:01", "10.3.0.2", "10.3.0.1", l4)
+	}
+	sw4 := func(dst, l4 string) string {
+		return between("c1", "s1", "00:00:00:00:0d:01", "00:00:00:00:0d:02", "10.4.0.1", dst, l4)
+	}
+	sw5 := func(l4 string) string {
+		return between("p1", "p2", "00:00:00:00:0e:01", "00:00:00:00:0e:02", "10.5.0.1", "10.5.0.2", l4)
+	}
+	sw6 := func(l4 string) string {
+		return between("q2", "q1", "00:00:00:00:0f:02", "00:00:00:00:0f:01", "10.6.0.2", "10.6.0.1", l4)
+	}
+	sw7 := func(dst, l4 string) string {
+		return between("cl", "be", "00:00:00:00:07:01", "00:00:00:00:07:02", "10.7.0.1", dst, l4)
+	}
+	new2 := []string{"new", "new"}
+	return []diffCase{
+		{"../testdata/fixtures/seed-stateful-only.yaml", seedPackets(false)},
+		{"../testdata/fixtures/seed-stateless.yaml", seedPackets(true)},
+		{"testdata/seed-lb-noacl.yaml", seedPackets(false)},
+		{"../testdata/fixtures/lb-vip-stateless.yaml", seedPackets(false)},
+		{"testdata/seed-stateful-pg.yaml", seedPackets(false)},
+		{"../testdata/fixtures/seed-stateless-pg.yaml", seedPackets(true)},
+		{"testdata/seed-lb-stateless-pg.yaml", seedPackets(false)},
+		{"testdata/mixed.yaml", []packet{
+			{"tcp-80-stateless", p1p2("tcp && tcp.dst == 80"), nil},
+			{"tcp-22-reject", p1p2("tcp && tcp.dst == 22"), nil},
+			{"udp-53-drop", p1p2("udp && udp.dst == 53"), nil},
+			{"udp-5000", p1p2("udp && udp.dst == 5000"), nil},
+			{"icmp-new", p1p2("icmp4 && icmp4.type == 8"), new2},
+			{"icmp-reply-est", p2p1("icmp4 && icmp4.type == 0"), []string{"est,rpl", "est,rpl"}},
+			{"to-lport-reject-23", p2p1("tcp && tcp.dst == 23"), nil},
+			{"to-lport-default-drop", p1p2("sctp && sctp.dst == 9"), new2},
+			{"icmp-inv", p1p2("icmp4 && icmp4.type == 8"), []string{"inv"}},
+		}},
+		{"testdata/stateless-drop-reject.yaml", []packet{
+			{"tcp-80", ab("tcp && tcp.dst == 80"), nil},
+			{"tcp-22-reject", ab("tcp && tcp.dst == 22"), nil},
+			{"udp-drop", ab("udp && udp.dst == 53"), nil},
+			{"icmp", ab("icmp4"), nil},
+			{"reply-8080-reject", ba("tcp && tcp.dst == 8080"), nil},
+			{"reply-udp-to-lport", ba("udp && udp.dst == 53"), nil},
+		}},
+		{"testdata/port-groups.yaml", []packet{
+			{"to-web-443", web("web1", "web2", "00:00:00:00:0b:01", "00:00:00:00:0b:02", "10.2.0.1", "10.2.0.2", "tcp && tcp.dst == 443"), new2},
+			{"to-web-80-drop", web("web1", "web2", "00:00:00:00:0b:01", "00:00:00:00:0b:02", "10.2.0.1", "10.2.0.2", "tcp && tcp.dst == 80"), new2},
+			{"mon-snmp", web("mon", "web1", "00:00:00:00:0b:64", "00:00:00:00:0b:01", "10.2.0.100", "10.2.0.1", "udp && udp.dst == 161"), new2},
+			{"mon-ssh", web("mon", "web2", "00:00:00:00:0b:64", "00:00:00:00:0b:02", "10.2.0.100", "10.2.0.2", "tcp && tcp.dst == 22"), nil},
+			{"web-to-mon", web("web2", "mon", "00:00:00:00:0b:02", "00:00:00:00:0b:64", "10.2.0.2", "10.2.0.100", "tcp && tcp.dst == 22"), new2},
+		}},
+		{"testdata/labels.yaml", []packet{
+			{"tcp-label", sw3("tcp && tcp.dst == 80"), new2},
+			{"udp-logged", sw3("udp && udp.dst == 53"), nil},
+			{"icmp-logged-drop", sw3("icmp4"), new2},
+			{"tcp-reply-est", sw3r("tcp && tcp.src == 80"), []string{"est,rpl", "est,rpl"}},
+		}},
+		{"testdata/apply-after-lb.yaml", []packet{
+			{"tcp-vip", sw4("10.4.0.10", "tcp && tcp.dst == 80"), []string{"new", "new", "new"}},
+			{"tcp-direct", sw4("10.4.0.2", "tcp && tcp.dst == 8080"), new2},
+			{"udp-drop", sw4("10.4.0.2", "udp && udp.dst == 53"), new2},
+			{"sctp-stateless", sw4("10.4.0.2", "sctp && sctp.dst == 9"), nil},
+		}},
+		{"testdata/default-acl-drop.yaml", []packet{
+			{"stateful-tcp", sw5("tcp && tcp.dst == 80"), new2},
+			{"stateful-udp-default-drop", sw5("udp && udp.dst == 53"), new2},
+			{"stateless-udp", sw6("udp && udp.dst == 53"), nil},
+			{"stateless-tcp-default-drop", sw6("tcp && tcp.dst == 22"), nil},
+		}},
+		{"testdata/lb-vip-related.yaml", []packet{
+			{"vip-new", sw7("10.7.0.100", "tcp && tcp.dst == 80"), []string{"new", "new", "new"}},
+			{"vip-est", sw7("10.7.0.100", "tcp && tcp.dst == 80"), []string{"est", "est"}},
+			{"vip-udp-drop", sw7("10.7.0.100", "udp && udp.dst == 80"), []string{"new", "new"}},
+		}},
+	}
+}
+
+var (
+	logPacket = regexp.MustCompile(`, packet="[^"]*"`)
+	ctOp      = regexp.MustCompile(`^(ct_next|ct_lb_mark|ct_lb|ct_commit_nat|ct_commit)\b`)
+)
+
+// minimalBody drops ovn-trace's "# flow" line and the packet dump of LOG
+// lines (OVS flow syntax, which aclc does not print).
+func minimalBody(s string) string {
+	var keep []string
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		if strings.HasPrefix(l, "#") {
+			continue
+		}
+		keep = append(keep, logPacket.ReplaceAllString(l, ""))
+	}
+	return strings.Join(keep, "\n")
+}
+
+// ctOpsOfDetailed extracts the executed conntrack actions, in order, from
+// ovn-trace's detailed output: action lines under a table line (titles,
+// which are followed by a dashed line, are not actions).
+func ctOpsOfDetailed(s string) []string {
+	lines := strings.Split(s, "\n")
+	var ops []string
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if i+1 < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i+1]), "---") {
+			continue // a title
+		}
+		if m := ctOp.FindString(t); m != "" && strings.HasSuffix(t, ";") {
+			if m == "ct_lb_mark" || m == "ct_lb" {
+				ops = append(ops, m)
+			} else {
+				ops = append(ops, m)
+			}
+		}
+	}
+	return ops
+}
+
+// verdictOfMinimal classifies ovn-trace --minimal output as aclc does.
+func verdictOfMinimal(s string) trace.Verdict {
+	for _, l := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(l)
+		for _, r := range []string{"tcp_reset {", "icmp4 {", "icmp6 {", "sctp_abort {", "tcp_reset;", "icmp4;", "icmp6;", "sctp_abort;"} {
+			if t == r {
+				return trace.VerdictReject
+			}
+		}
+	}
+	if strings.Contains(s, `output("`) {
+		return trace.VerdictOutput
+	}
+	return trace.VerdictDrop
+}
+
+// TestDifferentialOVNTrace runs every packet of diffCases through the real
+// ovn-northd 23.03 + ovn-trace and through aclc trace (on the flows aclc
+// compiles from the same live NB), and requires the same --minimal output
+// (so the same nesting of ct_next / ct_lb_mark recirculations and the same
+// output, drop or reject), the same sequence of conntrack actions
+// (ct_next, ct_lb_mark, ct_commit, ct_commit_nat, from ovn-trace's
+// detailed output) and the same verdict.
+func TestDifferentialOVNTrace(t *testing.T) {
+	testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-nbctl", "ovn-sbctl", "ovn-trace")
+	sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+
+	cases := diffCases()
+	total, fixtures := 0, 0
+	for _, c := range cases {
+		t.Run(strings.TrimSuffix(c.fixture[strings.LastIndexByte(c.fixture, '/')+1:], ".yaml"), func(t *testing.T) {
+			snap, err := nbschema.LoadFixture(c.fixture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			loadNB(t, ctx, sb, snap)
+			live, err := nbschema.LoadLive(ctx, nbschema.Options{Remotes: sb.NB})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := trace.New(live, compile.Compile(live).Flows)
+			fixtures++
+			for _, p := range c.packets {
+				total++
+				t.Run(p.name, func(t *testing.T) {
+					args := []string{"--db=" + sb.SB}
+					var opt trace.Options
+					for _, s := range p.ct {
+						args = append(args, "--ct", s)
+						st, err := trace.ParseCTState(s)
+						if err != nil {
+							t.Fatal(err)
+						}
+						opt.CT = append(opt.CT, st)
+					}
+					minimal, err := sb.Run(ctx, "ovn-trace", append(append([]string{}, args...), "--minimal", p.flow)...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					detailed, err := sb.Run(ctx, "ovn-trace", append(append([]string{}, args...), "--detailed", p.flow)...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res, err := tr.Trace(p.flow, opt)
+					if err != nil {
+						t.Fatalf("aclc trace: %v", err)
+					}
+					if diff := cmp.Diff(minimalBody(minimal), minimalBody(res.Minimal())); diff != "" {
+						t.Errorf("--minimal differs (-ovn-trace +aclc):\n%s", diff)
+					}
+					if diff := cmp.Diff(ctOpsOfDetailed(detailed), res.CTOps); diff != "" {
+						t.Errorf("conntrack actions differ (-ovn-trace +aclc):\n%s\novn-trace:\n%s", diff, detailed)
+					}
+					if got, want := res.Verdict, verdictOfMinimal(minimal); got != want {
+						t.Errorf("verdict: aclc %s, ovn-trace %s", got, want)
+					}
+					if t.Failed() {
+						var b strings.Builder
+						res.WriteDetailed(&b)
+						t.Logf("aclc trace --detailed:\n%s", b.String())
+					}
+				})
+			}
+		})
+	}
+	if total < 40 || fixtures < 10 {
+		t.Errorf("differential test too small: %d packets over %d fixtures (want ≥ 40 over ≥ 10)", total, fixtures)
+	}
+	t.Logf("%d packets over %d fixtures", total, fixtures)
+}
+
+// loadNB replaces the sandbox NB with snap and waits for northd.
+func loadNB(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, snap *nbschema.Snapshot) {
+	t.Helper()
+	nb, err := nbschema.Connect(ctx, nbschema.Options{Remotes: sb.NB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nb.Close()
+	if err := nbschema.Store(ctx, nb.Client, nbschema.NewSnapshot(), nbschema.StoreOptions{Replace: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nbschema.Store(ctx, nb.Client, snap, nbschema.StoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,338 @@
+package trace
+
+import (
+	"cmp"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+// Flow origins.
+const (
+	originCompiled = "compiled"
+	originModelled = "modelled"
+)
+
+// tflow is one flow of a datapath, ready to be matched and executed.
+type tflow struct {
+	f      lflow.Flow
+	origin string
+	always bool       // matches every packet (modelled --outport flow)
+	match  *expr.Expr // nil when always or when the match does not parse
+	err    error      // why the match or the actions do not parse
+	acts   []action
+}
+
+type tableKey struct {
+	p     lflow.Pipeline
+	table int
+}
+
+// dpModel is one logical switch as the tracer sees it.
+type dpModel struct {
+	name, uuid string
+	ls         *nbdb.LogicalSwitch
+	res        expr.Resolver
+	ports      map[string]*nbdb.LogicalSwitchPort // by name
+	tables     map[tableKey][]*tflow
+	modelled   []string // names of the non-ACL stages given modelled flows
+}
+
+// withSvcMonitor adds the address set ovn-northd writes to the SB for
+// $svc_monitor_mac (NB_Global options:svc_monitor_mac; northd picks a
+// random MAC when unset, which no traced packet carries).
+type withSvcMonitor struct {
+	expr.Resolver
+	mac string
+}
+
+func (w withSvcMonitor) AddressSet(name string) ([]string, bool) {
+	if name == "svc_monitor_mac" {
+		if w.mac == "" {
+			return nil, true
+		}
+		return []string{w.mac}, true
+	}
+	return w.Resolver.AddressSet(name)
+}
+
+func newDPModel(s *nbschema.Snapshot, id string, flows *lflow.Datapath, outport string) (*dpModel, error) {
+	ls := s.Switches[id]
+	r, err := expr.NewSnapshotResolver(s, id)
+	if err != nil {
+		return nil, err
+	}
+	d := &dpModel{
+		name: ls.Name, uuid: id, ls: ls,
+		res:    withSvcMonitor{Resolver: r, mac: s.GlobalOption("svc_monitor_mac")},
+		ports:  map[string]*nbdb.LogicalSwitchPort{},
+		tables: map[tableKey][]*tflow{},
+	}
+	for _, pid := range ls.Ports {
+		if p := s.Ports[pid]; p != nil {
+			d.ports[p.Name] = p
+		}
+	}
+	if flows != nil {
+		for _, f := range flows.Flows {
+			if f.Stage.IsACLStage() {
+				d.addFlow(f, originCompiled)
+			}
+		}
+	}
+	d.modelLB(s)
+	d.modelL2(s, outport)
+	d.add(lflow.OutApplyPortSec, 0, "1", "output;", "")
+	for k, fs := range d.tables {
+		slices.SortStableFunc(fs, func(a, b *tflow) int {
+			if c := cmp.Compare(b.f.Priority, a.f.Priority); c != 0 {
+				return c
+			}
+			return lflow.Compare(a.f, b.f)
+		})
+		d.tables[k] = fs
+	}
+	return d, nil
+}
+
+func (d *dpModel) addFlow(f lflow.Flow, origin string) *tflow {
+	tf := &tflow{f: f, origin: origin}
+	if f.Match == "1" {
+		tf.always = true
+	} else if e, err := expr.Parse(f.Match, d.res); err != nil {
+		tf.err = fmt.Errorf("match does not parse (ovn-controller would not install the flow): %w", err)
+	} else {
+		tf.match = e
+	}
+	if acts, err := parseActions(f.Actions); err != nil {
+		tf.err = fmt.Errorf("actions do not parse: %w", err)
+	} else {
+		tf.acts = acts
+	}
+	k := tableKey{f.Stage.Pipeline(), f.Stage.Table()}
+	d.tables[k] = append(d.tables[k], tf)
+	return tf
+}
+
+// add adds a modelled flow for a stage aclc does not compile.
+func (d *dpModel) add(st lflow.Stage, prio int, match, actions, source string) *tflow {
+	if !slices.Contains(d.modelled, st.Name()) {
+		d.modelled = append(d.modelled, st.Name())
+	}
+	return d.addFlow(lflow.Flow{Stage: st, Priority: prio, Match: match, Actions: actions, Source: source}, originModelled)
+}
+
+// switchLBs returns the load balancers of ls, direct and through groups.
+func switchLBs(s *nbschema.Snapshot, ls *nbdb.LogicalSwitch) []*nbdb.LoadBalancer {
+	seen := map[string]bool{}
+	var out []*nbdb.LoadBalancer
+	addLB := func(id string) {
+		if lb := s.LoadBalancers[id]; lb != nil && !seen[id] {
+			seen[id] = true
+			out = append(out, lb)
+		}
+	}
+	for _, id := range ls.LoadBalancer {
+		addLB(id)
+	}
+	for _, gid := range ls.LoadBalancerGroup {
+		if g := s.LBGroups[gid]; g != nil {
+			for _, id := range g.LoadBalancer {
+				addLB(id)
+			}
+		}
+	}
+	return out
+}
+
+// parseLBKey parses "IP", "IP:PORT", "[IPv6]:PORT" or "[IPv6]" as OVS's
+// inet_parse_active does for load balancer VIPs, backends and --lb-dst.
+func parseLBKey(key string) (netip.Addr, uint16, bool) {
+	host, port := strings.TrimSpace(key), ""
+	if strings.HasPrefix(host, "[") {
+		end := strings.IndexByte(host, ']')
+		if end < 0 {
+			return netip.Addr{}, 0, false
+		}
+		rest := host[end+1:]
+		host = host[1:end]
+		if rest != "" {
+			if !strings.HasPrefix(rest, ":") {
+				return netip.Addr{}, 0, false
+			}
+			port = rest[1:]
+		}
+	} else if strings.Count(host, ":") == 1 {
+		host, port, _ = strings.Cut(host, ":")
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil || ip.Zone() != "" {
+		return netip.Addr{}, 0, false
+	}
+	var p uint64
+	if port != "" {
+		if p, err = strconv.ParseUint(port, 10, 16); err != nil {
+			return netip.Addr{}, 0, false
+		}
+	}
+	return ip.Unmap(), uint16(p), true
+}
+
+func lbProto(lb *nbdb.LoadBalancer) string {
+	if lb.Protocol != nil && (*lb.Protocol == "udp" || *lb.Protocol == "sctp") {
+		return string(*lb.Protocol)
+	}
+	return "tcp"
+}
+
+// modelLB adds the ls_in_lb VIP flows (northd build_lb_rules) and the
+// ls_in_pre_hairpin flow (build_lb_hairpin) of a switch with load
+// balancers: these stages are not compiled by aclc, but their ct_lb_mark
+// is a conntrack recirculation the trace must follow.
+func (d *dpModel) modelLB(s *nbschema.Snapshot) {
+	hasVIP := false
+	for _, lb := range switchLBs(s, d.ls) {
+		if len(lb.Vips) > 0 {
+			hasVIP = true
+		}
+		if lb.Options["template"] == "true" {
+			continue
+		}
+		proto := lbProto(lb)
+		for _, key := range nbschema.SortedKeys(lb.Vips) {
+			ip, port, ok := parseLBKey(key)
+			if !ok {
+				continue
+			}
+			var backends []string
+			valid := true
+			for _, tok := range strings.Split(lb.Vips[key], ",") {
+				if strings.TrimSpace(tok) == "" {
+					continue
+				}
+				bip, bport, ok := parseLBKey(tok)
+				if !ok || bip.Is4() != ip.Is4() || (port != 0) != (bport != 0) {
+					valid = false
+					break
+				}
+				b := bip.String()
+				if !bip.Is4() {
+					b = "[" + b + "]"
+				}
+				if bport != 0 {
+					b += ":" + strconv.Itoa(int(bport))
+				}
+				backends = append(backends, b)
+			}
+			if !valid {
+				continue
+			}
+			family := "ip4"
+			if !ip.Is4() {
+				family = "ip6"
+			}
+			m := "ct.new && " + family + ".dst == " + ip.String()
+			prio := 110
+			if port != 0 {
+				m += " && " + proto + ".dst == " + strconv.Itoa(int(port))
+				prio = 120
+			}
+			a := "reg0[1] = 0; "
+			switch {
+			case len(backends) > 0:
+				a += "ct_lb_mark(backends=" + strings.Join(backends, ",") + ");"
+			case lb.Options["reject"] == "true":
+				a += "reg0 = 0; reject { outport <-> inport; next(pipeline=egress,table=" +
+					strconv.Itoa(lflow.OutQoSMark.Table()) + ");};"
+			default:
+				a += "drop;"
+			}
+			d.add(lflow.InLB, prio, m, a, lb.UUID)
+		}
+	}
+	if hasVIP {
+		d.add(lflow.InLB, 0, "1", "next;", "")
+		d.add(lflow.InPreHairpin, 100, "ip && ct.trk", "reg0[6] = chk_lb_hairpin(); reg0[12] = chk_lb_hairpin_reply(); next;", "")
+		d.add(lflow.InPreHairpin, 0, "1", "next;", "")
+	}
+}
+
+// modelL2 adds the ls_in_l2_lkup flows that pick the output port: the
+// explicit one if outport is given, else one per port MAC address (northd
+// build_lswitch_ip_unicast_lookup), multicast to the flood group, and a
+// default that drops (no FDB, no "unknown" port modelled).
+func (d *dpModel) modelL2(s *nbschema.Snapshot, outport string) {
+	if outport != "" {
+		tf := d.add(lflow.InL2Lkup, 65535, "1", "outport = "+strconv.Quote(outport)+"; output;", "")
+		tf.f.Match = "1 /* --outport or the microflow's outport */"
+		return
+	}
+	d.add(lflow.InL2Lkup, 70, "eth.mcast", `outport = "_MC_flood"; output;`, "")
+	for _, name := range slices.Sorted(mapKeys(d.ports)) {
+		p := d.ports[name]
+		for _, a := range p.Addresses {
+			if a == "dynamic" && p.DynamicAddresses != nil {
+				a = *p.DynamicAddresses
+			}
+			f := strings.Fields(a)
+			if len(f) == 0 {
+				continue
+			}
+			mac := f[0]
+			if mac == "router" {
+				mac = ""
+				if rp := routerPort(s, p); rp != nil {
+					mac = strings.Fields(rp.MAC + " ")[0]
+				}
+			}
+			if _, err := parseMAC(mac); err != nil {
+				continue
+			}
+			d.add(lflow.InL2Lkup, 50, "eth.dst == "+strings.ToLower(mac), "outport = "+strconv.Quote(p.Name)+"; output;", p.UUID)
+		}
+	}
+	d.add(lflow.InL2Lkup, 0, "1", "drop;", "")
+}
+
+func routerPort(s *nbschema.Snapshot, p *nbdb.LogicalSwitchPort) *nbdb.LogicalRouterPort {
+	name := p.Options["router-port"]
+	for _, rp := range s.RouterPorts {
+		if rp.Name == name {
+			return rp
+		}
+	}
+	return nil
+}
+
+func parseMAC(s string) ([6]byte, error) {
+	var m [6]byte
+	parts := strings.Split(s, ":")
+	if len(parts) != 6 {
+		return m, fmt.Errorf("bad MAC %q", s)
+	}
+	for i, p := range parts {
+		v, err := strconv.ParseUint(p, 16, 8)
+		if err != nil || len(p) != 2 {
+			return m, fmt.Errorf("bad MAC %q", s)
+		}
+		m[i] = byte(v)
+	}
+	return m, nil
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
