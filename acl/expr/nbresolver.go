@@ -12,8 +12,8 @@ import (
 // addresses, PortGroups a name to its ports on the datapath in question (a
 // group absent from PortGroups does not exist there).
 type MapResolver struct {
-	AddressSets map[string][]string
-	PortGroups  map[string][]string
+	AddressSets map[string][]string // address set name → addresses
+	PortGroups  map[string][]string // port group name → port names
 }
 
 // AddressSet implements Resolver.

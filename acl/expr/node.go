@@ -87,8 +87,8 @@ type Field struct {
 	Ofs, NBits int
 }
 
-// String prints the field as OVN's expr_field_format: "name", "name[n]" or
-// "name[lo..hi]"; a slice selecting the whole field prints as the name.
+// String prints the field as written, in OVN's expr_field_format notation:
+// "name", "name[n]" or "name[lo..hi]".
 func (f Field) String() string {
 	var b strings.Builder
 	f.writeTo(&b)
@@ -199,49 +199,47 @@ func (s ConstSet) writeTo(b *strings.Builder) {
 // a && b && c. OVN forbids mixing the two without parentheses, so a chain
 // has exactly one operator.
 type Binary struct {
-	Pos int
-	// Or is true for ||, false for &&.
-	Or bool
-	// Terms holds two or more operands.
-	Terms []Node
+	Pos   int    // byte offset of the first operand
+	Or    bool   // true for ||, false for &&
+	Terms []Node // two or more operands
 }
 
 // Not is `!' applied to an atomic operand (a parenthesized expression, a
-// bare field test or a function call).
+// bare field test, a 0/1 literal or a function call).
 type Not struct {
-	Pos int
-	X   Node
+	Pos int  // byte offset of the `!'
+	X   Node // the operand
 }
 
 // Paren is a parenthesized expression.
 type Paren struct {
-	Pos int
-	X   Node
+	Pos int  // byte offset of the `('
+	X   Node // the enclosed expression
 }
 
 // Bool is a literal 0 (false) or 1 (true).
 type Bool struct {
-	Pos   int
-	Value bool
+	Pos   int  // byte offset of the literal
+	Value bool // true for 1
 }
 
 // FieldTest is a field or predicate written without an operator: `tcp',
 // `reg0[3]', or (only under `!') a multi-bit field such as `!reg0'. It means
 // field != 0.
 type FieldTest struct {
-	Pos   int
-	Field Field
+	Pos   int   // byte offset of the field name
+	Field Field // the tested field
 }
 
 // Cmp compares a field with a constant set: tcp.dst == {80, 443}, or with
 // the constant first, 80 == tcp.dst (then Op is as written and ConstFirst is
 // set; the comparison means `field Op.Turn() constants').
 type Cmp struct {
-	Pos        int
-	Field      Field
-	Op         Relop
-	Values     ConstSet
-	ConstFirst bool
+	Pos        int      // byte offset of the first token
+	Field      Field    // the compared field
+	Op         Relop    // the operator as written
+	Values     ConstSet // the constant or set
+	ConstFirst bool     // written as `constants Op field'
 }
 
 // FieldOp returns the operator as applied with the field on the left.
@@ -255,46 +253,74 @@ func (c *Cmp) FieldOp() Relop {
 // Range is the two-sided comparison `Low LowOp field HighOp High', such as
 // 1000 <= tcp.dst <= 2000 or 2000 > tcp.dst > 1000.
 type Range struct {
-	Pos    int
-	Low    ConstSet
-	LowOp  Relop
-	Field  Field
-	HighOp Relop
-	High   ConstSet
+	Pos    int      // byte offset of Low
+	Low    ConstSet // the left constant
+	LowOp  Relop    // operator between Low and the field
+	Field  Field    // the compared field
+	HighOp Relop    // operator between the field and High
+	High   ConstSet // the right constant
 }
 
 // ChassisResident is is_chassis_resident("port").
 type ChassisResident struct {
-	Pos int
-	// Text is the string literal as written; Port is its value.
-	Text, Port string
+	Pos  int    // byte offset of is_chassis_resident
+	Text string // the string literal as written
+	Port string // its value
 }
 
-// Position implementations.
+// Position returns the byte offset of the node.
+func (n *Binary) Position() int { return n.Pos }
 
-func (n *Binary) Position() int          { return n.Pos }
-func (n *Not) Position() int             { return n.Pos }
-func (n *Paren) Position() int           { return n.Pos }
-func (n *Bool) Position() int            { return n.Pos }
-func (n *FieldTest) Position() int       { return n.Pos }
-func (n *Cmp) Position() int             { return n.Pos }
-func (n *Range) Position() int           { return n.Pos }
+// Position returns the byte offset of the node.
+func (n *Not) Position() int { return n.Pos }
+
+// Position returns the byte offset of the node.
+func (n *Paren) Position() int { return n.Pos }
+
+// Position returns the byte offset of the node.
+func (n *Bool) Position() int { return n.Pos }
+
+// Position returns the byte offset of the node.
+func (n *FieldTest) Position() int { return n.Pos }
+
+// Position returns the byte offset of the node.
+func (n *Cmp) Position() int { return n.Pos }
+
+// Position returns the byte offset of the node.
+func (n *Range) Position() int { return n.Pos }
+
+// Position returns the byte offset of the node.
 func (n *ChassisResident) Position() int { return n.Pos }
+
+// String prints the node as canonical source text.
+func (n *Binary) String() string { return str(n) }
+
+// String prints the node as canonical source text.
+func (n *Not) String() string { return str(n) }
+
+// String prints the node as canonical source text.
+func (n *Paren) String() string { return str(n) }
+
+// String prints the node as canonical source text.
+func (n *Bool) String() string { return str(n) }
+
+// String prints the node as canonical source text.
+func (n *FieldTest) String() string { return str(n) }
+
+// String prints the node as canonical source text.
+func (n *Cmp) String() string { return str(n) }
+
+// String prints the node as canonical source text.
+func (n *Range) String() string { return str(n) }
+
+// String prints the node as canonical source text.
+func (n *ChassisResident) String() string { return str(n) }
 
 func str(n Node) string {
 	var b strings.Builder
 	n.writeTo(&b)
 	return b.String()
 }
-
-func (n *Binary) String() string          { return str(n) }
-func (n *Not) String() string             { return str(n) }
-func (n *Paren) String() string           { return str(n) }
-func (n *Bool) String() string            { return str(n) }
-func (n *FieldTest) String() string       { return str(n) }
-func (n *Cmp) String() string             { return str(n) }
-func (n *Range) String() string           { return str(n) }
-func (n *ChassisResident) String() string { return str(n) }
 
 func (n *Binary) writeTo(b *strings.Builder) {
 	op := " && "

@@ -1,0 +1,28 @@
+// Package expr implements OVN 23.03's logical-flow match language, the
+// language of ACL matches: a lexer and recursive-descent parser that accept
+// exactly what OVN's lib/lex.c and lib/expr.c accept (with OVN's error
+// messages plus a byte offset), the 23.03 symbol table of
+// lib/logical-fields.c, warnings for dubious-but-accepted constructs, and an
+// evaluator with ovn-trace's semantics over a Microflow.
+//
+// Parse returns an *Expr whose Root is a tree of Nodes (Binary, Not, Paren,
+// Bool, FieldTest, Cmp, Range, ChassisResident). Every node records its byte
+// offset and prints back with String; printing is canonical, so
+// Parse(e.String()).String() == e.String().
+//
+// $address_set and @port_group references are resolved through a Resolver;
+// a nil Resolver assumes every reference exists. NewSnapshotResolver builds
+// the Resolver ovn-controller would see on one logical switch from an NB
+// snapshot.
+//
+// Eval evaluates an expression against a Microflow the way ovn-trace does:
+// prerequisites are ANDed into every comparison (and are not negated by
+// `!'), predicates expand, sets resolve. A Microflow can be filled field by
+// field (Set("reg0[16]", 1), Set("ip4.src", "10.0.0.1")) or from an
+// ovn-trace style description with ParseMicroflow.
+//
+// The behaviour is pinned by oracle tests against the real OVN 23.03
+// binaries: testdata/corpus.txt (expressions labelled by ovn-trace's flow
+// parser) and testdata/eval.txt (expression × microflow results from
+// ovn-trace); see docs/match-language.md.
+package expr
