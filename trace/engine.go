@@ -570,7 +570,9 @@ func (r *run) trace(m *expr.Microflow, p lflow.Pipeline, table int, super *Node)
 				st.Name(), len(tie)+1, tf.f.Priority, tf.f.Match)
 		}
 		if isDecisionStage(st) {
-			if prev := r.decided[p]; prev == nil || fi.ACL != nil || prev.ACL == nil {
+			// A later flow overrides the decision unless it is a
+			// stage's "1" default or the earlier one came from an ACL.
+			if prev := r.decided[p]; prev == nil || fi.ACL != nil || (prev.ACL == nil && !tf.always) {
 				r.decided[p] = fi
 			}
 		}
