@@ -80,6 +80,10 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 		}
 	}
 	for _, pg := range od.pgs {
+		if sh := g.shared[pg.UUID]; sh != nil {
+			b.addRun(sh.aclStageFlows(g, hasStateful))
+			continue
+		}
 		for _, id := range pg.ACLs {
 			acl, ok := g.s.ACLs[id]
 			if !ok {

@@ -11,7 +11,10 @@
 package compile
 
 import (
+	"cmp"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/aclc/aclc/lflow"
@@ -31,6 +34,7 @@ type Result struct {
 // Compile builds the ACL-stage flows of every logical switch in s.
 func Compile(s *nbschema.Snapshot) *Result {
 	g := newGlobal(s)
+	g.shared = g.newShared()
 	ids := nbschema.SortedKeys(s.Switches)
 	dps := make([]*lflow.Datapath, len(ids))
 	probs := make([][]Problem, len(ids))
@@ -39,7 +43,9 @@ func Compile(s *nbschema.Snapshot) *Result {
 	parallel(len(ids), 1, func(i int) { dps[i], probs[i] = g.compileSwitch(ids[i]) })
 
 	res := &Result{Flows: &lflow.Listing{Datapaths: dps}}
-	res.Flows.Sort()
+	slices.SortFunc(dps, func(a, b *lflow.Datapath) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.UUID, b.UUID))
+	})
 	for _, p := range probs {
 		res.Problems = append(res.Problems, p...)
 	}

@@ -28,6 +28,9 @@ type global struct {
 	pgNames    map[string]bool
 	aclOwners  map[string]string // ACL UUID -> "Logical_Switch sw0" / "Port_Group pg1"
 	pgACLFlows sync.Map          // aclFlowKey -> []aclFlow, shared by every switch of a port group
+	// shared is, in a full Compile only, the per-port-group flows and
+	// facts every switch of the group shares (nil: compute per switch).
+	shared map[string]*pgShared
 }
 
 func newGlobal(s *nbschema.Snapshot) *global {
@@ -173,6 +176,11 @@ func (g *global) datapath(id string) *datapath {
 		}
 	}
 	for _, pg := range od.pgs {
+		if sh := g.shared[pg.UUID]; sh != nil {
+			od.hasACLs = od.hasACLs || len(pg.ACLs) > 0
+			od.hasStatefulACL = od.hasStatefulACL || sh.info(g).hasStateful
+			continue
+		}
 		for _, a := range pg.ACLs {
 			od.hasACLs = true
 			if acl, ok := s.ACLs[a]; ok && acl.Action == "allow-related" {

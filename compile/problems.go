@@ -86,6 +86,13 @@ func (g *global) switchProblems(od *datapath) []Problem {
 		check(acl)
 	}
 	for _, pg := range od.pgs {
+		if sh := g.shared[pg.UUID]; sh != nil {
+			// Only these can have a problem here: see pgShared.
+			for _, acl := range sh.info(g).foreign {
+				check(acl)
+			}
+			continue
+		}
 		for _, id := range pg.ACLs {
 			if acl, ok := g.s.ACLs[id]; ok {
 				check(acl)

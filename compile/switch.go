@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/aclc/aclc/lflow"
@@ -37,6 +38,16 @@ const (
 // builder collects the flows of one datapath.
 type builder struct {
 	flows []lflow.Flow
+	// runs are shared flow lists, each sorted, that belong to the
+	// datapath too (a port group's flows in a full Compile).
+	runs [][]lflow.Flow
+}
+
+// addRun adds the sorted, shared flows of run (not copied, not modified).
+func (b *builder) addRun(run []lflow.Flow) {
+	if len(run) > 0 {
+		b.runs = append(b.runs, run)
+	}
 }
 
 func (b *builder) add(st lflow.Stage, prio int, match, actions string) {
@@ -49,7 +60,13 @@ func (b *builder) addFrom(st lflow.Stage, prio int, match, actions, source strin
 
 func (g *global) compileSwitch(id string) (*lflow.Datapath, []Problem) {
 	od := g.datapath(id)
-	b := &builder{flows: make([]lflow.Flow, 0, 64+4*len(od.acls))}
+	n := len(od.acls)
+	if g.shared == nil {
+		for _, pg := range od.pgs {
+			n += len(pg.ACLs)
+		}
+	}
+	b := &builder{flows: make([]lflow.Flow, 0, 64+3*n)}
 	g.buildPreACLs(od, b)
 	g.buildPreLB(od, b)
 	g.buildPreStateful(od, b)
@@ -57,7 +74,14 @@ func (g *global) compileSwitch(id string) (*lflow.Datapath, []Problem) {
 	g.buildACLs(od, b)
 	g.buildStateful(od, b)
 	g.buildLBPreStateful(od, b)
-	dp := &lflow.Datapath{Name: od.ls.Name, Name2: od.ls.ExternalIDs["neutron:network_name"], UUID: id, Flows: b.flows}
+	flows := b.flows
+	if g.shared != nil {
+		// Full Compile: the shared runs are sorted; sort the switch's own
+		// flows and merge, which leaves the datapath sorted.
+		slices.SortFunc(flows, lflow.Compare)
+		flows = mergeSorted(append(b.runs, flows))
+	}
+	dp := &lflow.Datapath{Name: od.ls.Name, Name2: od.ls.ExternalIDs["neutron:network_name"], UUID: id, Flows: flows}
 	return dp, g.switchProblems(od)
 }
 
@@ -78,19 +102,22 @@ func (g *global) skipPortFromConntrack(od *datapath, b *builder, name string, in
 func (g *global) buildStatelessFilters(od *datapath, b *builder) {
 	add := func(id string) {
 		acl, ok := g.s.ACLs[id]
-		if !ok || acl.Action != "allow-stateless" {
+		if !ok {
 			return
 		}
-		st := lflow.OutPreACL
-		if acl.Direction == "from-lport" {
-			st = lflow.InPreACL
+		if f, ok := statelessFilter(acl); ok {
+			f.Source = id
+			b.flows = append(b.flows, f)
 		}
-		b.addFrom(st, acl.Priority+aclPriorityOffset, acl.Match, regbitACLStateless+" = 1; next;", id)
 	}
 	for _, id := range od.ls.ACLs {
 		add(id)
 	}
 	for _, pg := range od.pgs {
+		if sh := g.shared[pg.UUID]; sh != nil {
+			b.addRun(sh.statelessFlows(g))
+			continue
+		}
 		for _, id := range pg.ACLs {
 			add(id)
 		}
