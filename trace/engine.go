@@ -133,6 +133,9 @@ type Result struct {
 	Verdict   Verdict    `json:"verdict"`
 	Outputs   []string   `json:"outputs,omitempty"`
 	Decisions []Decision `json:"decisions,omitempty"`
+	// Stateless lists, per pipeline, the allow-stateless ACL whose
+	// ls_*_pre_acl flow kept the packet out of conntrack.
+	Stateless []Decision `json:"stateless,omitempty"`
 	// PassThrough names the stages outside aclc's set the packet went
 	// through without their flows; Modelled the non-ACL stages whose
 	// flows aclc models from the NB.
@@ -353,7 +356,8 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 	if outport == "" && getInt(m, "eth.dst").Sign() == 0 {
 		return nil, inputErrorf("microflow: eth.dst is not set, and ls_in_l2_lkup needs it to choose the output port (give eth.dst == MAC, outport == \"PORT\" or --outport)")
 	}
-	r := &run{t: t, dp: dp, opt: opt, passed: map[string]bool{}, decided: map[lflow.Pipeline]*FlowInfo{}}
+	r := &run{t: t, dp: dp, opt: opt, passed: map[string]bool{},
+		decided: map[lflow.Pipeline]*FlowInfo{}, bypass: map[lflow.Pipeline]*FlowInfo{}}
 	if r.opt.MaxRecirculations <= 0 {
 		r.opt.MaxRecirculations = DefaultMaxRecirculations
 	}
@@ -388,6 +392,11 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 	for _, p := range []lflow.Pipeline{lflow.Ingress, lflow.Egress} {
 		if f := r.decided[p]; f != nil {
 			res.Decisions = append(res.Decisions, Decision{Pipeline: p.String(), Flow: f})
+		}
+	}
+	for _, p := range []lflow.Pipeline{lflow.Ingress, lflow.Egress} {
+		if f := r.bypass[p]; f != nil {
+			res.Stateless = append(res.Stateless, Decision{Pipeline: p.String(), Flow: f})
 		}
 	}
 	if res.Verdict != VerdictOutput && r.terminal != nil && !r.terminalIsDecision {
@@ -447,6 +456,9 @@ type run struct {
 	warnings  []string
 	passed    map[string]bool
 	decided   map[lflow.Pipeline]*FlowInfo
+	// bypass is the allow-stateless ACL whose pre-ACL flow kept the
+	// packet out of conntrack, per pipeline.
+	bypass map[lflow.Pipeline]*FlowInfo
 	// terminal is the last flow whose actions ended a path without
 	// passing the packet on.
 	terminal           *FlowInfo
@@ -568,6 +580,9 @@ func (r *run) trace(m *expr.Microflow, p lflow.Pipeline, table int, super *Node)
 		if len(tie) > 0 {
 			r.warnf("%s: %d flows match at priority %d with different actions; OVN's choice among them is undefined (aclc takes match=(%s))",
 				st.Name(), len(tie)+1, tf.f.Priority, tf.f.Match)
+		}
+		if (st == lflow.InPreACL || st == lflow.OutPreACL) && fi.ACL != nil {
+			r.bypass[p] = fi
 		}
 		if isDecisionStage(st) {
 			// A later flow overrides the decision unless it is a

@@ -37,6 +37,14 @@ func (r *Result) Summary() string {
 			b.WriteString(d.Pipeline + ": " + d.String())
 		}
 	}
+	for i, d := range r.Stateless {
+		if i == 0 {
+			b.WriteString("; conntrack skipped by ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.Pipeline + ": " + d.String())
+	}
 	if r.Truncated {
 		b.WriteString(" (trace truncated)")
 	}
