@@ -1,0 +1,99 @@
+package expr
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCLIMatchCheck builds aclc and runs `aclc match check`, the command
+// line face of this package (cmd/aclc/match.go).
+func TestCLIMatchCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cmd/aclc")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "aclc")
+	if out, err := exec.Command(gobin, "build", "-o", bin, "github.com/aclc/aclc/cmd/aclc").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	fixture := filepath.Join(t.TempDir(), "nb.yaml")
+	writeFile(t, fixture, `
+address_sets:
+  - {name: as1, addresses: ["10.0.0.1"]}
+switches:
+  - name: sw0
+    ports:
+      - {name: p1, addresses: ["00:00:00:00:00:01 10.0.0.1"]}
+  - name: sw1
+port_groups:
+  - {name: pg, ports: [p1]}
+`)
+	tests := []struct {
+		name       string
+		args       []string
+		stdin      string
+		wantOut    string
+		wantErr    string // substring of stderr
+		wantStatus int
+	}{
+		{name: "args", args: []string{"ip4 && tcp.dst == 80", "tcp && udp || ip4", "inport == @anything"},
+			wantOut:    "ok\nerror: offset 11: && and || must be parenthesized when used together.\nok\n",
+			wantStatus: 1},
+		{name: "all ok", args: []string{"ip4", "!reg0"}, wantOut: "ok\nok\n"},
+		{name: "stdin", stdin: "ip4.src == 10.0.0.0/8\nreg10 == 1\n\n",
+			wantOut:    "ok\nerror: offset 0: Syntax error at `reg10' expecting field name.\nerror: offset 0: Syntax error at end of input expecting constant.\n",
+			wantStatus: 1},
+		{name: "warnings", args: []string{"-W", "ip4.src == 10.0.0.1/24"}, wantOut: "ok\n",
+			wantErr: "warning: 1: offset 11: host-bits:"},
+		{name: "fixture sw0", args: []string{fixture, "--datapath", "sw0", "outport == @pg", "ip4.src == $pg_ip4", "ip4.src == $nope"},
+			wantOut:    "ok\nok\nerror: offset 11: Syntax error at `$nope' expecting address set name.\n",
+			wantStatus: 1},
+		{name: "fixture sw1", args: []string{fixture, "--datapath", "sw1", "outport == @pg"},
+			wantOut:    "error: offset 11: Syntax error at `@pg' expecting port group name.\n",
+			wantStatus: 1},
+		{name: "datapath without NB", args: []string{"--datapath", "sw0", "ip4"}, wantErr: "--datapath needs", wantStatus: 2},
+		{name: "unknown datapath", args: []string{fixture, "--datapath", "nosuch", "ip4"}, wantErr: "no logical switch", wantStatus: 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, append([]string{"match", "check"}, tc.args...)...)
+			cmd.Stdin = strings.NewReader(tc.stdin)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			status := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				status = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.wantOut, stdout.String()); d != "" {
+				t.Errorf("stdout (-want +got):\n%s", d)
+			}
+			if status != tc.wantStatus {
+				t.Errorf("exit status %d, want %d (stderr %q)", status, tc.wantStatus, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.wantErr) {
+				t.Errorf("stderr %q does not contain %q", stderr.String(), tc.wantErr)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
