@@ -1,0 +1,88 @@
+package watch
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/lflow"
+)
+
+// DeltaRecord is one line of --deltas: what one change batch did.
+type DeltaRecord struct {
+	Seq  int       `json:"seq"`
+	Time time.Time `json:"time"`
+	// Initial: the first record, every flow added. Resync: the batch came
+	// from comparing the whole NB after a reconnect.
+	Initial bool `json:"initial,omitempty"`
+	Resync  bool `json:"resync,omitempty"`
+	// NB is the NB transaction(s) of the batch: every row it inserted,
+	// updated or deleted in the tables aclc follows.
+	NB []compile.RowOp `json:"nb"`
+	// CompileMicros is the engine's time for the delta.
+	CompileMicros int64 `json:"compile_us"`
+	// Recompiled datapaths; Full when every switch was rebuilt.
+	// Datapaths names every switch the batch changed, with its current
+	// name (and whether it was created or deleted).
+	Recompiled int         `json:"recompiled"`
+	Full       bool        `json:"full,omitempty"`
+	Added      []DeltaFlow `json:"added"`
+	Removed    []DeltaFlow `json:"removed"`
+	Datapaths  []DeltaDPOp `json:"datapaths,omitempty"`
+}
+
+// DeltaDPOp records a datapath created, deleted or renamed.
+type DeltaDPOp struct {
+	UUID    string `json:"uuid"`
+	Name    string `json:"name"`
+	Name2   string `json:"name2,omitempty"`
+	Created bool   `json:"created,omitempty"`
+	Deleted bool   `json:"deleted,omitempty"`
+}
+
+// DeltaFlow is one flow added or removed, with its datapath.
+type DeltaFlow struct {
+	Datapath     string `json:"datapath"`
+	DatapathUUID string `json:"datapath_uuid"`
+	Pipeline     string `json:"pipeline"`
+	Table        int    `json:"table"`
+	Stage        string `json:"stage"`
+	Priority     int    `json:"priority"`
+	Match        string `json:"match"`
+	Actions      string `json:"actions"`
+	Source       string `json:"source,omitempty"`
+}
+
+func deltaFlow(dd *compile.DatapathDelta, f lflow.Flow) DeltaFlow {
+	return DeltaFlow{Datapath: dd.Name, DatapathUUID: dd.UUID, Pipeline: f.Stage.Pipeline().String(),
+		Table: f.Stage.Table(), Stage: f.Stage.Name(), Priority: f.Priority, Match: f.Match, Actions: f.Actions, Source: f.Source}
+}
+
+// NewDeltaRecord builds the --deltas record of a batch.
+func NewDeltaRecord(b *Batch) *DeltaRecord {
+	d := b.Delta
+	r := &DeltaRecord{Seq: b.Seq, Time: time.Now().UTC(), Initial: b.Initial, Resync: b.Resync, NB: d.Changes,
+		CompileMicros: b.Compile.Microseconds(), Recompiled: d.Recompiled, Full: d.Full,
+		Added: []DeltaFlow{}, Removed: []DeltaFlow{}}
+	if r.NB == nil {
+		r.NB = []compile.RowOp{}
+	}
+	for i := range d.Datapaths {
+		dd := &d.Datapaths[i]
+		r.Datapaths = append(r.Datapaths, DeltaDPOp{UUID: dd.UUID, Name: dd.Name, Name2: dd.Name2, Created: dd.Created, Deleted: dd.Deleted})
+		for _, f := range dd.Removed {
+			r.Removed = append(r.Removed, deltaFlow(dd, f))
+		}
+		for _, f := range dd.Added {
+			r.Added = append(r.Added, deltaFlow(dd, f))
+		}
+	}
+	return r
+}
+
+func writeDeltaLine(w io.Writer, b *Batch) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(NewDeltaRecord(b))
+}

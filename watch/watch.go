@@ -1,0 +1,449 @@
+// Package watch follows a live OVN Northbound database and keeps the
+// ACL-stage logical flows aclc compiles for it up to date, change batch by
+// change batch, with the incremental engine of package compile.
+//
+// A Watcher monitors the NB tables the compiler reads through libovsdb
+// (reconnecting with backoff, probing an idle connection, following a
+// clustered NB across leader changes and dead members), turns every batch
+// of row changes into a delta of flows, and hands it on: as a JSON line
+// (Config.Deltas), as the full current flows in lflow-list format
+// (Config.WriteSnapshot), as Prometheus metrics, and, when a switch stops
+// needing conntrack or a port goes away, as flushes of the conntrack zones
+// concerned (see zones.go and docs/watch.md).
+package watch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"reflect"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ovn-kubernetes/libovsdb/model"
+
+	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema"
+)
+
+// Config says what a Watcher reads and where its results go.
+type Config struct {
+	// NB says how to reach the NB. Reconnect is always on.
+	NB nbschema.Options
+	// WriteSnapshot, when set, receives the full current flows in
+	// lflow-list format once the initial NB is compiled and after every
+	// batch that changed flows. It should replace its target atomically.
+	WriteSnapshot func(data []byte) error
+	// Deltas, when set, receives one JSON line per change batch.
+	Deltas io.Writer
+	// Zones maps logical switch ports to conntrack zones; with Flusher it
+	// enables zone flushes.
+	Zones ZoneSource
+	// Flusher flushes conntrack zones; nil disables flushes.
+	Flusher Flusher
+	// Log receives the watcher's log; nil means slog.Default().
+	Log *slog.Logger
+	// Metrics, when set, is updated as batches go by.
+	Metrics *Metrics
+	// Debounce is how long the watcher waits for more row events after
+	// the first one of a batch (default 2ms): the events of one NB
+	// transaction arrive together.
+	Debounce time.Duration
+	// ResyncEvery is the period of the full comparison of the engine with
+	// the NB cache that backs up the row events (default 60s; <0: never).
+	ResyncEvery time.Duration
+	// OnBatch, when set, is called after each batch has been emitted.
+	OnBatch func(*Batch)
+}
+
+// Batch is one change batch as the watcher emitted it.
+type Batch struct {
+	// Seq counts batches from 0 (the initial compile).
+	Seq int
+	// Initial is the first batch: every flow is "added".
+	Initial bool
+	// Resync is a batch that came from comparing the whole NB (after a
+	// reconnect), not from row events.
+	Resync bool
+	// Delta is the engine's delta.
+	Delta *compile.Delta
+	// Listing is the full current flows (shared with the engine: read only).
+	Listing *lflow.Listing
+	// Compile is the time the engine took for the delta; Latency the time
+	// from the first row event of the batch to the delta being emitted.
+	Compile, Latency time.Duration
+}
+
+// Watcher is one running watch.
+type Watcher struct {
+	cfg     Config
+	log     *slog.Logger
+	nb      *nbschema.NB
+	engine  *compile.Engine
+	track   *tracker
+	flusher *zoneFlusher
+	seq     int
+	tables  map[string]bool
+}
+
+// key names one NB row.
+type key struct{ table, uuid string }
+
+// tracker is the libovsdb cache event handler: it only records which rows
+// changed (level-triggered); the watcher reads their current content from
+// the cache when it processes the batch, so a late or repeated event can
+// never bring back an old version of a row.
+type tracker struct {
+	tables map[string]bool
+	mu     sync.Mutex
+	dirty  map[key]bool // true: seen as an add
+	first  time.Time
+	wake   chan struct{}
+}
+
+func newTracker(tables map[string]bool) *tracker {
+	return &tracker{tables: tables, dirty: map[key]bool{}, wake: make(chan struct{}, 1)}
+}
+
+func uuidOf(m model.Model) string {
+	v := reflect.ValueOf(m)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	if f := v.FieldByName("UUID"); f.IsValid() {
+		return f.String()
+	}
+	return ""
+}
+
+func (t *tracker) mark(table string, m model.Model, add bool) {
+	if !t.tables[table] || m == nil {
+		return
+	}
+	k := key{table, uuidOf(m)}
+	t.mu.Lock()
+	if len(t.dirty) == 0 {
+		t.first = time.Now()
+	}
+	t.dirty[k] = t.dirty[k] || add
+	t.mu.Unlock()
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+// OnAdd implements cache.EventHandler.
+func (t *tracker) OnAdd(table string, m model.Model) { t.mark(table, m, true) }
+
+// OnUpdate implements cache.EventHandler.
+func (t *tracker) OnUpdate(table string, _, m model.Model) { t.mark(table, m, false) }
+
+// OnDelete implements cache.EventHandler.
+func (t *tracker) OnDelete(table string, m model.Model) { t.mark(table, m, false) }
+
+// drain returns the dirty rows and the time of the first event.
+func (t *tracker) drain() (map[key]bool, time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d, first := t.dirty, t.first
+	t.dirty = map[key]bool{}
+	return d, first
+}
+
+func (t *tracker) pending() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.dirty)
+}
+
+// New checks cfg and returns a Watcher; Run starts it.
+func New(cfg Config) *Watcher {
+	if cfg.Debounce <= 0 {
+		cfg.Debounce = 2 * time.Millisecond
+	}
+	if cfg.ResyncEvery == 0 {
+		cfg.ResyncEvery = 60 * time.Second
+	}
+	cfg.NB.Reconnect = true
+	w := &Watcher{cfg: cfg, log: cfg.Log, tables: map[string]bool{}}
+	if w.log == nil {
+		w.log = slog.Default()
+	}
+	for _, t := range compile.EngineTables() {
+		w.tables[t] = true
+	}
+	return w
+}
+
+// Run connects, compiles the initial NB, and then follows it until ctx is
+// done (returning nil) or the NB cannot be reached at start.
+func (w *Watcher) Run(ctx context.Context) error {
+	nb, err := nbschema.Connect(ctx, w.cfg.NB)
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	defer nb.Close()
+	w.nb = nb
+	w.track = newTracker(w.tables)
+	// Handlers go in before Monitor, so that no change after the initial
+	// read is missed.
+	nb.Client.Cache().AddEventHandler(w.track)
+	start := time.Now()
+	if err := nb.Monitor(ctx); err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	snap, err := nb.Snapshot(ctx)
+	if err != nil {
+		return fmt.Errorf("watch: %w", err)
+	}
+	w.engine = compile.NewEngine(snap)
+	took := time.Since(start)
+	listing := w.engine.Listing()
+	initial := initialDelta(listing)
+	w.log.Info("initial NB compiled", "endpoint", nb.Client.CurrentEndpoint(), "switches", len(listing.Datapaths),
+		"flows", listing.NumFlows(), "took", took)
+	if w.cfg.Metrics != nil {
+		w.cfg.Metrics.setFlows(listing)
+	}
+	if err := w.emit(&Batch{Initial: true, Delta: initial, Listing: listing, Compile: took}); err != nil {
+		return err
+	}
+	if w.cfg.Flusher != nil && w.cfg.Zones != nil {
+		w.flusher = newZoneFlusher(w.cfg.Flusher, w.log, w.cfg.Metrics)
+		done := make(chan struct{})
+		fctx, cancel := context.WithCancel(context.Background())
+		go func() { w.flusher.run(fctx); close(done) }()
+		defer func() { cancel(); <-done }()
+	}
+	return w.loop(ctx)
+}
+
+// initialDelta is the delta from nothing to l.
+func initialDelta(l *lflow.Listing) *compile.Delta {
+	d := &compile.Delta{Recompiled: len(l.Datapaths), Full: true}
+	for _, dp := range l.Datapaths {
+		d.Datapaths = append(d.Datapaths, compile.DatapathDelta{UUID: dp.UUID, Name: dp.Name, Name2: dp.Name2,
+			Created: true, Added: dp.Flows})
+	}
+	return d
+}
+
+func (w *Watcher) loop(ctx context.Context) error {
+	poll := time.NewTicker(100 * time.Millisecond)
+	defer poll.Stop()
+	var resync <-chan time.Time
+	if w.cfg.ResyncEvery > 0 {
+		t := time.NewTicker(w.cfg.ResyncEvery)
+		defer t.Stop()
+		resync = t.C
+	}
+	connected, endpoint := true, w.nb.Client.CurrentEndpoint()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-w.track.wake:
+			w.settle(ctx)
+			if err := w.process(ctx); err != nil {
+				return err
+			}
+		case <-poll.C:
+			now, ep := w.nb.Client.Connected(), w.nb.Client.CurrentEndpoint()
+			if now && (!connected || ep != endpoint) {
+				w.log.Warn("NB reconnected", "endpoint", ep, "previous", endpoint)
+				if w.cfg.Metrics != nil {
+					w.cfg.Metrics.Reconnects.Inc()
+				}
+				if err := w.resync(ctx, "reconnect"); err != nil {
+					return err
+				}
+			} else if !now && connected {
+				w.log.Warn("NB connection lost; reconnecting", "endpoint", endpoint)
+			}
+			connected, endpoint = now, ep
+		case <-resync:
+			if err := w.resync(ctx, "periodic"); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// settle waits until no row event came for Debounce (at most 20
+// Debounces), so that a batch holds whole NB transactions.
+func (w *Watcher) settle(ctx context.Context) {
+	deadline := time.Now().Add(20 * w.cfg.Debounce)
+	n := w.track.pending()
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(w.cfg.Debounce):
+		}
+		m := w.track.pending()
+		if m == n {
+			return
+		}
+		n = m
+	}
+}
+
+// process turns the dirty rows into one batch.
+func (w *Watcher) process(ctx context.Context) error {
+	dirty, first := w.track.drain()
+	if len(dirty) == 0 {
+		return nil
+	}
+	cache := w.nb.Client.Cache()
+	if cache == nil {
+		return nil
+	}
+	keys := make([]key, 0, len(dirty))
+	for k, add := range dirty {
+		if add && w.engine.Row(k.table, k.uuid) != nil {
+			// An add of a row the engine already has: libovsdb purged
+			// and refilled its cache (a reconnect without a usable
+			// last transaction id), and deletions made meanwhile came
+			// with no event. Compare everything.
+			return w.resync(ctx, "cache refilled")
+		}
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].table != keys[j].table {
+			return keys[i].table < keys[j].table
+		}
+		return keys[i].uuid < keys[j].uuid
+	})
+	changes := make([]compile.RowChange, 0, len(keys))
+	for _, k := range keys {
+		var row model.Model
+		if t := cache.Table(k.table); t != nil {
+			row = t.Row(k.uuid)
+		}
+		changes = append(changes, compile.RowChange{Table: k.table, UUID: k.uuid, Row: row})
+	}
+	start := time.Now()
+	d := w.engine.Apply(changes)
+	took := time.Since(start)
+	if len(d.Changes) == 0 {
+		return nil
+	}
+	return w.emit(&Batch{Delta: d, Listing: w.engine.Listing(), Compile: took, Latency: time.Since(first)})
+}
+
+// resync compares the whole NB cache with the engine.
+func (w *Watcher) resync(ctx context.Context, why string) error {
+	w.track.drain()
+	snap, err := w.nb.Snapshot(ctx)
+	if err != nil {
+		w.log.Warn("resync: cannot read the NB cache; will retry", "err", err)
+		return nil
+	}
+	start := time.Now()
+	d := w.engine.Resync(snap)
+	took := time.Since(start)
+	if len(d.Changes) > 0 {
+		w.log.Info("resync changed the NB view", "why", why, "rows", len(d.Changes), "datapaths", len(d.Datapaths))
+	}
+	if len(d.Changes) == 0 {
+		return nil
+	}
+	return w.emit(&Batch{Resync: true, Delta: d, Listing: w.engine.Listing(), Compile: took, Latency: took})
+}
+
+// emit hands a batch on: deltas line, snapshot, metrics, then zone
+// flushes (once the new flows are out).
+func (w *Watcher) emit(b *Batch) error {
+	b.Seq = w.seq
+	w.seq++
+	if w.cfg.Deltas != nil {
+		if err := writeDeltaLine(w.cfg.Deltas, b); err != nil {
+			return fmt.Errorf("watch: write delta: %w", err)
+		}
+	}
+	if b.Latency == 0 {
+		b.Latency = b.Compile
+	}
+	if w.cfg.WriteSnapshot != nil && (b.Initial || !b.Delta.Empty()) {
+		data, err := listingText(b.Listing)
+		if err == nil {
+			err = w.cfg.WriteSnapshot(data)
+		}
+		if err != nil {
+			// A snapshot that cannot be written is reported; the watch
+			// goes on and the next batch tries again.
+			w.log.Error("cannot write the snapshot", "err", err)
+		}
+	}
+	if m := w.cfg.Metrics; m != nil {
+		m.observe(b)
+	}
+	if !b.Initial {
+		w.log.Info("batch", "seq", b.Seq, "rows", len(b.Delta.Changes), "recompiled", b.Delta.Recompiled,
+			"added", b.Delta.NumAdded(), "removed", b.Delta.NumRemoved(), "compile", b.Compile, "resync", b.Resync)
+	}
+	if w.flusher != nil {
+		w.scheduleFlushes(b.Delta)
+	}
+	if w.cfg.OnBatch != nil {
+		w.cfg.OnBatch(b)
+	}
+	return nil
+}
+
+func listingText(l *lflow.Listing) ([]byte, error) {
+	var buf bytesBuffer
+	if err := lflow.WriteText(&buf, l); err != nil {
+		return nil, err
+	}
+	return buf.b, nil
+}
+
+// bytesBuffer is a minimal io.Writer into a byte slice.
+type bytesBuffer struct{ b []byte }
+
+func (b *bytesBuffer) Write(p []byte) (int, error) {
+	b.b = append(b.b, p...)
+	return len(p), nil
+}
+
+// scheduleFlushes applies the zone-flush policy to one delta.
+func (w *Watcher) scheduleFlushes(d *compile.Delta) {
+	type why struct{ port, reason string }
+	zones := map[uint16]why{}
+	add := func(port, reason string) {
+		z, ok := w.cfg.Zones.Zone(port)
+		if !ok {
+			w.log.Info("no conntrack zone known for port; nothing to flush", "port", port, "reason", reason)
+			return
+		}
+		if _, dup := zones[z]; !dup {
+			zones[z] = why{port, reason}
+		}
+	}
+	for _, r := range d.ConntrackReleased {
+		for _, p := range r.Ports {
+			add(p, fmt.Sprintf("switch %s no longer needs conntrack (no stateful ACL, no load balancer VIP)", r.Switch))
+		}
+	}
+	for _, p := range d.DeletedPorts {
+		add(p, "port "+p+" deleted")
+	}
+	ids := make([]uint16, 0, len(zones))
+	for z := range zones {
+		ids = append(ids, z)
+	}
+	slices.Sort(ids)
+	for _, z := range ids {
+		w.flusher.enqueue(flushReq{zone: z, port: zones[z].port, reason: zones[z].reason})
+	}
+}
+
+// Run is New(cfg).Run(ctx).
+func Run(ctx context.Context, cfg Config) error { return New(cfg).Run(ctx) }
