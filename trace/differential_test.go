@@ -23,6 +23,13 @@ type packet struct {
 	ct   []string
 }
 
+// lbDst gives the --lb-dst of the packets that need one (ovn-trace picks
+// a random backend otherwise).
+var lbDst = map[string]string{
+	"vip2-lb-dst-allowed": "10.7.0.2:8443",
+	"vip2-lb-dst-dropped": "10.7.0.3:8443",
+}
+
 // diffCase is one fixture and the packets traced through it.
 type diffCase struct {
 	fixture string
@@ -153,6 +160,8 @@ func diffCases() []diffCase {
 			{"vip-new", sw7("10.7.0.100", "tcp && tcp.dst == 80"), []string{"new", "new", "new"}},
 			{"vip-est", sw7("10.7.0.100", "tcp && tcp.dst == 80"), []string{"est", "est"}},
 			{"vip-udp-drop", sw7("10.7.0.100", "udp && udp.dst == 80"), []string{"new", "new"}},
+			{"vip2-lb-dst-allowed", sw7("10.7.0.101", "tcp && tcp.dst == 443"), []string{"new", "new", "new"}},
+			{"vip2-lb-dst-dropped", sw7("10.7.0.101", "tcp && tcp.dst == 443"), []string{"new", "new", "new"}},
 		}},
 	}
 }
@@ -249,7 +258,10 @@ func TestDifferentialOVNTrace(t *testing.T) {
 				total++
 				t.Run(p.name, func(t *testing.T) {
 					args := []string{"--db=" + sb.SB}
-					var opt trace.Options
+					opt := trace.Options{LBDst: lbDst[p.name]}
+					if opt.LBDst != "" {
+						args = append(args, "--lb-dst", opt.LBDst)
+					}
 					for _, s := range p.ct {
 						args = append(args, "--ct", s)
 						st, err := trace.ParseCTState(s)
