@@ -39,9 +39,17 @@ func Compile(s *nbschema.Snapshot) *Result {
 	dps := make([]*lflow.Datapath, len(ids))
 	probs := make([][]Problem, len(ids))
 
+	// The NB-wide checks read only what newGlobal built: run them while
+	// the switches compile.
+	var global []Problem
+	done := make(chan struct{})
+	go func() { global = g.globalProblems(); close(done) }()
+
 	// Switches are independent: compile them on every core.
 	parallel(len(ids), 1, func(i int) { dps[i], probs[i] = g.compileSwitch(ids[i]) })
 
+	// Each datapath's flows are sorted already (compileSwitch with
+	// g.shared); put the datapaths in lflow-list order.
 	res := &Result{Flows: &lflow.Listing{Datapaths: dps}}
 	slices.SortFunc(dps, func(a, b *lflow.Datapath) int {
 		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.UUID, b.UUID))
@@ -49,7 +57,8 @@ func Compile(s *nbschema.Snapshot) *Result {
 	for _, p := range probs {
 		res.Problems = append(res.Problems, p...)
 	}
-	res.Problems = append(res.Problems, g.globalProblems()...)
+	<-done
+	res.Problems = append(res.Problems, global...)
 	res.Problems = sortProblems(res.Problems)
 	return res
 }

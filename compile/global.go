@@ -68,8 +68,9 @@ func newGlobal(s *nbschema.Snapshot) *global {
 			}
 			g.portByName[s.Ports[p].Name] = p
 		}
+		owner := "Logical_Switch " + ls.Name
 		for _, a := range ls.ACLs {
-			g.aclOwners[a] = "Logical_Switch " + ls.Name
+			g.aclOwners[a] = owner
 		}
 	}
 	for _, r := range s.Routers {
@@ -99,8 +100,9 @@ func newGlobal(s *nbschema.Snapshot) *global {
 			seen[sw] = true
 			g.switchPGs[sw] = append(g.switchPGs[sw], id)
 		}
+		owner := "Port_Group " + pg.Name
 		for _, a := range pg.ACLs {
-			g.aclOwners[a] = "Port_Group " + pg.Name
+			g.aclOwners[a] = owner
 		}
 	}
 	return g

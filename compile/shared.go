@@ -119,54 +119,58 @@ func statelessFilter(acl *nbdb.ACL) (lflow.Flow, bool) {
 		Actions: regbitACLStateless + " = 1; next;", Source: acl.UUID}, true
 }
 
-// mergeSorted merges the sorted runs into one sorted slice, then drops
-// exact duplicates as Datapath.Sort does. The runs are not modified.
+// mergeSorted merges the sorted runs into one sorted slice without exact
+// duplicates (as Datapath.Sort leaves it), in one pass: a heap of the
+// runs ordered by their first flow. The runs are not modified.
 func mergeSorted(runs [][]lflow.Flow) []lflow.Flow {
 	n := 0
-	var live [][]lflow.Flow
+	h := make(runHeap, 0, len(runs))
 	for _, r := range runs {
 		if len(r) > 0 {
-			live = append(live, r)
+			h = append(h, r)
 			n += len(r)
 		}
 	}
-	if len(live) == 0 {
-		return nil
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
 	}
-	// Pairwise rounds, log2(len(live)) passes over the flows, each round
-	// writing all of its output (odd run out included) into the buffer
-	// that holds none of its input.
-	var bufs [2][]lflow.Flow
-	for round := 0; len(live) > 1 || round == 0; round++ {
-		if bufs[round%2] == nil {
-			bufs[round%2] = make([]lflow.Flow, 0, n)
+	out := make([]lflow.Flow, 0, n)
+	for len(h) > 0 {
+		f := &h[0][0]
+		if len(out) == 0 || !sameFlow(&out[len(out)-1], f) {
+			out = append(out, *f)
 		}
-		buf := bufs[round%2][:0]
-		next := live[:0]
-		for i := 0; i < len(live); i += 2 {
-			start := len(buf)
-			if i+1 == len(live) {
-				buf = append(buf, live[i]...)
-			} else {
-				buf = merge2(buf, live[i], live[i+1])
-			}
-			next = append(next, buf[start:len(buf):len(buf)])
+		if h[0] = h[0][1:]; len(h[0]) == 0 {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
 		}
-		live = next
+		h.down(0)
 	}
-	return slices.CompactFunc(live[0], func(a, b lflow.Flow) bool { return a.Key() == b.Key() })
+	return out
 }
 
-func merge2(dst, a, b []lflow.Flow) []lflow.Flow {
-	for len(a) > 0 && len(b) > 0 {
-		if lflow.Compare(b[0], a[0]) < 0 {
-			dst = append(dst, b[0])
-			b = b[1:]
-		} else {
-			dst = append(dst, a[0])
-			a = a[1:]
+// sameFlow reports whether a and b have the same key.
+func sameFlow(a, b *lflow.Flow) bool {
+	return a.Stage == b.Stage && a.Priority == b.Priority && a.Match == b.Match && a.Actions == b.Actions
+}
+
+// runHeap is a min-heap of non-empty sorted runs by their first flow.
+type runHeap [][]lflow.Flow
+
+func (h runHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
 		}
+		m := l
+		if r := l + 1; r < len(h) && lflow.Compare(h[r][0], h[l][0]) < 0 {
+			m = r
+		}
+		if lflow.Compare(h[m][0], h[i][0]) >= 0 {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
 	}
-	dst = append(dst, a...)
-	return append(dst, b...)
 }
