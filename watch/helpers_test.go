@@ -240,3 +240,12 @@ func textOf(t *testing.T, l *lflow.Listing) string {
 }
 
 var _ = fmt.Sprint
+
+func mustParse(t *testing.T, data []byte) *lflow.Listing {
+	t.Helper()
+	l, err := lflow.ParseText("listing", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
