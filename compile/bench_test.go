@@ -67,3 +67,18 @@ func BenchmarkCompile10k(b *testing.B) { benchCompile(b, nbgen.Default()) }
 // BenchmarkCompile50k is the scale target: 50k ACLs, 500 switches, 2,500
 // port groups, 5,000 address sets.
 func BenchmarkCompile50k(b *testing.B) { benchCompile(b, sized(50000, 500, 2500, 5000)) }
+
+// BenchmarkWriteText10k is lflow.WriteText of the 10k NB's flows into a
+// bytes.Buffer, as `aclc compile` writes them (MB/s of lflow-list text).
+func BenchmarkWriteText10k(b *testing.B) {
+	flows := compile.Compile(nbgen.Generate(nbgen.Default())).Flows
+	var buf bytes.Buffer
+	lflow.WriteText(&buf, flows)
+	b.SetBytes(int64(buf.Len()))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var out bytes.Buffer
+		lflow.WriteText(&out, flows)
+	}
+}

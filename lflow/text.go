@@ -2,6 +2,7 @@ package lflow
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,8 +17,18 @@ import (
 //
 // l must be sorted (Listing.Sort).
 func WriteText(w io.Writer, l *Listing) error {
-	bw := bufio.NewWriterSize(w, 256<<10)
-	var buf []byte
+	var bw io.Writer
+	flush := func() error { return nil }
+	if bb, ok := w.(*bytes.Buffer); ok {
+		// Grow once and write straight into it: doubling a buffer of tens
+		// of MB copies and clears it several times over.
+		bb.Grow(textSize(l))
+		bw = bb
+	} else {
+		b := bufio.NewWriterSize(w, 256<<10)
+		bw, flush = b, b.Flush
+	}
+	buf := make([]byte, 0, 1024)
 	for _, d := range l.Datapaths {
 		prev := Pipeline(255)
 		for _, f := range d.Flows {
@@ -31,7 +42,21 @@ func WriteText(w io.Writer, l *Listing) error {
 			bw.Write(buf)
 		}
 	}
-	return bw.Flush()
+	return flush()
+}
+
+// textSize is an upper bound of the size of l in lflow-list format.
+func textSize(l *Listing) int {
+	n := 0
+	for _, d := range l.Datapaths {
+		n += 2 * (64 + len(d.Name) + len(d.Name2) + len(d.UUID))
+		for i := range d.Flows {
+			f := &d.Flows[i]
+			// Fixed text, a padded table, stage name and priority.
+			n += 80 + len(f.Stage.Name()) + len(f.Match) + len(f.Actions)
+		}
+	}
+	return n
 }
 
 func appendHeader(b []byte, d *Datapath, p Pipeline) []byte {
