@@ -130,7 +130,7 @@ func (g *randExpr) primary(depth int) string {
 	case 5:
 		return g.constant() + " " + g.pick("<", "<=", ">", ">=") + " " + g.field() + " " + g.pick("<", "<=", ">", ">=") + " " + g.constant()
 	case 6:
-		return g.pick("0", "1", `is_chassis_resident("lsp1")`, "!(" + g.field() + ")")
+		return g.pick("0", "1", `is_chassis_resident("lsp1")`, "!("+g.field()+")")
 	}
 	return g.field() + " " + g.relop() + " " + g.constant()
 }
