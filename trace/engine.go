@@ -128,7 +128,7 @@ type Result struct {
 	// Microflow is the packet as given; Packet is every field it sets.
 	Microflow string     `json:"microflow"`
 	Packet    string     `json:"packet"`
-	CTStates  []string   `json:"ct_states"`
+	CTStates  []string   `json:"ct_states,omitempty"`
 	CTOps     []string   `json:"ct_ops"`
 	Verdict   Verdict    `json:"verdict"`
 	Outputs   []string   `json:"outputs,omitempty"`
@@ -380,6 +380,9 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 	r.trace(m, lflow.Ingress, 0, node)
 	res.Root = root.Subs
 	res.CTOps = r.ops
+	if res.CTOps == nil {
+		res.CTOps = []string{}
+	}
 	res.Truncated = r.truncated
 	res.Warnings = append(res.Warnings, r.warnings...)
 	res.Modelled = dp.modelled
@@ -418,7 +421,11 @@ func verdictOf(nodes []*Node) (Verdict, []string) {
 			case n.Type == NodeTransformation && isRejectName(n.Text):
 				rejected = true
 			case n.Type == NodeModify && strings.HasPrefix(n.Text, "output("):
-				outs = append(outs, strings.TrimSuffix(strings.TrimPrefix(n.Text, "output("), ")"))
+				o := strings.TrimSuffix(strings.TrimPrefix(n.Text, "output("), ")")
+				if uq, err := strconv.Unquote(o); err == nil {
+					o = uq
+				}
+				outs = append(outs, o)
 			}
 			walk(n.Subs)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -23,7 +24,7 @@ func (r *Result) Summary() string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString("output(" + o + ")")
+			b.WriteString("output(" + strconv.Quote(o) + ")")
 		}
 	default:
 		b.WriteString(string(r.Verdict))
@@ -156,5 +157,6 @@ func printDetails(b *strings.Builder, nodes []*Node, level int) {
 func (r *Result) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
 }
