@@ -3,6 +3,7 @@ package ctnetlink
 import (
 	"encoding/binary"
 	"errors"
+	"sync"
 
 	"github.com/mdlayher/netlink"
 	"github.com/ti-mo/netfilter"
@@ -16,8 +17,15 @@ import (
 // kernel needs to insert the entry. Headers and the one-off requests
 // (dump, zone flush) still go through ti-mo/netfilter.
 
-// attrs appends netlink attributes with big-endian (netfilter) payloads.
+// attrs appends netlink attributes with big-endian (netfilter) payloads
+// after 4 reserved bytes for the netfilter header.
 type attrs struct{ b []byte }
+
+// nfHeaderLen is the size of struct nfgenmsg.
+const nfHeaderLen = 4
+
+// newAttrs returns an encoder with room for about n bytes of attributes.
+func newAttrs(n int) attrs { return attrs{b: make([]byte, nfHeaderLen, nfHeaderLen+n)} }
 
 // put appends the header of an attribute with n payload bytes and returns
 // the payload slice to fill.
@@ -46,16 +54,25 @@ func (a *attrs) end(off int) {
 	binary.NativeEndian.PutUint16(a.b[off:], uint16(len(a.b)-off))
 }
 
-// message wraps the attributes in a netfilter request message. The
-// header layout comes from ti-mo/netfilter.
+// message turns the attributes into a netfilter request message, in
+// place. The header layout comes from ti-mo/netfilter, marshalled once
+// per distinct header and then copied.
 func (a *attrs) message(h netfilter.Header) (netlink.Message, error) {
-	m, err := netfilter.MarshalNetlink(h, nil)
-	if err != nil {
-		return m, err
+	t, ok := headerTemplates.Load(h)
+	if !ok {
+		m, err := netfilter.MarshalNetlink(h, nil)
+		if err != nil {
+			return m, err
+		}
+		t, _ = headerTemplates.LoadOrStore(h, m)
 	}
-	m.Data = append(m.Data, a.b...)
-	return m, nil
+	tm := t.(netlink.Message)
+	copy(a.b[:nfHeaderLen], tm.Data)
+	return netlink.Message{Header: tm.Header, Data: a.b}, nil
 }
+
+// headerTemplates maps a netfilter.Header to its marshalled message.
+var headerTemplates sync.Map
 
 var errShortAttr = errors.New("malformed netlink attribute")
 

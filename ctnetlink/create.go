@@ -41,7 +41,7 @@ func createRequest(e Entry) (netlink.Message, error) {
 	if !reply.IP.SourceAddress.IsValid() {
 		reply = invert(e.Orig)
 	}
-	a := attrs{b: make([]byte, 0, 160)}
+	a := newAttrs(160)
 	encodeTuple(&a, ctaTupleOrig, e.Orig)
 	encodeTuple(&a, ctaTupleReply, reply)
 	a.u32(ctaStatus, uint32(e.Status|conntrack.StatusConfirmed))

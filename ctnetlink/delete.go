@@ -34,7 +34,7 @@ func (c *Conn) Delete(entries []Entry) (DeleteResult, error) {
 // deleteRequest builds the delete of one entry: original tuple, zone and
 // ID, in the entry's own family.
 func deleteRequest(e Entry) (netlink.Message, error) {
-	a := attrs{b: make([]byte, 0, 80)}
+	a := newAttrs(80)
 	encodeTuple(&a, ctaTupleOrig, e.Orig)
 	a.u16(ctaZone, e.Zone)
 	a.u32(ctaID, e.ID)

@@ -170,7 +170,7 @@ func (k *fakeKernel) find(t Tuple, zone uint16) int {
 
 // encodeFakeEntry encodes e as a dump reply part.
 func encodeFakeEntry(e Entry, seq uint32) netlink.Message {
-	var a attrs
+	a := newAttrs(0)
 	encodeTuple(&a, ctaTupleOrig, e.Orig)
 	encodeTuple(&a, ctaTupleReply, e.Reply)
 	a.u32(ctaStatus, uint32(e.Status))

@@ -30,12 +30,11 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // ParseLoad). The whole file is parsed before anything is returned, so a
 // bad line means nothing from the file gets inserted.
 func ParseLoadFile(path string) ([]Entry, error) {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path) // one allocation of the file's size
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return ParseLoad(f, path)
+	return parseText(string(b), path)
 }
 
 // ParseLoad parses conntrack-tools `-R` lines, one entry per line, for
@@ -56,7 +55,11 @@ func ParseLoad(r io.Reader, name string) ([]Entry, error) {
 	if err != nil {
 		return nil, &ParseError{File: name, Line: 0, Err: err}
 	}
-	text := string(b)
+	return parseText(string(b), name)
+}
+
+// parseText parses the whole text of a load file.
+func parseText(text, name string) ([]Entry, error) {
 	entries := make([]Entry, 0, strings.Count(text, "\n")+1)
 	var words []string // reused: a load file has hundreds of thousands of lines
 	for line := 1; text != ""; line++ {
