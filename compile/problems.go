@@ -3,6 +3,7 @@ package compile
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -63,7 +64,8 @@ func (g *global) globalProblems() []Problem {
 			out = append(out, Problem{ACL: acl.UUID, Where: g.describeACL(acl), Message: "empty match; northd copies it and every hypervisor rejects the flow"})
 			continue
 		}
-		for _, ref := range matchRefs(acl.Match, '$') {
+		// A name repeated gives the same Problem, which sortProblems drops.
+		for ref := range eachRef(acl.Match, '$') {
 			if !g.asNames[ref] && ref != "svc_monitor_mac" {
 				out = append(out, Problem{ACL: acl.UUID, Where: g.describeACL(acl),
 					Message: fmt.Sprintf("match references address set $%s, which does not exist", ref)})
@@ -121,30 +123,42 @@ func (g *global) appendACLProblems(out []Problem, local map[string]bool, dpName 
 // matchRefs returns the names following sigil ('$' or '@') in match,
 // outside quoted strings, each once, in order of appearance.
 func matchRefs(match string, sigil byte) []string {
-	if strings.IndexByte(match, sigil) < 0 {
-		return nil
-	}
 	var out []string
-	inStr := false
-	for i := 0; i < len(match); i++ {
-		c := match[i]
-		switch {
-		case inStr && c == '\\':
-			i++
-		case c == '"':
-			inStr = !inStr
-		case !inStr && c == sigil:
-			j := i + 1
-			for j < len(match) && isIDChar(match[j]) {
-				j++
-			}
-			if name := match[i+1 : j]; name != "" && !slices.Contains(out, name) {
-				out = append(out, name)
-			}
-			i = j - 1
+	for name := range eachRef(match, sigil) {
+		if !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
 	return out
+}
+
+// eachRef yields the names following sigil in match, outside quoted
+// strings, in order of appearance, repeats included; it allocates nothing.
+func eachRef(match string, sigil byte) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if strings.IndexByte(match, sigil) < 0 {
+			return
+		}
+		inStr := false
+		for i := 0; i < len(match); i++ {
+			c := match[i]
+			switch {
+			case inStr && c == '\\':
+				i++
+			case c == '"':
+				inStr = !inStr
+			case !inStr && c == sigil:
+				j := i + 1
+				for j < len(match) && isIDChar(match[j]) {
+					j++
+				}
+				if name := match[i+1 : j]; name != "" && !yield(name) {
+					return
+				}
+				i = j - 1
+			}
+		}
+	}
 }
 
 func isIDChar(c byte) bool {

@@ -54,7 +54,7 @@ func (sh *pgShared) info(g *global) *pgShared {
 			if acl.Action == "allow-related" {
 				sh.hasStateful = true
 			}
-			for _, ref := range matchRefs(acl.Match, '@') {
+			for ref := range eachRef(acl.Match, '@') {
 				// The port group's own name always resolves on the
 				// switches where its ACLs apply: it has ports there.
 				if ref != sh.pg.Name {
