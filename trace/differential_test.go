@@ -132,6 +132,7 @@ func diffCases() []diffCase {
 			{"to-lport-reject-23", p2p1("tcp && tcp.dst == 23"), nil},
 			{"to-lport-default-drop", p1p2("sctp && sctp.dst == 9"), new2},
 			{"icmp-inv", p1p2("icmp4 && icmp4.type == 8"), []string{"inv"}},
+			{"broadcast-udp", between("p1", "", mac(0), "ff:ff:ff:ff:ff:ff", "10.0.0.1", "255.255.255.255", "udp && udp.dst == 67"), nil},
 		}},
 		{"testdata/stateless-drop-reject.yaml", []packet{
 			{"tcp-80", ab("tcp && tcp.dst == 80"), nil},
@@ -146,6 +147,7 @@ func diffCases() []diffCase {
 			{"to-web-80-drop", web("web1", "web2", "00:00:00:00:0b:01", "00:00:00:00:0b:02", "10.2.0.1", "10.2.0.2", "tcp && tcp.dst == 80"), new2},
 			{"mon-snmp", web("mon", "web1", "00:00:00:00:0b:64", "00:00:00:00:0b:01", "10.2.0.100", "10.2.0.1", "udp && udp.dst == 161"), new2},
 			{"mon-ssh", web("mon", "web2", "00:00:00:00:0b:64", "00:00:00:00:0b:02", "10.2.0.100", "10.2.0.2", "tcp && tcp.dst == 22"), nil},
+			{"flood-from-mon", web("mon", "", "00:00:00:00:0b:64", "ff:ff:ff:ff:ff:ff", "10.2.0.100", "10.2.255.255", "udp && udp.dst == 161"), []string{"new", "new", "new"}},
 			{"web-to-mon", web("web2", "mon", "00:00:00:00:0b:02", "00:00:00:00:0b:64", "10.2.0.2", "10.2.0.100", "tcp && tcp.dst == 22"), new2},
 		}},
 		{"testdata/labels.yaml", []packet{

@@ -928,8 +928,12 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 		super.add(NodeError, "*** output to null logical port")
 		return
 	}
+	if out == "_MC_flood" && p == lflow.Ingress {
+		r.flood(m, super)
+		return
+	}
 	if strings.HasPrefix(out, "_MC_") {
-		super.add(NodeError, fmt.Sprintf("*** aclc trace does not follow multicast group %q (eth.dst is multicast or broadcast); give outport == \"PORT\" or --outport", out))
+		super.add(NodeError, fmt.Sprintf("*** aclc trace does not follow multicast group %q; give outport == \"PORT\" or --outport", out))
 		return
 	}
 	port := r.dp.ports[out]
@@ -959,4 +963,32 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 		return
 	}
 	r.trace(e, lflow.Egress, 0, node)
+}
+
+// flood is execute_output for the _MC_flood group (every enabled port of
+// the switch, in name order): one egress pipeline per port, all on the
+// same copy of the packet, as in ovn-trace.
+func (r *run) flood(m *expr.Microflow, super *Node) {
+	in := getString(m, "inport")
+	loopback := getInt(m, "flags.loopback").Sign() != 0
+	mc := super.add(NodePipeline, fmt.Sprintf("multicast(dp=%q, mcgroup=%q)", r.dp.name, "_MC_flood"))
+	e := m.Clone()
+	for _, reg := range []string{"xxreg0", "xxreg1", "xreg4", "flags"} {
+		e.Set(reg, 0)
+	}
+	for _, name := range slices.Sorted(mapKeys(r.dp.ports)) {
+		if en := r.dp.ports[name].Enabled; en != nil && !*en {
+			continue
+		}
+		node := mc.add(NodePipeline, fmt.Sprintf("egress(dp=%q, inport=%q, outport=%q)", r.dp.name, in, name))
+		if name == in && !loopback {
+			node.add(NodeOutput, "/* omitting output because inport == outport && !flags.loopback */")
+			continue
+		}
+		if !r.recirculate(node) {
+			return
+		}
+		e.Set("outport", name)
+		r.trace(e, lflow.Egress, 0, node)
+	}
 }
