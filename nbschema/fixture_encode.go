@@ -1,6 +1,8 @@
 package nbschema
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -23,12 +25,76 @@ func WriteFixture(w io.Writer, snap *Snapshot) error {
 	if e.err != nil {
 		return e.err
 	}
-	enc := yaml.NewEncoder(w)
-	enc.SetIndent(2)
-	if err := enc.Encode(root); err != nil {
+	bw := bufio.NewWriter(w)
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if err := writeSection(bw, root.Content[i], root.Content[i+1]); err != nil {
+			return fmt.Errorf("write fixture: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("write fixture: %w", err)
 	}
-	return enc.Close()
+	return nil
+}
+
+// chunkNodes bounds how many YAML nodes are encoded at once. yaml.v3
+// keeps every event of a document until the document ends, which makes one
+// 50k-ACL document slow and memory-hungry; encoding a section a few rows
+// at a time gives the same text.
+const chunkNodes = 4096
+
+// writeSection writes "key: value" as yaml.v3 would inside the top-level
+// mapping, a chunk of list items at a time: each chunk is encoded as
+// {key: [items...]} and, after the first, loses its "key:" line.
+func writeSection(w io.Writer, key, value *yaml.Node) error {
+	if value.Kind != yaml.SequenceNode {
+		return encodeChunk(w, key, value, false)
+	}
+	items := value.Content
+	for start := 0; start < len(items); {
+		end, n := start, 0
+		for end < len(items) && (end == start || n+countNodes(items[end]) <= chunkNodes) {
+			n += countNodes(items[end])
+			end++
+		}
+		chunk := &yaml.Node{Kind: yaml.SequenceNode, Style: value.Style, Content: items[start:end]}
+		if err := encodeChunk(w, key, chunk, start > 0); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+func countNodes(n *yaml.Node) int {
+	c := 1
+	for _, k := range n.Content {
+		c += countNodes(k)
+	}
+	return c
+}
+
+// encodeChunk writes {key: value}, without its first line when cont is set.
+func encodeChunk(w io.Writer, key, value *yaml.Node, cont bool) error {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{key, value}}); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	out := buf.Bytes()
+	if cont {
+		nl := bytes.IndexByte(out, '\n')
+		if nl < 0 || string(out[:nl]) != key.Value+":" {
+			return fmt.Errorf("unexpected encoding of section %s: %.40q", key.Value, out)
+		}
+		out = out[nl+1:]
+	}
+	_, err := w.Write(out)
+	return err
 }
 
 type encoder struct {
