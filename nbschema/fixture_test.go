@@ -2,13 +2,16 @@ package nbschema
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"gopkg.in/yaml.v3"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
@@ -245,5 +248,38 @@ func TestDocExample(t *testing.T) {
 	}
 	if _, err := ParseFixture("fixture-format.md example", m[1]); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestWriteFixtureChunks checks that writing a large fixture a chunk at a
+// time gives exactly the text of one yaml.v3 document.
+func TestWriteFixtureChunks(t *testing.T) {
+	var in strings.Builder
+	in.WriteString("switches:\n")
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&in, "  - name: sw%d\n    ports: [{name: p%d, addresses: [\"00:00:00:00:00:01 10.0.0.1\"]}]\n", i, i)
+		fmt.Fprintf(&in, "    acls: [{direction: to-lport, priority: %d, match: \"ip4 && tcp.dst == %d\", action: drop}]\n", i, i)
+	}
+	in.WriteString("port_groups:\n  - name: big\n    acls:\n")
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&in, "      - {direction: from-lport, priority: %d, match: \"inport == @big && ip4.src == 10.0.%d.%d\", action: allow-related}\n", i%32768, i/256, i%256)
+	}
+	s, err := ParseFixture("big.yaml", []byte(in.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chunked bytes.Buffer
+	if err := WriteFixture(&chunked, s); err != nil {
+		t.Fatal(err)
+	}
+	var whole bytes.Buffer
+	enc := yaml.NewEncoder(&whole)
+	enc.SetIndent(2)
+	if err := enc.Encode((&encoder{snap: s}).root()); err != nil {
+		t.Fatal(err)
+	}
+	enc.Close()
+	if chunked.String() != whole.String() {
+		t.Errorf("chunked output differs from one document:\n%s", cmp.Diff(whole.String(), chunked.String()))
 	}
 }
