@@ -87,15 +87,22 @@ func connectError(ctx context.Context, opts Options, remotes []string, err error
 	case strings.Contains(msg, "target database "+nbDatabase+" not found"):
 		tlsCfg, _ := opts.tlsConfig()
 		var found []string
+		hint := " (is this the SB or an Open_vSwitch database?)"
 		for _, r := range remotes {
 			dbs, perr := listDatabases(ctx, r, tlsCfg, opts.timeout())
-			if perr == nil {
-				found = append(found, fmt.Sprintf("%s serves %s", r, strings.Join(dbs, ", ")))
+			if perr != nil {
+				continue
+			}
+			found = append(found, fmt.Sprintf("%s serves %s", r, strings.Join(dbs, ", ")))
+			switch {
+			case contains(dbs, "OVN_Southbound"):
+				hint = " (that is the OVN Southbound database; the NB is ovnnb_db.sock or port 6641)"
+			case contains(dbs, "Open_vSwitch"):
+				hint = " (that is the Open vSwitch database; the NB is ovnnb_db.sock or port 6641)"
 			}
 		}
 		if len(found) > 0 {
-			return fmt.Errorf("%s has no %s database: %s (is this the SB or an Open_vSwitch database?)",
-				where, nbDatabase, strings.Join(found, "; "))
+			return fmt.Errorf("%s has no %s database: %s%s", where, nbDatabase, strings.Join(found, "; "), hint)
 		}
 		return fmt.Errorf("%s has no %s database", where, nbDatabase)
 	case strings.Contains(msg, "validation error"):

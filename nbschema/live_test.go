@@ -281,7 +281,8 @@ func TestConnectWrongSchema(t *testing.T) {
 	sb := sandbox(t)
 	_, err := nbschema.Connect(context.Background(), nbschema.Options{Remotes: sb.SB})
 	if err == nil || !strings.Contains(err.Error(), "has no OVN_Northbound database") ||
-		!strings.Contains(err.Error(), "serves OVN_Southbound") {
+		!strings.Contains(err.Error(), "serves OVN_Southbound") ||
+		!strings.Contains(err.Error(), "that is the OVN Southbound database") {
 		t.Errorf("got %v, want an error naming OVN_Southbound", err)
 	}
 }
@@ -314,6 +315,17 @@ func TestConnectBadOptions(t *testing.T) {
 				t.Errorf("got %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestConnectClusterList tries the remotes of a list in order, as for a
+// clustered NB with a member down.
+func TestConnectClusterList(t *testing.T) {
+	sb := sandbox(t)
+	remote := "unix:" + filepath.Join(t.TempDir(), "down.sock") + "," + sb.NB
+	nb := connect(t, remote)
+	if got := nb.Client.CurrentEndpoint(); got != sb.NB {
+		t.Errorf("connected to %s, want %s", got, sb.NB)
 	}
 }
 
