@@ -1,7 +1,10 @@
 package watch
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"time"
 
@@ -81,8 +84,63 @@ func NewDeltaRecord(b *Batch) *DeltaRecord {
 	return r
 }
 
+// writeDeltaLine writes the record of b as one JSON line, encoding the
+// flows one by one: the initial record of a large NB holds every flow, and
+// building it whole would double the watcher's peak memory.
 func writeDeltaLine(w io.Writer, b *Batch) error {
-	enc := json.NewEncoder(w)
+	var hb bytes.Buffer
+	enc := json.NewEncoder(&hb)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(NewDeltaRecord(b))
+	head := NewDeltaRecord(&Batch{Seq: b.Seq, Initial: b.Initial, Resync: b.Resync, Compile: b.Compile,
+		Delta: &compile.Delta{Changes: b.Delta.Changes, Recompiled: b.Delta.Recompiled, Full: b.Delta.Full}})
+	for i := range b.Delta.Datapaths {
+		dd := &b.Delta.Datapaths[i]
+		head.Datapaths = append(head.Datapaths, DeltaDPOp{UUID: dd.UUID, Name: dd.Name, Name2: dd.Name2, Created: dd.Created, Deleted: dd.Deleted})
+	}
+	if err := enc.Encode(head); err != nil {
+		return err
+	}
+	// {"seq":…,"added":[],"removed":[],…}: cut it before "added".
+	h := bytes.TrimSpace(hb.Bytes())
+	i := bytes.Index(h, []byte(`,"added":[],"removed":[]`))
+	if i < 0 {
+		return errors.New("delta record: unexpected header encoding")
+	}
+	// h and rest live in hb, which the flows reuse: copy rest out.
+	rest := bytes.Clone(h[i+len(`,"added":[],"removed":[]`):])
+	bw := bufio.NewWriterSize(w, 256<<10)
+	bw.Write(h[:i])
+	list := func(name string, removed bool) error {
+		bw.WriteString(`,"` + name + `":[`)
+		n := 0
+		for j := range b.Delta.Datapaths {
+			dd := &b.Delta.Datapaths[j]
+			flows := dd.Added
+			if removed {
+				flows = dd.Removed
+			}
+			for _, f := range flows {
+				hb.Reset()
+				if err := enc.Encode(deltaFlow(dd, f)); err != nil {
+					return err
+				}
+				if n > 0 {
+					bw.WriteByte(',')
+				}
+				bw.Write(bytes.TrimRight(hb.Bytes(), "\n"))
+				n++
+			}
+		}
+		bw.WriteByte(']')
+		return nil
+	}
+	if err := list("added", false); err != nil {
+		return err
+	}
+	if err := list("removed", true); err != nil {
+		return err
+	}
+	bw.Write(rest)
+	bw.WriteByte('\n')
+	return bw.Flush()
 }

@@ -197,6 +197,10 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err := nb.Monitor(ctx); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
+	// The initial rows come as add events too: let them arrive and drop
+	// them, the snapshot below holds those rows.
+	w.quiesce(ctx, 100*time.Millisecond, 30*time.Second)
+	w.track.drain()
 	snap, err := nb.Snapshot(ctx)
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
@@ -221,6 +225,20 @@ func (w *Watcher) Run(ctx context.Context) error {
 		defer func() { cancel(); <-done }()
 	}
 	return w.loop(ctx)
+}
+
+// quiesce waits until no row event came for quiet (at most max).
+func (w *Watcher) quiesce(ctx context.Context, quiet, max time.Duration) {
+	deadline := time.Now().Add(max)
+	n := w.track.pending()
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(quiet)
+		m := w.track.pending()
+		if m == n {
+			return
+		}
+		n = m
+	}
 }
 
 // initialDelta is the delta from nothing to l.
