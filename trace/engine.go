@@ -147,10 +147,15 @@ type Result struct {
 }
 
 // Tracer traces packets through the flows compiled from one NB snapshot.
+//
+// A Tracer keeps the datapaths it has traced through, with their parsed
+// matches, so that tracing many packets costs little more than one. It is
+// not safe for concurrent use.
 type Tracer struct {
 	snap  *nbschema.Snapshot
 	flows *lflow.Listing
 	acls  map[string]*ACLInfo
+	dps   map[[2]string]*dpModel // by switch UUID and explicit outport
 }
 
 // New returns a tracer over snap; flows is what compile.Compile(snap)
@@ -159,7 +164,7 @@ func New(snap *nbschema.Snapshot, flows *lflow.Listing) *Tracer {
 	if flows == nil {
 		flows = compile.Compile(snap).Flows
 	}
-	t := &Tracer{snap: snap, flows: flows, acls: map[string]*ACLInfo{}}
+	t := &Tracer{snap: snap, flows: flows, acls: map[string]*ACLInfo{}, dps: map[[2]string]*dpModel{}}
 	owner := func(ids []string, o string) {
 		for _, id := range ids {
 			if a := snap.ACLs[id]; a != nil {
@@ -340,9 +345,12 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 			flows = d
 		}
 	}
-	dp, err := newDPModel(t.snap, dpID, flows, outport)
-	if err != nil {
-		return nil, err
+	dp := t.dps[[2]string{dpID, outport}]
+	if dp == nil {
+		if dp, err = newDPModel(t.snap, dpID, flows, outport); err != nil {
+			return nil, err
+		}
+		t.dps[[2]string{dpID, outport}] = dp
 	}
 	if outport != "" {
 		if _, ok := dp.ports[outport]; !ok {
@@ -535,6 +543,7 @@ func (r *run) lookup(fs []*tflow, m *expr.Microflow) (*tflow, []*tflow) {
 }
 
 func (r *run) matches(tf *tflow, m *expr.Microflow) bool {
+	tf.parse(r.dp.res)
 	if tf.err != nil {
 		r.warnf("%s priority %d match=(%s): %v", tf.f.Stage, tf.f.Priority, tf.f.Match, tf.err)
 		return false

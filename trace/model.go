@@ -25,8 +25,9 @@ type tflow struct {
 	f      lflow.Flow
 	origin string
 	always bool       // matches every packet (modelled --outport flow)
-	match  *expr.Expr // nil when always or when the match does not parse
-	err    error      // why the match or the actions do not parse
+	match  *expr.Expr // parsed on first use (parsed reports whether tried)
+	parsed bool
+	err    error // why the match or the actions do not parse
 	acts   []action
 }
 
@@ -103,14 +104,7 @@ func newDPModel(s *nbschema.Snapshot, id string, flows *lflow.Datapath, outport 
 }
 
 func (d *dpModel) addFlow(f lflow.Flow, origin string) *tflow {
-	tf := &tflow{f: f, origin: origin}
-	if f.Match == "1" {
-		tf.always = true
-	} else if e, err := expr.Parse(f.Match, d.res); err != nil {
-		tf.err = fmt.Errorf("match does not parse (ovn-controller would not install the flow): %w", err)
-	} else {
-		tf.match = e
-	}
+	tf := &tflow{f: f, origin: origin, always: f.Match == "1"}
 	if acts, err := parseActions(f.Actions); err != nil {
 		tf.err = fmt.Errorf("actions do not parse: %w", err)
 	} else {
@@ -334,5 +328,22 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 				return
 			}
 		}
+	}
+}
+
+// parse parses the flow's match once, on first use: a trace only looks at
+// the flows of the tables it visits, so big NBs stay cheap to trace.
+func (tf *tflow) parse(r expr.Resolver) {
+	if tf.parsed || tf.always {
+		return
+	}
+	tf.parsed = true
+	if tf.err != nil {
+		return
+	}
+	if e, err := expr.Parse(tf.f.Match, r); err != nil {
+		tf.err = fmt.Errorf("match does not parse (ovn-controller would not install the flow): %w", err)
+	} else {
+		tf.match = e
 	}
 }
