@@ -73,11 +73,14 @@ type result struct {
 	nbRun        time.Duration // northd stopwatch ovnnb_db_run, maximum sample
 	northdRSS    int64         // KiB, VmHWM
 	northdFlows  int
-	lflowList    time.Duration // ovn-sbctl lflow-list
+	lflowList    time.Duration // ovn-sbctl lflow-list, when run
+	sbSelect     time.Duration // the SB select of the ACL-stage flows
 	readNB       time.Duration // Connect + Monitor + Snapshot (LoadLive) in process
 	connect      time.Duration
 	monitor      time.Duration
 	snapshot     time.Duration
+	rawMonitor   time.Duration // one raw monitor request, reply scanned only
+	rawBytes     int
 	compileStep  stats
 	e2e          stats
 	aclcRSS      int64 // KiB, max over the runs
@@ -87,14 +90,15 @@ type result struct {
 }
 
 var (
-	flagSizes  = flag.String("sizes", "1k,10k,50k", "comma-separated sizes to run side by side (1k, 10k, 50k)")
-	flagRuns   = flag.Int("runs", 5, "repetitions of each aclc timing (minimum and median reported)")
-	flagGrowth = flag.Bool("growth", true, "also measure aclc's growth in N and in S")
-	flagOut    = flag.String("o", "", "also write the Markdown report to this file")
-	flagAclc   = flag.String("aclc", "", "aclc binary to run (default: go build ./cmd/aclc into the work directory)")
-	flagKeep   = flag.Bool("keep", false, "keep the work directory (databases, logs)")
-	flagNorthd = flag.Bool("northd", true, "run ovn-northd (false: only the NB, to profile aclc's side quickly)")
-	flagProf   = flag.String("cpuprofile", "", "write CPU profiles of the in-process NB read and compile step to DIR/<size>-{read,compile}.pprof")
+	flagSizes     = flag.String("sizes", "1k,10k,50k", "comma-separated sizes to run side by side (1k, 10k, 50k)")
+	flagRuns      = flag.Int("runs", 5, "repetitions of each aclc timing (minimum and median reported)")
+	flagGrowth    = flag.Bool("growth", true, "also measure aclc's growth in N and in S")
+	flagOut       = flag.String("o", "", "also write the Markdown report to this file")
+	flagAclc      = flag.String("aclc", "", "aclc binary to run (default: go build ./cmd/aclc into the work directory)")
+	flagKeep      = flag.Bool("keep", false, "keep the work directory (databases, logs)")
+	flagLflowList = flag.Bool("lflow-list", false, "check northd's flows with ovn-sbctl lflow-list at every size (always done at 1k)")
+	flagNorthd    = flag.Bool("northd", true, "run ovn-northd (false: only the NB, to profile aclc's side quickly)")
+	flagProf      = flag.String("cpuprofile", "", "write CPU profiles of the in-process NB read and compile step to DIR/<size>-{read,compile}.pprof")
 )
 
 // sandboxes are the running OVN sandboxes, stopped on any exit path.
@@ -228,7 +232,7 @@ func runSize(ctx context.Context, dir, bin string, s size) (*result, error) {
 	}
 	track(sb)
 	defer stopSandbox(sb)
-	ctx, cancel := context.WithTimeout(ctx, 8*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
 	defer cancel()
 
 	if *flagNorthd {
@@ -283,22 +287,33 @@ func measureNorthd(ctx context.Context, sb *ovnsandbox.Sandbox, r *result, commi
 	}
 
 	t0 := time.Now()
-	out, err := sb.SBCtl(ctx, "lflow-list")
+	northd, rows, err := sbACLFlows(ctx, sb.SB)
 	if err != nil {
 		return nil, err
 	}
-	r.lflowList = time.Since(t0)
-	all, err := lflow.ParseText("ovn-sbctl lflow-list", strings.NewReader(out))
-	out = ""
-	if err != nil {
-		return nil, err
+	r.sbSelect, r.sbLflowsRows, r.northdFlows = time.Since(t0), rows, northd.NumFlows()
+	logf("  northd: %d ACL-stage flows from %d SB rows (select took %v)", r.northdFlows, rows, r.sbSelect.Round(time.Millisecond))
+
+	// Check the select against ovn-sbctl lflow-list itself (slow: every
+	// flow of every stage): always on the smallest size, on all with
+	// -lflow-list.
+	if *flagLflowList || r.p.ACLs <= 1000 {
+		t0 = time.Now()
+		out, err := sb.SBCtl(ctx, "lflow-list")
+		if err != nil {
+			return nil, err
+		}
+		r.lflowList = time.Since(t0)
+		all, err := lflow.ParseText("ovn-sbctl lflow-list", strings.NewReader(out))
+		if err != nil {
+			return nil, err
+		}
+		listed := all.Filter("", func(f lflow.Flow) bool { return f.Stage.IsACLStage() })
+		if d := len(lflow.Diff(listed, northd)); d > 0 || listed.NumFlows() != northd.NumFlows() {
+			return nil, fmt.Errorf("the SB select disagrees with ovn-sbctl lflow-list: %d vs %d flows, %d differences", northd.NumFlows(), listed.NumFlows(), d)
+		}
+		logf("  ovn-sbctl lflow-list agrees (%v)", r.lflowList.Round(time.Millisecond))
 	}
-	northd := all.Filter("", func(f lflow.Flow) bool { return f.Stage.IsACLStage() })
-	r.northdFlows = northd.NumFlows()
-	if n, err := sb.SBCtl(ctx, "--columns=_uuid", "--bare", "find", "Logical_Flow"); err == nil {
-		r.sbLflowsRows = len(strings.Fields(n))
-	}
-	logf("  northd: %d ACL-stage flows (lflow-list took %v)", r.northdFlows, r.lflowList.Round(time.Millisecond))
 	return northd, nil
 }
 
@@ -351,6 +366,9 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 	r.readNB = time.Since(t0)
 	stopProf()
 	r.connect, r.monitor, r.snapshot = t1.Sub(t0), t2.Sub(t1), time.Since(t2)
+	if r.rawMonitor, r.rawBytes, err = rawMonitor(ctx, sb.NB); err != nil {
+		return nil, err
+	}
 	var steps []time.Duration
 	stopProf = startProfile(r.name + "-compile")
 	for i := 0; i < *flagRuns; i++ {
@@ -361,8 +379,9 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 	}
 	stopProf()
 	r.compileStep = timings(steps)
-	logf("  compile step %v (min of %d), read NB %v (connect %v, monitor %v, snapshot %v)", r.compileStep.min.Round(time.Millisecond), *flagRuns,
-		r.readNB.Round(time.Millisecond), r.connect.Round(time.Millisecond), r.monitor.Round(time.Millisecond), r.snapshot.Round(time.Millisecond))
+	logf("  compile step %v (min of %d), read NB %v (connect %v, monitor %v, snapshot %v); raw monitor %v for %d MB", r.compileStep.min.Round(time.Millisecond), *flagRuns,
+		r.readNB.Round(time.Millisecond), r.connect.Round(time.Millisecond), r.monitor.Round(time.Millisecond), r.snapshot.Round(time.Millisecond),
+		r.rawMonitor.Round(time.Millisecond), r.rawBytes>>20)
 	return r, nil
 }
 
@@ -556,7 +575,7 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 	fmt.Fprintf(w, "NBs from nbgen (P=10 ports per switch, K=10 addresses per set, f=0.2 allow-stateless, each port group on 3 switches, 10%% of ACLs on switches), loaded into a real NB ovsdb-server in one transaction with a real ovn-northd running. ")
 	fmt.Fprintf(w, "northd figures: the maximum sample of its `stopwatch/show` build_lflows and ovnnb_db_run, the time from the load transaction's commit until `ovn-nbctl --wait=sb sync` returns, and its VmHWM. ")
 	fmt.Fprintf(w, "aclc figures: `aclc compile --nb` run as a child process (connect, read, compile, write to /dev/null) and its getrusage max RSS; the compile step is compile.Compile on the snapshot read from the same NB; aclc timings are the minimum of %d runs (median in parentheses). ", *flagRuns)
-	fmt.Fprintf(w, "Flows are the ACL-stage flows (ls_{in,out}_{pre_acl,pre_lb,pre_stateful,acl_hint,acl,stateful}, ls_in_acl_after_lb) per datapath: northd's from `ovn-sbctl lflow-list`, aclc's from its output; *differences* is the number of flows on only one side (lflow.Diff).\n\n")
+	fmt.Fprintf(w, "Flows are the ACL-stage flows (ls_{in,out}_{pre_acl,pre_lb,pre_stateful,acl_hint,acl,stateful}, ls_in_acl_after_lb) per datapath: northd's read from the SB with one OVSDB transaction of selects (a row shared by a datapath group counts on each of its datapaths, as `ovn-sbctl lflow-list` prints it; checked equal to `ovn-sbctl lflow-list` at 1k), aclc's parsed from its output; *differences* is the number of flows on only one side (lflow.Diff).\n\n")
 
 	fmt.Fprintln(w, "| size | S / G / A | NB load txn s | northd build_lflows s | northd ovnnb_db_run s | commit→SB synced s | northd RSS MiB | aclc compile step ms | aclc compile --nb ms | aclc RSS MiB | build_lflows ÷ compile step | synced ÷ compile --nb | RSS northd ÷ aclc | flows northd | flows aclc | differences |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -576,8 +595,8 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 			if i > 0 {
 				fmt.Fprint(w, "; ")
 			}
-			fmt.Fprintf(w, "%s: SB Logical_Flow rows %d (datapath groups share rows; lflow-list expands them per datapath), `ovn-sbctl lflow-list` %s s, in-process NB read (nbschema.LoadLive) %s ms = connect %s + monitor %s + snapshot %s",
-				r.name, r.sbLflowsRows, secs(r.lflowList), ms(r.readNB), ms(r.connect), ms(r.monitor), ms(r.snapshot))
+			fmt.Fprintf(w, "%s: ACL-stage SB Logical_Flow rows %d (datapath groups share rows; lflow-list expands them per datapath), SB select %s s, `ovn-sbctl lflow-list` %s s, in-process NB read (nbschema.LoadLive) %s ms = connect %s + monitor %s + snapshot %s, raw OVSDB monitor of the same tables (reply of %.1f MB received and scanned, no objects built) %s ms",
+				r.name, r.sbLflowsRows, secs(r.sbSelect), secs(r.lflowList), ms(r.readNB), ms(r.connect), ms(r.monitor), ms(r.snapshot), float64(r.rawBytes)/1e6, ms(r.rawMonitor))
 		}
 		fmt.Fprintln(w, ".")
 	}
