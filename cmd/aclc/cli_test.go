@@ -155,6 +155,10 @@ func TestBadInput(t *testing.T) {
 		{name: "bad stage", fixture: "{}\n", args: []string{"--stage", "ls_in_l2_lkup"}, want: []string{"unknown stage"}, code: 2},
 		{name: "unknown datapath", fixture: "switches: [{name: sw0}]\n", args: []string{"--datapath", "sw9"}, want: []string{"sw9"}, code: 2},
 		{name: "unknown flag", args: []string{"compile", "--frobnicate"}, want: []string{"frobnicate"}, code: 2},
+		{name: "strict with invalid match", fixture: "switches:\n  - name: s\n    acls:\n      - {direction: to-lport, priority: 1, match: \"ip4.src == 10.0.0.300\", action: drop}\n",
+			args: []string{"--strict"}, want: []string{"bad.yaml:4:9", "invalid match", "offset 11", "Invalid numeric constant"}, code: 1},
+		{name: "strict with reject wrapped into an invalid flow", args: []string{"compile", "--strict", "../../testdata/fixtures/reject-or-match.yaml"},
+			want: []string{"reject-or-match.yaml:9:9", `(reg0[10] == 1) && tcp.dst == 22 || tcp.dst == 23`, "parenthesize"}, code: 1},
 		{name: "strict with dangling refs", args: []string{"compile", "--strict", "../../testdata/fixtures/dangling-refs.yaml"},
 			want: []string{"$as_missing", "@pg_missing", "empty match", "dangling-refs.yaml:"}, code: 1},
 	} {

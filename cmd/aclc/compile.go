@@ -38,8 +38,10 @@ The datapath UUID printed in each "Datapath:" header is the NB
 Logical_Switch UUID (ovn-sbctl prints the SB Datapath_Binding UUID there).
 
 Matches are copied verbatim, as northd does, even when invalid; problems
-aclc detects (empty match, dangling $address_set or @port_group) are
-reported on stderr. With --strict they make aclc exit 1 and print nothing.`,
+aclc detects are reported on stderr: empty matches, dangling $address_set
+or @port_group references (per switch, as OVN resolves them), matches
+OVN 23.03's parser rejects, and reject ACLs whose match northd wraps into
+an invalid flow ((reg0[10] == 1) && A || B). With --strict they make aclc exit 1 and print nothing.`,
 	Example: `  aclc compile testdata/fixtures/seed-stateless.yaml
   aclc compile --nb unix:/var/run/ovn/ovnnb_db.sock --datapath sw0 --stage ls_in_acl
   aclc compile fixture.yaml --format json -o flows.json`,
@@ -87,10 +89,11 @@ func runCompile(cmd *cobra.Command, args []string) error {
 		return withCode(2, fmt.Errorf("--datapath: no logical switch named %q", compileOpts.datapath))
 	}
 	res := compile.Compile(snap)
-	for _, p := range res.Problems {
+	problems := append(res.Problems, compile.ValidateMatches(snap, res.Flows)...)
+	for _, p := range problems {
 		fmt.Fprintf(os.Stderr, "aclc: %s: %s\n", severityWord(compileOpts.strict), p)
 	}
-	if compileOpts.strict && len(res.Problems) > 0 {
+	if compileOpts.strict && len(problems) > 0 {
 		return exitSilently(1)
 	}
 	out := res.Flows
