@@ -2,6 +2,7 @@ package trace_test
 
 import (
 	"context"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -347,5 +348,42 @@ func loadNB(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, snap *nbs
 	}
 	if err := sb.Sync(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCLILiveNB runs `aclc trace --nb` against a live NB and compares its
+// --minimal output with ovn-trace's on the SB northd wrote for that NB.
+func TestCLILiveNB(t *testing.T) {
+	testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-nbctl", "ovn-sbctl", "ovn-trace")
+	bin := aclc(t)
+	sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	snap, err := nbschema.LoadFixture("../testdata/fixtures/seed-stateless.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadNB(t, ctx, sb, snap)
+	for _, args := range [][]string{
+		{"ls", seedUDP, "--ct", "new", "--ct", "new"},
+		{seedUDP, "--ct", "new", "--ct", "new"},
+		{seedTCP},
+	} {
+		want, err := sb.Run(ctx, "ovn-trace", append([]string{"--db=" + sb.SB, "--minimal"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.CommandContext(ctx, bin, append([]string{"trace", "--nb", sb.NB, "--minimal"}, args...)...)
+		got, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("aclc trace --nb %v: %v", args, err)
+		}
+		if diff := cmp.Diff(minimalBody(want), minimalBody(string(got))); diff != "" {
+			t.Errorf("aclc trace --nb %v --minimal differs (-ovn-trace +aclc):\n%s", args, diff)
+		}
 	}
 }

@@ -479,6 +479,9 @@ type run struct {
 	terminal           *FlowInfo
 	terminalPipeline   lflow.Pipeline
 	terminalIsDecision bool
+	// frozen counts the reject packets being traced: their path records
+	// no decisions.
+	frozen int
 }
 
 func (r *run) warnf(format string, args ...any) {
@@ -597,10 +600,12 @@ func (r *run) trace(m *expr.Microflow, p lflow.Pipeline, table int, super *Node)
 			r.warnf("%s: %d flows match at priority %d with different actions; OVN's choice among them is undefined (aclc takes match=(%s))",
 				st.Name(), len(tie)+1, tf.f.Priority, tf.f.Match)
 		}
-		if (st == lflow.InPreACL || st == lflow.OutPreACL) && fi.ACL != nil {
+		if r.frozen > 0 {
+			// inside a reject's generated packet: no decisions
+		} else if (st == lflow.InPreACL || st == lflow.OutPreACL) && fi.ACL != nil {
 			r.bypass[p] = fi
 		}
-		if isDecisionStage(st) {
+		if isDecisionStage(st) && r.frozen == 0 {
 			// A later flow overrides the decision unless it is a
 			// stage's "1" default or the earlier one came from an ACL.
 			if prev := r.decided[p]; prev == nil || fi.ACL != nil || (prev.ACL == nil && !tf.always) {
@@ -627,6 +632,9 @@ func isDecisionStage(st lflow.Stage) bool {
 }
 
 func (r *run) setTerminal(fi *FlowInfo, p lflow.Pipeline, st lflow.Stage) {
+	if r.frozen > 0 {
+		return
+	}
 	r.terminal, r.terminalPipeline = fi, p
 	r.terminalIsDecision = isDecisionStage(st) && r.decided[p] == fi
 	if isDecisionStage(st) {
@@ -926,7 +934,11 @@ func (r *run) reject(a action, m *expr.Microflow, p lflow.Pipeline, table int, s
 	}
 	node := super.add(NodeTransformation, name)
 	r.decided[p] = fi
+	// The generated packet's own path does not change what decided the
+	// original packet's fate.
+	r.frozen++
 	r.actions(a.nested, c, p, table, node, fi, st)
+	r.frozen--
 	return true
 }
 
