@@ -1,0 +1,35 @@
+package lint
+
+import (
+	"testing"
+
+	"github.com/aclc/aclc/nbgen"
+)
+
+// TestLint10k lints the 10k-ACL generated NB and reports how long it took;
+// it must stay within a few seconds.
+func TestLint10k(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	s := nbgen.Generate(nbgen.Default())
+	r, err := Lint(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, f := range r.Findings {
+		counts[f.Rule+"/"+f.Severity.String()]++
+	}
+	t.Logf("10k NB: %d ACLs on %d switches in %v; findings %v", r.Stats.ACLs, r.Stats.Switches, r.Stats.Elapsed, counts)
+}
+
+// BenchmarkLint10k measures Lint on the 10k-ACL generated NB.
+func BenchmarkLint10k(b *testing.B) {
+	s := nbgen.Generate(nbgen.Default())
+	for b.Loop() {
+		if _, err := Lint(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,248 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// This file holds the rules about ACLs of one stage of one switch against
+// each other: same-priority overlaps with different verdicts, and ACLs
+// shadowed by higher-priority ones.
+
+// maxShadowers bounds the shadowing ACLs listed in one finding.
+const maxShadowers = 5
+
+func (l *linter) conflictFindings(v *swView) []Finding {
+	var out []Finding
+	for st := range v.byStage {
+		list := v.byStage[st]
+		out = append(out, l.samePriority(v, stage(st), list)...)
+		out = append(out, l.shadowing(v, stage(st), list)...)
+	}
+	return out
+}
+
+// samePriority reports pairs of ACLs at one priority whose matches can
+// overlap and whose verdicts differ.
+func (l *linter) samePriority(v *swView, st stage, list []*inst) []Finding {
+	var out []Finding
+	for i := 0; i < len(list); {
+		j := i
+		for j < len(list) && list[j].a.acl.Priority == list[i].a.acl.Priority {
+			j++
+		}
+		for x := i; x < j; x++ {
+			for y := x + 1; y < j; y++ {
+				a, b := list[x], list[y]
+				if a.a.verdict == b.a.verdict {
+					continue
+				}
+				ov := intersects(l.setOf(v, a), l.setOf(v, b))
+				if ov == no {
+					continue
+				}
+				sev := Info
+				if a.a.verdict.allows() != b.a.verdict.allows() {
+					sev = Warning
+				}
+				msg := fmt.Sprintf("same priority %d and stage %s as %s, their matches overlap and the verdicts differ (%s vs %s): OVN installs both flows at one priority, so which one decides is undefined",
+					a.a.acl.Priority, stageNames[st], b.a.ref.describeShort(), a.a.acl.Action, b.a.acl.Action)
+				if ov == maybe {
+					sev = Info
+					msg = fmt.Sprintf("same priority %d and stage %s as %s with a different verdict (%s vs %s); aclc cannot decide whether the matches overlap (if they do, which one decides is undefined)",
+						a.a.acl.Priority, stageNames[st], b.a.ref.describeShort(), a.a.acl.Action, b.a.acl.Action)
+				}
+				out = append(out, Finding{Rule: RuleSamePriority, Severity: sev, ACLs: []ACLRef{a.a.ref, b.a.ref}, Message: msg,
+					Fix: "give the ACL that must win a higher priority (or make the matches disjoint)"})
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// describeShort names an ACL briefly: its name or UUID and fixture
+// position.
+func (r ACLRef) describeShort() string {
+	id := "ACL " + r.UUID
+	if r.Name != "" {
+		id = fmt.Sprintf("ACL %q", r.Name)
+	}
+	if r.Origin != "" && !strings.HasPrefix(r.Origin, "ACL ") && !strings.HasPrefix(r.Origin, "NB ACL") {
+		id += " (" + r.Origin + ")"
+	}
+	return id
+}
+
+// cubeRef is an indexed cube of a higher-priority ACL.
+type cubeRef struct {
+	c  cube
+	in *inst
+}
+
+// cubeIndex finds the cubes that may contain a cube: those constraining the
+// port field to a set holding the cube's port, and those not constraining
+// the port at all.
+type cubeIndex struct {
+	field  string
+	byPort map[string][]cubeRef
+	free   []cubeRef
+}
+
+func newCubeIndex(field string) *cubeIndex {
+	return &cubeIndex{field: field, byPort: map[string][]cubeRef{}}
+}
+
+func (x *cubeIndex) add(c cube, in *inst) {
+	sc, ok := c.s[x.field]
+	if !ok || sc.in == nil {
+		x.free = append(x.free, cubeRef{c, in})
+		return
+	}
+	for p := range sc.in {
+		if !sc.out[p] {
+			x.byPort[p] = append(x.byPort[p], cubeRef{c, in})
+		}
+	}
+}
+
+// container returns an indexed cube that contains c, or nil.
+func (x *cubeIndex) container(c cube) *cubeRef {
+	for i := range x.free {
+		if c.within(x.free[i].c) {
+			return &x.free[i]
+		}
+	}
+	sc, ok := c.s[x.field]
+	if !ok || sc.in == nil {
+		return nil
+	}
+	var best []cubeRef
+	found := false
+	for p := range sc.in {
+		if sc.out[p] {
+			continue
+		}
+		cand := x.byPort[p]
+		if !found || len(cand) < len(best) {
+			best, found = cand, true
+		}
+	}
+	for i := range best {
+		if c.within(best[i].c) {
+			return &best[i]
+		}
+	}
+	return nil
+}
+
+// covered reports whether every cube of cs lies in an indexed cube, and
+// which ACLs' cubes cover them.
+func covered(cs []cube, idx ...*cubeIndex) ([]*inst, bool) {
+	var by []*inst
+	for _, c := range cs {
+		var r *cubeRef
+		for _, x := range idx {
+			if r = x.container(c); r != nil {
+				break
+			}
+		}
+		if r == nil {
+			return nil, false
+		}
+		if !slices.Contains(by, r.in) {
+			by = append(by, r.in)
+		}
+	}
+	return by, true
+}
+
+// shadowing reports ACLs whose every packet a higher-priority ACL of the
+// stage matches first. It is a proof: the ACL's cubes (from above) must
+// each lie in one cube (from below) of a higher-priority ACL. When only
+// the approximations stand in the way it says so at info level.
+func (l *linter) shadowing(v *swView, st stage, list []*inst) []Finding {
+	field := "inport"
+	if st == outACL {
+		field = "outport"
+	}
+	under := newCubeIndex(field)
+	extra := newCubeIndex(field) // from-above cubes of inexact ACLs
+	anyInexact := false
+	var out []Finding
+	for i := 0; i < len(list); {
+		j := i
+		for j < len(list) && list[j].a.acl.Priority == list[i].a.acl.Priority {
+			j++
+		}
+		for _, b := range list[i:j] {
+			sb := l.setOf(v, b)
+			if len(sb.over) == 0 || i == 0 {
+				continue
+			}
+			if by, ok := covered(sb.over, under); ok {
+				out = append(out, shadowFinding(b, by, st, true))
+				continue
+			}
+			if (anyInexact || !sb.exact) && len(sb.under) > 0 {
+				if by, ok := covered(sb.under, under, extra); ok {
+					out = append(out, shadowFinding(b, by, st, false))
+				}
+			}
+		}
+		for _, a := range list[i:j] {
+			sa := l.setOf(v, a)
+			for _, c := range sa.under {
+				under.add(c, a)
+			}
+			if !sa.exact {
+				anyInexact = true
+				for _, c := range sa.over {
+					extra.add(c, a)
+				}
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+func shadowFinding(b *inst, by []*inst, st stage, proven bool) Finding {
+	slices.SortStableFunc(by, func(x, y *inst) int { return y.a.acl.Priority - x.a.acl.Priority })
+	same := true
+	var names []string
+	refs := []ACLRef{b.a.ref}
+	for i, a := range by {
+		if a.a.verdict != b.a.verdict {
+			same = false
+		}
+		if i < maxShadowers {
+			names = append(names, fmt.Sprintf("%s (priority %d, %s)", a.a.ref.describeShort(), a.a.acl.Priority, a.a.acl.Action))
+			refs = append(refs, a.a.ref)
+		}
+	}
+	if len(by) > maxShadowers {
+		names = append(names, fmt.Sprintf("and %d more", len(by)-maxShadowers))
+	}
+	f := Finding{Rule: RuleShadowed, ACLs: refs}
+	if !proven {
+		f.Severity = Info
+		f.Message = fmt.Sprintf("undecidable: this ACL may be shadowed in %s by %s, but its match uses constructs aclc cannot reason about exactly", stageNames[st], strings.Join(names, ", "))
+		f.Fix = "check by hand whether the ACL can ever decide; simplify the match if it cannot"
+		return f
+	}
+	f.Message = fmt.Sprintf("every packet this ACL matches is matched first in %s by %s, so its verdict never applies", stageNames[st], strings.Join(names, ", "))
+	if same {
+		f.Severity = Info
+		f.Message += " (same verdict: the ACL is redundant)"
+		f.Fix = "delete the redundant ACL"
+	} else {
+		f.Severity = Warning
+		f.Fix = "raise this ACL's priority above the shadowing ACL(s) if its verdict should win, or delete it"
+	}
+	if b.a.verdict == vStateless {
+		f.Message += "; its pre-ACL flow still takes the matching traffic out of conntrack"
+	}
+	return f
+}

@@ -1,0 +1,571 @@
+// Package lint finds mistakes in OVN Northbound ACLs as ovn-northd 23.03
+// and ovn-controller would treat them: matches OVN rejects or reads
+// differently than written, ACLs that conflict or can never decide,
+// allow-stateless rules whose replies or load-balanced traffic break, and
+// the 23.03 northd quirks that silently discard flows or drop traffic.
+//
+// Lint analyses every logical switch separately, with the ACLs that apply
+// there (its own and those of the port groups that have ports on it) and
+// the address sets and port groups as ovn-controller resolves them on that
+// datapath. Findings about the same ACLs that show on several switches are
+// reported once, listing the switches.
+//
+// Each rule family lives in its own file: match.go (invalid matches,
+// dangling references, expression warnings), conflict.go (same-priority
+// overlaps, shadowing), stateless.go (replies of allow-stateless traffic,
+// load balancer VIPs), northd.go (the reject-with-|| flow, default_acl_drop
+// and the after-LB stage). The set reasoning they share is in sets.go.
+package lint
+
+import (
+	"cmp"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+// Severity ranks findings.
+type Severity int
+
+// Severities, least severe first.
+const (
+	// Info is worth knowing but may well be intended, or could not be
+	// decided.
+	Info Severity = iota
+	// Warning is probably a mistake.
+	Warning
+	// Error means OVN discards a flow or drops traffic the ACLs allow.
+	Error
+)
+
+// String returns "info", "warning" or "error".
+func (s Severity) String() string {
+	switch s {
+	case Info:
+		return "info"
+	case Warning:
+		return "warning"
+	case Error:
+		return "error"
+	}
+	return fmt.Sprintf("Severity(%d)", int(s))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Rule names, as they appear in findings.
+const (
+	RuleInvalidMatch      = "invalid-match"
+	RuleDanglingRef       = "dangling-ref"
+	RuleEmptySet          = "empty-set"
+	RuleHostBits          = "host-bits"
+	RuleMissingPrereq     = "missing-prereq"
+	RuleContradiction     = "contradiction"
+	RuleSliceOverflow     = "slice-overflow"
+	RuleNegatedMultibit   = "negated-multibit"
+	RuleSamePriority      = "same-priority-overlap"
+	RuleShadowed          = "shadowed"
+	RuleStatelessNoReply  = "stateless-no-reply"
+	RuleStatelessLBVIP    = "stateless-lb-vip"
+	RuleRejectOr          = "reject-or-discarded"
+	RuleDefaultDropAfterL = "default-drop-after-lb"
+)
+
+// ACLRef identifies an ACL in a finding.
+type ACLRef struct {
+	// UUID is the ACL row's UUID.
+	UUID string `json:"uuid"`
+	// Name is the ACL's name column, "" when unset.
+	Name string `json:"name,omitempty"`
+	// Owner is "Logical_Switch NAME" or "Port_Group NAME".
+	Owner string `json:"owner,omitempty"`
+	// Origin is where the row came from: "file.yaml:12:7" or "NB ACL <uuid>".
+	Origin string `json:"origin"`
+	// Direction, Priority, Action and Match are the ACL's columns.
+	Direction string `json:"direction"`
+	Priority  int    `json:"priority"`
+	Action    string `json:"action"`
+	Match     string `json:"match"`
+}
+
+// String names the ACL for a human: its name or UUID and owner.
+func (r ACLRef) String() string {
+	id := "ACL " + r.UUID
+	if r.Name != "" {
+		id = fmt.Sprintf("ACL %q", r.Name)
+	}
+	if r.Owner != "" {
+		id += " on " + r.Owner
+	}
+	return fmt.Sprintf("%s (%s priority %d %s: %s)", id, r.Direction, r.Priority, r.Action, r.Match)
+}
+
+// Finding is one problem.
+type Finding struct {
+	// Rule names the rule that fired (RuleInvalidMatch, ...).
+	Rule string `json:"rule"`
+	// Severity ranks it.
+	Severity Severity `json:"severity"`
+	// ACLs are the ACLs involved, the one the finding is about first.
+	ACLs []ACLRef `json:"acls"`
+	// Switches lists the logical switches on which it shows, by name;
+	// empty when it does not depend on a switch.
+	Switches []string `json:"switches,omitempty"`
+	// Message says what is wrong.
+	Message string `json:"message"`
+	// Fix says how to fix it, in one line.
+	Fix string `json:"fix"`
+	// Offset, when not nil, is the byte offset in ACLs[0].Match of the
+	// character at fault.
+	Offset *int `json:"offset,omitempty"`
+}
+
+// Report is the result of Lint.
+type Report struct {
+	// Findings, sorted by severity (errors first), then origin and rule.
+	Findings []Finding `json:"findings"`
+	// Stats describes the run.
+	Stats Stats `json:"stats"`
+}
+
+// Stats describes a lint run.
+type Stats struct {
+	// ACLs and Switches count what was analysed.
+	ACLs     int `json:"acls"`
+	Switches int `json:"switches"`
+	// Errors, Warnings and Infos count the findings by severity.
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+	// Elapsed is the wall time Lint took.
+	Elapsed time.Duration `json:"-"`
+}
+
+// HasErrors reports whether any finding is at error level.
+func (r *Report) HasErrors() bool { return r.Stats.Errors > 0 }
+
+// stage is an ACL stage.
+type stage int
+
+const (
+	inACL stage = iota
+	inAfterLB
+	outACL
+	nStages
+)
+
+var stageNames = [...]string{"ls_in_acl", "ls_in_acl_after_lb", "ls_out_acl"}
+
+// verdict classes for conflict reasoning.
+type verdict int
+
+const (
+	vAllow     verdict = iota // allow, allow-related
+	vStateless                // allow-stateless
+	vDrop                     // drop
+	vReject                   // reject
+	vOther
+)
+
+func verdictOf(action string) verdict {
+	switch action {
+	case "allow", "allow-related":
+		return vAllow
+	case "allow-stateless":
+		return vStateless
+	case "drop":
+		return vDrop
+	case "reject":
+		return vReject
+	}
+	return vOther
+}
+
+func (v verdict) allows() bool { return v == vAllow || v == vStateless }
+
+// aclInfo is what lint knows about an ACL independently of the switch.
+type aclInfo struct {
+	acl     *nbdb.ACL
+	ref     ACLRef
+	stage   stage
+	verdict verdict
+	syntax  error          // parse error with every reference assumed to exist
+	pgRefs  []string       // @port_group names referenced
+	asRefs  []string       // $address_set names referenced
+	refPos  map[string]int // "$name"/"@name" → offset of its first reference
+}
+
+// inst is an ACL on one switch.
+type inst struct {
+	a   *aclInfo
+	e   *expr.Expr // nil when the match does not parse here
+	set *set       // nil when e is nil
+}
+
+// swView is one logical switch as the ACL stages see it.
+type swView struct {
+	id, name string
+	ls       *nbdb.LogicalSwitch
+	res      expr.MapResolver
+	acls     []*inst
+	byStage  [nStages][]*inst // sorted by priority, highest first
+	hasACLs  bool
+	stateful bool // has an allow-related ACL or a load balancer VIP
+	lbVIP    bool
+	lbs      []*nbdb.LoadBalancer
+	vips     []vipTraffic // cached by vipSetsCached
+}
+
+// linter holds the NB-wide state of one run.
+type linter struct {
+	s              *nbschema.Snapshot
+	acls           map[string]*aclInfo
+	globalRes      expr.MapResolver
+	as             *asCache
+	defaultACLDrop bool
+	pgNames        map[string]bool
+	exprCache      sync.Map // cache key → *expr.Expr or error
+	setCache       sync.Map // cache key → *set
+}
+
+// Lint analyses the snapshot.
+func Lint(s *nbschema.Snapshot) (*Report, error) {
+	start := time.Now()
+	l := &linter{s: s, acls: map[string]*aclInfo{}, as: newASCache(),
+		defaultACLDrop: s.GlobalOption("default_acl_drop") == "true"}
+	var err error
+	if l.globalRes, err = expr.NewSnapshotResolver(s, ""); err != nil {
+		return nil, fmt.Errorf("lint: resolving address sets: %w", err)
+	}
+	l.pgNames = map[string]bool{}
+	for _, pg := range s.PortGroups {
+		l.pgNames[pg.Name] = true
+	}
+	owners := map[string]string{}
+	for _, id := range nbschema.SortedKeys(s.Switches) {
+		for _, a := range s.Switches[id].ACLs {
+			owners[a] = "Logical_Switch " + s.Switches[id].Name
+		}
+	}
+	for _, id := range nbschema.SortedKeys(s.PortGroups) {
+		for _, a := range s.PortGroups[id].ACLs {
+			owners[a] = "Port_Group " + s.PortGroups[id].Name
+		}
+	}
+	for id, acl := range s.ACLs {
+		l.acls[id] = l.newInfo(acl, owners[id])
+	}
+
+	var (
+		mu  sync.Mutex
+		all []Finding
+	)
+	add := func(fs []Finding) {
+		mu.Lock()
+		all = append(all, fs...)
+		mu.Unlock()
+	}
+	add(l.globalFindings())
+
+	ids := nbschema.SortedKeys(s.Switches)
+	next := make(chan string)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range next {
+				add(l.lintSwitch(id))
+			}
+		}()
+	}
+	for _, id := range ids {
+		next <- id
+	}
+	close(next)
+	wg.Wait()
+
+	r := &Report{Findings: merge(all)}
+	r.Stats.ACLs, r.Stats.Switches = len(s.ACLs), len(s.Switches)
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case Error:
+			r.Stats.Errors++
+		case Warning:
+			r.Stats.Warnings++
+		default:
+			r.Stats.Infos++
+		}
+	}
+	r.Stats.Elapsed = time.Since(start)
+	return r, nil
+}
+
+func (l *linter) newInfo(acl *nbdb.ACL, owner string) *aclInfo {
+	a := &aclInfo{acl: acl, verdict: verdictOf(acl.Action)}
+	a.ref = ACLRef{UUID: acl.UUID, Owner: owner, Origin: l.s.Where("ACL", acl.UUID),
+		Direction: acl.Direction, Priority: acl.Priority, Action: acl.Action, Match: acl.Match}
+	if acl.Name != nil {
+		a.ref.Name = *acl.Name
+	}
+	switch {
+	case acl.Direction == "from-lport" && acl.Options["apply-after-lb"] == "true":
+		a.stage = inAfterLB
+	case acl.Direction == "from-lport":
+		a.stage = inACL
+	default:
+		a.stage = outACL
+	}
+	e, err := expr.Parse(acl.Match, nil)
+	if err != nil {
+		a.syntax = err
+		return a
+	}
+	a.asRefs, a.pgRefs, a.refPos = collectRefs(e.Root)
+	return a
+}
+
+// view builds the switch's view.
+func (l *linter) view(id string) *swView {
+	s := l.s
+	ls := s.Switches[id]
+	v := &swView{id: id, name: ls.Name, ls: ls}
+	onDP := map[string]bool{}
+	for _, p := range ls.Ports {
+		onDP[p] = true
+	}
+	v.res = expr.MapResolver{AddressSets: l.globalRes.AddressSets, PortGroups: map[string][]string{}}
+	var pgACLs []string
+	for _, pgID := range nbschema.SortedKeys(s.PortGroups) {
+		pg := s.PortGroups[pgID]
+		var ports []string
+		for _, p := range pg.Ports {
+			if lsp, ok := s.Ports[p]; ok && onDP[p] {
+				ports = append(ports, lsp.Name)
+			}
+		}
+		if len(ports) > 0 {
+			v.res.PortGroups[pg.Name] = ports
+			pgACLs = append(pgACLs, pg.ACLs...)
+		}
+	}
+	seen := map[string]bool{}
+	for _, aid := range append(slices.Clone(ls.ACLs), pgACLs...) {
+		a, ok := l.acls[aid]
+		if !ok || seen[aid] {
+			continue
+		}
+		seen[aid] = true
+		v.hasACLs = true
+		if a.acl.Action == "allow-related" {
+			v.stateful = true
+		}
+		v.acls = append(v.acls, &inst{a: a})
+	}
+	lbSeen := map[string]bool{}
+	addLB := func(lid string) {
+		lb, ok := s.LoadBalancers[lid]
+		if !ok || lbSeen[lid] || len(lb.Vips) == 0 {
+			return
+		}
+		lbSeen[lid] = true
+		v.lbs = append(v.lbs, lb)
+	}
+	for _, lid := range ls.LoadBalancer {
+		addLB(lid)
+	}
+	for _, gid := range ls.LoadBalancerGroup {
+		if g, ok := s.LBGroups[gid]; ok {
+			for _, lid := range g.LoadBalancer {
+				addLB(lid)
+			}
+		}
+	}
+	v.lbVIP = len(v.lbs) > 0
+	v.stateful = v.stateful || v.lbVIP
+	return v
+}
+
+// refKey is the part of the datapath resolver an ACL's parse depends on.
+func (v *swView) refKey(a *aclInfo, withPorts bool) string {
+	var b strings.Builder
+	b.WriteString(a.acl.UUID)
+	for _, pg := range a.pgRefs {
+		ports, ok := v.res.PortGroups[pg]
+		b.WriteString("|")
+		if !ok {
+			b.WriteString("-")
+			continue
+		}
+		if withPorts {
+			b.WriteString(strings.Join(ports, ","))
+		} else {
+			b.WriteString("+")
+		}
+	}
+	return b.String()
+}
+
+// parse parses an ACL's match on the switch (cached across switches that
+// resolve its references alike).
+func (l *linter) parse(v *swView, a *aclInfo) (*expr.Expr, error) {
+	key := v.refKey(a, false)
+	if x, ok := l.exprCache.Load(key); ok {
+		if e, ok := x.(*expr.Expr); ok {
+			return e, nil
+		}
+		return nil, x.(error)
+	}
+	e, err := expr.Parse(a.acl.Match, v.res)
+	if err != nil {
+		l.exprCache.Store(key, err)
+		return nil, err
+	}
+	l.exprCache.Store(key, e)
+	return e, nil
+}
+
+// setOf returns the cube set of an instance's match on the switch.
+func (l *linter) setOf(v *swView, in *inst) *set {
+	if in.e == nil {
+		return nil
+	}
+	if in.set != nil {
+		return in.set
+	}
+	key := v.refKey(in.a, true)
+	if x, ok := l.setCache.Load(key); ok {
+		in.set = x.(*set)
+		return in.set
+	}
+	cv := &converter{r: v.res, as: l.as}
+	in.set = cv.toSet(in.e.Root)
+	l.setCache.Store(key, in.set)
+	return in.set
+}
+
+// lintSwitch runs every per-switch rule on one switch.
+func (l *linter) lintSwitch(id string) []Finding {
+	v := l.view(id)
+	var out []Finding
+	for _, in := range v.acls {
+		out = append(out, l.matchFindings(v, in)...)
+		if in.e != nil {
+			v.byStage[in.a.stage] = append(v.byStage[in.a.stage], in)
+		}
+	}
+	for st := range v.byStage {
+		slices.SortStableFunc(v.byStage[st], func(x, y *inst) int {
+			return cmp.Or(cmp.Compare(y.a.acl.Priority, x.a.acl.Priority), strings.Compare(x.a.ref.Origin, y.a.ref.Origin), strings.Compare(x.a.acl.UUID, y.a.acl.UUID))
+		})
+	}
+	out = append(out, l.conflictFindings(v)...)
+	out = append(out, l.statelessFindings(v)...)
+	out = append(out, l.northdFindings(v)...)
+	for i := range out {
+		out[i].Switches = []string{v.name}
+	}
+	return out
+}
+
+// merge folds findings that differ only in their switch into one and sorts
+// the result.
+func merge(fs []Finding) []Finding {
+	type key struct{ rule, acls, msg string }
+	idx := map[key]int{}
+	var out []Finding
+	for _, f := range fs {
+		var ids []string
+		for _, a := range f.ACLs {
+			ids = append(ids, a.UUID)
+		}
+		k := key{f.Rule, strings.Join(ids, ","), f.Message}
+		if i, ok := idx[k]; ok {
+			out[i].Switches = append(out[i].Switches, f.Switches...)
+			if f.Severity > out[i].Severity {
+				out[i].Severity = f.Severity
+			}
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, f)
+	}
+	for i := range out {
+		slices.Sort(out[i].Switches)
+		out[i].Switches = slices.Compact(out[i].Switches)
+	}
+	slices.SortFunc(out, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmpOrigin(a.ACLs[0].Origin, b.ACLs[0].Origin),
+			strings.Compare(a.ACLs[0].UUID, b.ACLs[0].UUID), strings.Compare(a.Rule, b.Rule), strings.Compare(a.Message, b.Message))
+	})
+	return out
+}
+
+// cmpOrigin orders "file:line:col" origins by line, others by text.
+func cmpOrigin(a, b string) int {
+	fa, la, ca := splitOrigin(a)
+	fb, lb, cb := splitOrigin(b)
+	return cmp.Or(strings.Compare(fa, fb), cmp.Compare(la, lb), cmp.Compare(ca, cb), strings.Compare(a, b))
+}
+
+func splitOrigin(o string) (string, int, int) {
+	parts := strings.Split(o, ":")
+	if len(parts) < 3 {
+		return o, 0, 0
+	}
+	var line, col int
+	if _, err := fmt.Sscanf(parts[len(parts)-2]+" "+parts[len(parts)-1], "%d %d", &line, &col); err != nil {
+		return o, 0, 0
+	}
+	return strings.Join(parts[:len(parts)-2], ":"), line, col
+}
+
+// collectRefs returns the address sets and port groups a parsed match
+// references, each once, in order of appearance, with the offset of its
+// first reference.
+func collectRefs(root expr.Node) (as, pg []string, pos map[string]int) {
+	pos = map[string]int{}
+	visit := func(cs expr.ConstSet) {
+		for _, c := range cs.Values {
+			var key string
+			switch c.Kind {
+			case expr.AddressSetRef:
+				key = "$" + c.Str
+				if _, ok := pos[key]; !ok {
+					as = append(as, c.Str)
+				}
+			case expr.PortGroupRef:
+				key = "@" + c.Str
+				if _, ok := pos[key]; !ok {
+					pg = append(pg, c.Str)
+				}
+			default:
+				continue
+			}
+			if _, ok := pos[key]; !ok {
+				pos[key] = c.Pos
+			}
+		}
+	}
+	expr.Inspect(root, func(n expr.Node) bool {
+		switch n := n.(type) {
+		case *expr.Cmp:
+			visit(n.Values)
+		case *expr.Range:
+			visit(n.Low)
+			visit(n.High)
+		}
+		return true
+	})
+	return as, pg, pos
+}
+
+func intp(i int) *int { return &i }

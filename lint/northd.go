@@ -1,0 +1,106 @@
+package lint
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aclc/aclc/acl/expr"
+)
+
+// This file holds the rules about flows ovn-northd 23.03 writes in a way
+// that loses traffic: the reject flow whose match OVN cannot parse, and
+// default_acl_drop's default in the after-LB stage.
+
+// rejectHints are the prefixes northd puts before a reject ACL's match on a
+// stateful switch (build_reject_acl_rules, unparenthesized match).
+var rejectHints = []string{"(reg0[9] == 1) && ", "(reg0[10] == 1) && "}
+
+func (l *linter) northdFindings(v *swView) []Finding {
+	var out []Finding
+	if v.stateful {
+		for st := range v.byStage {
+			for _, in := range v.byStage[st] {
+				if in.a.verdict == vReject {
+					if f, ok := l.rejectOr(v, in); ok {
+						out = append(out, f)
+					}
+				}
+			}
+		}
+	}
+	if l.defaultACLDrop && v.hasACLs {
+		out = append(out, l.defaultDropAfterLB(v)...)
+	}
+	return out
+}
+
+// rejectOr validates the actual text of the reject flows northd writes on a
+// stateful switch.
+func (l *linter) rejectOr(v *swView, in *inst) (Finding, bool) {
+	for _, h := range rejectHints {
+		text := h + in.a.acl.Match
+		err := expr.Valid(text, v.res)
+		if err == nil {
+			continue
+		}
+		f := Finding{Rule: RuleRejectOr, Severity: Error, ACLs: []ACLRef{in.a.ref},
+			Message: fmt.Sprintf("on this stateful switch northd writes the reject flows as `%s<match>' without parentheses, and OVN rejects `%s': %s; ovn-controller discards the flows, so the ACL rejects nothing",
+				h, text, strings.TrimSuffix(errMsg(err), ".")),
+			Fix: fmt.Sprintf("parenthesize the whole match: (%s)", in.a.acl.Match)}
+		var pe *expr.Error
+		if errors.As(err, &pe) && pe.Offset >= len(h) {
+			f.Offset = intp(pe.Offset - len(h))
+		}
+		return f, true
+	}
+	return Finding{}, false
+}
+
+// defaultDropAfterLB: with default_acl_drop=true, northd 23.03 installs a
+// priority-0 drop in ls_in_acl_after_lb on every switch with ACLs, so
+// traffic a from-lport ACL allows in ls_in_acl is dropped there unless an
+// after-LB ACL (options:apply-after-lb=true) allows it too (replies and
+// related traffic of committed connections are let through by reg0[17]).
+func (l *linter) defaultDropAfterLB(v *swView) []Finding {
+	idx := newCubeIndex("inport")
+	var allowers []*inst
+	for _, a := range v.byStage[inAfterLB] {
+		if a.a.verdict.allows() {
+			allowers = append(allowers, a)
+			for _, c := range l.setOf(v, a).under {
+				idx.add(c, a)
+			}
+		}
+	}
+	var out []Finding
+	for _, in := range v.byStage[inACL] {
+		if !in.a.verdict.allows() {
+			continue
+		}
+		s := l.setOf(v, in)
+		if len(s.over) == 0 {
+			continue
+		}
+		some := false
+		for _, a := range allowers {
+			if anyIntersect(s.over, l.setOf(v, a).over) {
+				some = true
+				break
+			}
+		}
+		fix := "add a from-lport ACL with options:apply-after-lb=true that allows this traffic, or leave default_acl_drop unset"
+		if !some {
+			out = append(out, Finding{Rule: RuleDefaultDropAfterL, Severity: Error, ACLs: []ACLRef{in.a.ref},
+				Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and no after-LB ACL allows what this ACL allows in ls_in_acl: new connections it allows are dropped right after load balancing",
+				Fix:     fix})
+			continue
+		}
+		if _, ok := covered(s.over, idx); !ok {
+			out = append(out, Finding{Rule: RuleDefaultDropAfterL, Severity: Warning, ACLs: []ACLRef{in.a.ref},
+				Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and the after-LB ACLs allow only part of what this ACL allows in ls_in_acl (or aclc cannot prove they allow all of it): the rest of its new connections are dropped after load balancing",
+				Fix:     fix})
+		}
+	}
+	return out
+}

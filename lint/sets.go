@@ -1,0 +1,641 @@
+package lint
+
+import (
+	"math/big"
+	"math/bits"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/aclc/aclc/acl/expr"
+)
+
+// This file is the set reasoning behind the overlap, shadowing, stateless
+// and load-balancer rules: a match is turned into a disjunction of cubes,
+// each cube a conjunction of value/mask constraints on whole OVN fields
+// (subfields folded into their root: reg0 into xxreg0, ct.est into
+// ct_state) and of membership constraints on inport/outport. OVN's
+// implicit prerequisites are ANDed into every field test, as OVN does.
+//
+// Constructs the cubes cannot represent exactly (is_chassis_resident, !=
+// on a wide field, a disjunction that explodes) are approximated twice:
+// once from above (the constraint dropped: the cubes match at least the
+// packets the ACL matches) and once from below (the cube dropped: the cubes
+// match at most those packets). A proof of containment uses the
+// approximation from below for the container and from above for the
+// contained; a proof of disjointness uses both from above; a proof of
+// overlap uses both from below.
+
+// maxCubes bounds the cubes of one match; beyond it the match is
+// approximated.
+const maxCubes = 2048
+
+// maxNeBits is the widest field for which field != value is expanded into
+// one cube per bit (exact); wider ones are approximated.
+const maxNeBits = 16
+
+// u128 is a 128-bit value, lo word first.
+type u128 [2]uint64
+
+func (a u128) and(b u128) u128 { return u128{a[0] & b[0], a[1] & b[1]} }
+func (a u128) or(b u128) u128  { return u128{a[0] | b[0], a[1] | b[1]} }
+func (a u128) zero() bool      { return a[0] == 0 && a[1] == 0 }
+
+func (a u128) shl(n int) u128 {
+	switch {
+	case n == 0:
+		return a
+	case n >= 128:
+		return u128{}
+	case n >= 64:
+		return u128{0, a[0] << (n - 64)}
+	}
+	return u128{a[0] << n, a[1]<<n | a[0]>>(64-n)}
+}
+
+func onesN(n int) u128 {
+	switch {
+	case n <= 0:
+		return u128{}
+	case n >= 128:
+		return u128{^uint64(0), ^uint64(0)}
+	case n >= 64:
+		return u128{^uint64(0), ^uint64(0) >> (128 - n)}
+	}
+	return u128{^uint64(0) >> (64 - n), 0}
+}
+
+func fromBig(x *big.Int) u128 {
+	if x == nil {
+		return u128{}
+	}
+	lo := new(big.Int).And(x, new(big.Int).SetUint64(^uint64(0))).Uint64()
+	hi := new(big.Int).Rsh(x, 64).Uint64()
+	return u128{lo, hi}
+}
+
+func (a u128) bit(i int) bool { return a[i/64]>>(i%64)&1 == 1 }
+
+func (a u128) popcount() int { return bits.OnesCount64(a[0]) + bits.OnesCount64(a[1]) }
+
+// bitc constrains the bits of mask of one root field to val.
+type bitc struct{ val, mask u128 }
+
+// strc constrains a string field (inport, outport): its value is in `in'
+// (nil: any value) and not in `out'.
+type strc struct {
+	in, out map[string]bool
+}
+
+// cube is a conjunction of constraints; the empty cube matches everything.
+type cube struct {
+	b map[string]bitc
+	s map[string]strc
+}
+
+var trueCube = cube{}
+
+// and returns the conjunction of c and d, and false if it is empty.
+func (c cube) and(d cube) (cube, bool) {
+	out := cube{}
+	if len(c.b)+len(d.b) > 0 {
+		out.b = make(map[string]bitc, len(c.b)+len(d.b))
+		for k, v := range c.b {
+			out.b[k] = v
+		}
+		for k, v := range d.b {
+			cur, ok := out.b[k]
+			if !ok {
+				out.b[k] = v
+				continue
+			}
+			both := cur.mask.and(v.mask)
+			if cur.val.and(both) != v.val.and(both) {
+				return cube{}, false
+			}
+			out.b[k] = bitc{cur.val.or(v.val), cur.mask.or(v.mask)}
+		}
+	}
+	if len(c.s)+len(d.s) > 0 {
+		out.s = make(map[string]strc, len(c.s)+len(d.s))
+		for k, v := range c.s {
+			out.s[k] = v
+		}
+		for k, v := range d.s {
+			cur, ok := out.s[k]
+			if !ok {
+				out.s[k] = v
+				continue
+			}
+			n := strc{}
+			switch {
+			case cur.in == nil:
+				n.in = v.in
+			case v.in == nil:
+				n.in = cur.in
+			default:
+				n.in = map[string]bool{}
+				for x := range cur.in {
+					if v.in[x] {
+						n.in[x] = true
+					}
+				}
+			}
+			if len(cur.out)+len(v.out) > 0 {
+				n.out = make(map[string]bool, len(cur.out)+len(v.out))
+				for x := range cur.out {
+					n.out[x] = true
+				}
+				for x := range v.out {
+					n.out[x] = true
+				}
+			}
+			out.s[k] = n
+		}
+		for _, v := range out.s {
+			if v.in != nil && !anyOutside(v.in, v.out) {
+				return cube{}, false
+			}
+		}
+	}
+	return out, true
+}
+
+func anyOutside(in, out map[string]bool) bool {
+	for x := range in {
+		if !out[x] {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether every packet of c is in d.
+func (c cube) within(d cube) bool {
+	for k, dv := range d.b {
+		cv, ok := c.b[k]
+		if !ok || cv.mask.and(dv.mask) != dv.mask || cv.val.and(dv.mask) != dv.val {
+			return false
+		}
+	}
+	for k, dv := range d.s {
+		cv, ok := c.s[k]
+		if !ok {
+			return false
+		}
+		if dv.in != nil {
+			if cv.in == nil {
+				return false
+			}
+			for x := range cv.in {
+				if !cv.out[x] && (!dv.in[x] || dv.out[x]) {
+					return false
+				}
+			}
+			continue
+		}
+		if cv.in != nil {
+			for x := range cv.in {
+				if !cv.out[x] && dv.out[x] {
+					return false
+				}
+			}
+			continue
+		}
+		for x := range dv.out {
+			if !cv.out[x] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// set is a match as cubes, approximated from above (over) and from below
+// (under); exact when no approximation was needed (then both are equal).
+type set struct {
+	over, under []cube
+	exact       bool
+}
+
+// intersects reports whether some packet is in a and b: yes, no, or maybe
+// (when the approximations cannot tell).
+func intersects(a, b *set) tri {
+	if !anyIntersect(a.over, b.over) {
+		return no
+	}
+	if anyIntersect(a.under, b.under) {
+		return yes
+	}
+	return maybe
+}
+
+func anyIntersect(as, bs []cube) bool {
+	for _, x := range as {
+		for _, y := range bs {
+			if _, ok := x.and(y); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tri is a three-valued answer.
+type tri int
+
+const (
+	no tri = iota
+	maybe
+	yes
+)
+
+// converter turns parsed matches into cube sets on one datapath.
+type converter struct {
+	r     expr.Resolver
+	as    *asCache
+	inexs bool // set when the conversion approximated
+}
+
+// asCache caches address set members converted to constants, NB-wide.
+type asCache struct {
+	mu sync.Mutex
+	m  map[string][]expr.Const
+}
+
+func newASCache() *asCache { return &asCache{m: map[string][]expr.Const{}} }
+
+// members returns the integer constants of an address set's addresses as
+// OVN reads them (the first token of each entry; non-integers skipped).
+func (c *asCache) members(name string, addrs []string) []expr.Const {
+	key := name + "\x00" + strings.Join(addrs, "\x00")
+	c.mu.Lock()
+	v, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return v
+	}
+	var toks []string
+	for _, a := range addrs {
+		if f := strings.Fields(a); len(f) > 0 {
+			toks = append(toks, f[0])
+		}
+	}
+	var out []expr.Const
+	if e, err := expr.Parse("xxreg0 == {"+strings.Join(toks, ", ")+"}", nil); err == nil && len(toks) > 0 {
+		out = cmpValues(e.Root)
+	} else {
+		for _, t := range toks {
+			if e, err := expr.Parse("xxreg0 == "+t, nil); err == nil {
+				out = append(out, cmpValues(e.Root)...)
+			}
+		}
+	}
+	c.mu.Lock()
+	c.m[key] = out
+	c.mu.Unlock()
+	return out
+}
+
+func cmpValues(n expr.Node) []expr.Const {
+	if c, ok := n.(*expr.Cmp); ok {
+		return c.Values.Values
+	}
+	return nil
+}
+
+var prereqCache sync.Map // text → expr.Node
+
+func parsedText(s string) expr.Node {
+	if n, ok := prereqCache.Load(s); ok {
+		return n.(expr.Node)
+	}
+	e, err := expr.Parse(s, nil)
+	if err != nil {
+		return &expr.Bool{Value: true}
+	}
+	prereqCache.Store(s, e.Root)
+	return e.Root
+}
+
+// toSet converts a parsed match.
+func (cv *converter) toSet(n expr.Node) *set {
+	cv.inexs = false
+	over := cv.node(n, false, true)
+	exact := !cv.inexs
+	if exact {
+		return &set{over: over, under: over, exact: true}
+	}
+	cv.inexs = false
+	under := cv.node(n, false, false)
+	return &set{over: over, under: under}
+}
+
+// approx is what an unrepresentable constraint becomes.
+func (cv *converter) approx(up bool) []cube {
+	cv.inexs = true
+	if up {
+		return []cube{trueCube}
+	}
+	return nil
+}
+
+func andSets(a, b []cube) ([]cube, bool) {
+	var out []cube
+	for _, x := range a {
+		for _, y := range b {
+			if z, ok := x.and(y); ok {
+				out = append(out, z)
+				if len(out) > maxCubes {
+					return nil, false
+				}
+			}
+		}
+	}
+	return out, true
+}
+
+// node converts n (negated when neg); up selects the approximation from
+// above.
+func (cv *converter) node(n expr.Node, neg, up bool) []cube {
+	switch n := n.(type) {
+	case *expr.Paren:
+		return cv.node(n.X, neg, up)
+	case *expr.Not:
+		return cv.node(n.X, !neg, up)
+	case *expr.Bool:
+		if n.Value != neg {
+			return []cube{trueCube}
+		}
+		return nil
+	case *expr.Binary:
+		if n.Or == neg { // conjunction
+			acc := []cube{trueCube}
+			for _, t := range n.Terms {
+				var ok bool
+				acc, ok = andSets(acc, cv.node(t, neg, up))
+				if !ok {
+					return cv.approx(up)
+				}
+				if len(acc) == 0 {
+					return nil
+				}
+			}
+			return acc
+		}
+		var acc []cube
+		for _, t := range n.Terms {
+			acc = append(acc, cv.node(t, neg, up)...)
+			if len(acc) > maxCubes {
+				return cv.approx(up)
+			}
+		}
+		return acc
+	case *expr.FieldTest:
+		f := n.Field
+		if f.Symbol.IsPredicate() {
+			return cv.withPrereqs(f.Symbol, cv.node(parsedText(f.Symbol.Predicate), neg, up), up)
+		}
+		if f.NBits > 1 { // `!field' means field == 0 whatever the polarity
+			return cv.withPrereqs(f.Symbol, []cube{bitCube(f, u128{}, onesN(f.NBits))}, up)
+		}
+		v := u128{1, 0}
+		if neg {
+			v = u128{}
+		}
+		return cv.withPrereqs(f.Symbol, []cube{bitCube(f, v, onesN(1))}, up)
+	case *expr.Cmp:
+		op := n.FieldOp()
+		if neg {
+			op = op.Invert()
+		}
+		return cv.withPrereqs(n.Field.Symbol, cv.cmp(n.Field, op, n.Values, up), up)
+	case *expr.Range:
+		lo, hi := n.LowOp.Turn(), n.HighOp
+		a := cv.cmp(n.Field, lo, n.Low, up)
+		b := cv.cmp(n.Field, hi, n.High, up)
+		if neg {
+			a = cv.cmp(n.Field, lo.Invert(), n.Low, up)
+			b = cv.cmp(n.Field, hi.Invert(), n.High, up)
+			return cv.withPrereqs(n.Field.Symbol, append(a, b...), up)
+		}
+		ab, ok := andSets(a, b)
+		if !ok {
+			return cv.approx(up)
+		}
+		return cv.withPrereqs(n.Field.Symbol, ab, up)
+	}
+	return cv.approx(up)
+}
+
+// withPrereqs ANDs sym's prerequisites (never negated) into cs.
+func (cv *converter) withPrereqs(sym *expr.Symbol, cs []cube, up bool) []cube {
+	if sym.Prereqs == "" || len(cs) == 0 {
+		return cs
+	}
+	out, ok := andSets(cs, cv.node(parsedText(sym.Prereqs), false, up))
+	if !ok {
+		return cv.approx(up)
+	}
+	return out
+}
+
+// bitCube constrains field f (its selected bits) to val under mask.
+func bitCube(f expr.Field, val, mask u128) cube {
+	root, ofs := f.Symbol.Root()
+	ofs += f.Ofs
+	mask = mask.and(onesN(f.NBits))
+	return cube{b: map[string]bitc{root.Name: {val.and(mask).shl(ofs), mask.shl(ofs)}}}
+}
+
+// expand resolves references in cs; ok is false when one cannot be
+// resolved.
+func (cv *converter) expand(cs expr.ConstSet) ([]expr.Const, bool) {
+	var out []expr.Const
+	for _, c := range cs.Values {
+		switch c.Kind {
+		case expr.AddressSetRef:
+			if cv.r == nil {
+				return nil, false
+			}
+			addrs, ok := cv.r.AddressSet(c.Str)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, cv.as.members(c.Str, addrs)...)
+		case expr.PortGroupRef:
+			if cv.r == nil {
+				return nil, false
+			}
+			ports, ok := cv.r.PortGroup(c.Str)
+			if !ok {
+				return nil, false
+			}
+			for _, p := range ports {
+				out = append(out, expr.Const{Kind: expr.StringConst, Str: p})
+			}
+		default:
+			out = append(out, c)
+		}
+	}
+	return out, true
+}
+
+// cmp converts `f op values' (without prerequisites).
+func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool) []cube {
+	vals, ok := cv.expand(cs)
+	if !ok {
+		return cv.approx(up)
+	}
+	if f.Symbol.IsString() {
+		set := make(map[string]bool, len(vals))
+		for _, v := range vals {
+			set[v.Str] = true
+		}
+		switch op {
+		case expr.Eq:
+			if len(set) == 0 {
+				return nil
+			}
+			return []cube{{s: map[string]strc{f.Symbol.Name: {in: set}}}}
+		case expr.Ne:
+			return []cube{{s: map[string]strc{f.Symbol.Name: {out: set}}}}
+		}
+		return cv.approx(up)
+	}
+	if f.Symbol.IsPredicate() { // tcp == 1, eth.bcast != 0 ...
+		if len(vals) != 1 || vals[0].Value == nil {
+			return cv.approx(up)
+		}
+		pos := (vals[0].Value.Sign() != 0) == (op == expr.Eq)
+		if op != expr.Eq && op != expr.Ne {
+			return cv.approx(up)
+		}
+		return cv.node(parsedText(f.Symbol.Predicate), !pos, up)
+	}
+	if f.NBits > 128 {
+		return cv.approx(up)
+	}
+	full := onesN(f.NBits)
+	switch op {
+	case expr.Eq:
+		var out []cube
+		for _, v := range vals {
+			mask := full
+			if v.Kind == expr.MaskedConst {
+				mask = fromBig(v.Mask).and(full)
+			}
+			out = append(out, bitCube(f, fromBig(v.Value), mask))
+		}
+		if len(out) > maxCubes {
+			return cv.approx(up)
+		}
+		return out
+	case expr.Ne:
+		acc := []cube{trueCube}
+		for _, v := range vals {
+			mask := full
+			if v.Kind == expr.MaskedConst {
+				mask = fromBig(v.Mask).and(full)
+			}
+			if mask.popcount() > maxNeBits {
+				return cv.approx(up)
+			}
+			val := fromBig(v.Value)
+			var alts []cube
+			for i := 0; i < f.NBits; i++ {
+				if mask.bit(i) {
+					bit := u128{1, 0}.shl(i)
+					flipped := u128{}
+					if !val.bit(i) {
+						flipped = bit
+					}
+					alts = append(alts, bitCube(f, flipped, bit))
+				}
+			}
+			var ok bool
+			if acc, ok = andSets(acc, alts); !ok {
+				return cv.approx(up)
+			}
+		}
+		return acc
+	}
+	// <, <=, >, >= on a single unmasked constant: prefix decomposition.
+	if len(vals) != 1 || vals[0].Kind != expr.IntConst || f.NBits > 64 {
+		return cv.approx(up)
+	}
+	v := fromBig(vals[0].Value)
+	if v[1] != 0 {
+		return cv.approx(up)
+	}
+	maxv := onesN(f.NBits)[0]
+	x := v[0]
+	var lo, hi uint64
+	switch op {
+	case expr.Lt:
+		if x == 0 {
+			return nil
+		}
+		lo, hi = 0, x-1
+	case expr.Le:
+		lo, hi = 0, x
+	case expr.Gt:
+		if x >= maxv {
+			return nil
+		}
+		lo, hi = x+1, maxv
+	case expr.Ge:
+		lo, hi = x, maxv
+	}
+	if hi > maxv {
+		hi = maxv
+	}
+	var out []cube
+	for _, p := range prefixes(lo, hi, f.NBits) {
+		out = append(out, bitCube(f, u128{p[0], 0}, u128{p[1], 0}))
+	}
+	return out
+}
+
+// prefixes splits [lo, hi] of an n-bit field into value/mask prefixes.
+func prefixes(lo, hi uint64, n int) [][2]uint64 {
+	var out [][2]uint64
+	full := onesN(n)[0]
+	for {
+		size := uint64(1)
+		for {
+			next := size * 2
+			if next == 0 || next-1 > full || lo&(next-1) != 0 || lo+next-1 < lo || lo+next-1 > hi {
+				break
+			}
+			size = next
+		}
+		out = append(out, [2]uint64{lo, full &^ (size - 1)})
+		end := lo + size - 1
+		if end >= hi {
+			return out
+		}
+		lo = end + 1
+	}
+}
+
+// describeCube renders a cube for debugging and test messages.
+func describeCube(c cube) string {
+	var parts []string
+	for _, k := range sortedKeys(c.b) {
+		parts = append(parts, k)
+	}
+	for _, k := range sortedKeys(c.s) {
+		parts = append(parts, k)
+	}
+	return strings.Join(parts, ",")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

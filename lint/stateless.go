@@ -1,0 +1,255 @@
+package lint
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+
+	"github.com/aclc/aclc/acl/expr"
+)
+
+// This file holds the allow-stateless rules: replies that no rule lets
+// back, and stateless traffic that meets a load balancer VIP.
+
+// swapFields maps each field to its counterpart in a reply.
+var swapFields = map[string]string{
+	"inport": "outport", "outport": "inport",
+	"eth.src": "eth.dst", "eth.dst": "eth.src",
+	"ip4.src": "ip4.dst", "ip4.dst": "ip4.src",
+	"ip6.src": "ip6.dst", "ip6.dst": "ip6.src",
+	"tcp.src": "tcp.dst", "tcp.dst": "tcp.src",
+	"udp.src": "udp.dst", "udp.dst": "udp.src",
+	"sctp.src": "sctp.dst", "sctp.dst": "sctp.src",
+}
+
+// dropInReply lists fields a reply does not share with its request
+// (ICMP echo request vs reply, TCP flags, conntrack state).
+var dropInReply = map[string]bool{
+	"icmp4.type": true, "icmp4.code": true, "icmp6.type": true, "icmp6.code": true,
+	"tcp.flags": true, "ct_state": true, "ct_mark": true, "ct_label": true,
+	"xxreg0": true, "xxreg1": true, "xreg4": true, "flags": true,
+}
+
+// replyCube is the reply of the traffic c describes: sources and
+// destinations swapped, request-only constraints dropped (an
+// approximation from above).
+func replyCube(c cube) cube {
+	out := cube{}
+	if len(c.b) > 0 {
+		out.b = make(map[string]bitc, len(c.b))
+		for k, v := range c.b {
+			if dropInReply[k] {
+				continue
+			}
+			if s, ok := swapFields[k]; ok {
+				k = s
+			}
+			out.b[k] = v
+		}
+	}
+	if len(c.s) > 0 {
+		out.s = make(map[string]strc, len(c.s))
+		for k, v := range c.s {
+			if s, ok := swapFields[k]; ok {
+				k = s
+			}
+			out.s[k] = v
+		}
+	}
+	return out
+}
+
+func (l *linter) statelessFindings(v *swView) []Finding {
+	var out []Finding
+	for st := range v.byStage {
+		for _, in := range v.byStage[st] {
+			if in.a.verdict != vStateless {
+				continue
+			}
+			if f, ok := l.noReply(v, stage(st), in); ok {
+				out = append(out, f)
+			}
+			if st != int(outACL) {
+				out = append(out, l.lbVIP(v, in)...)
+			}
+		}
+	}
+	return out
+}
+
+// noReply is the stateless-no-reply heuristic: the replies of an
+// allow-stateless ACL's traffic (its match with sources and destinations
+// swapped, seen in the other direction) are not in conntrack, so they need
+// an ACL of their own. It fires when no allowing ACL of the other
+// direction can match any reply while a drop/reject ACL of that direction,
+// or the default_acl_drop default, drops them.
+func (l *linter) noReply(v *swView, st stage, in *inst) (Finding, bool) {
+	s := l.setOf(v, in)
+	if len(s.over) == 0 {
+		return Finding{}, false
+	}
+	reply := &set{exact: false}
+	for _, c := range s.over {
+		reply.over = append(reply.over, replyCube(c))
+	}
+	reply.under = nil // never claim an overlap from the reply alone
+	opposite := []stage{outACL}
+	if st == outACL {
+		opposite = []stage{inACL, inAfterLB}
+	}
+	var deniers []*inst
+	for _, ost := range opposite {
+		for _, o := range v.byStage[ost] {
+			so := l.setOf(v, o)
+			if !anyIntersect(reply.over, so.over) {
+				continue
+			}
+			if o.a.verdict.allows() {
+				return Finding{}, false
+			}
+			if anyIntersect(reply.over, so.under) {
+				deniers = append(deniers, o)
+			}
+		}
+	}
+	other := "to-lport"
+	if st == outACL {
+		other = "from-lport"
+	}
+	f := Finding{Rule: RuleStatelessNoReply, Severity: Warning, ACLs: []ACLRef{in.a.ref},
+		Fix: fmt.Sprintf("add a %s allow-stateless ACL for the replies (sources and destinations swapped, e.g. tcp.src instead of tcp.dst), or use allow-related", other)}
+	switch {
+	case len(deniers) > 0:
+		var names []string
+		for i, d := range deniers {
+			if i == maxShadowers {
+				names = append(names, fmt.Sprintf("and %d more", len(deniers)-maxShadowers))
+				break
+			}
+			names = append(names, fmt.Sprintf("%s (priority %d, %s)", d.a.ref.describeShort(), d.a.acl.Priority, d.a.acl.Action))
+			f.ACLs = append(f.ACLs, d.a.ref)
+		}
+		f.Message = fmt.Sprintf("stateless traffic skips conntrack, so its replies are new to the %s ACLs; no %s ACL allows them and %s drops them",
+			other, other, strings.Join(names, ", "))
+	case l.defaultACLDrop:
+		f.Message = fmt.Sprintf("stateless traffic skips conntrack, so its replies are new to the %s ACLs; no %s ACL allows them and default_acl_drop=true drops them",
+			other, other)
+	default:
+		return Finding{}, false
+	}
+	return f, true
+}
+
+// vipSets returns, for each load balancer VIP of the switch, the traffic
+// to the VIP and the traffic back from its backends, as cube sets.
+func (l *linter) vipSets(v *swView) []vipTraffic {
+	var out []vipTraffic
+	cv := &converter{as: l.as}
+	for _, lb := range v.lbs {
+		proto := "tcp"
+		if lb.Protocol != nil && *lb.Protocol != "" {
+			proto = *lb.Protocol
+		}
+		for _, vip := range sortedKeys(lb.Vips) {
+			m, ok := endpointMatch(vip, proto, "dst")
+			if !ok {
+				continue
+			}
+			e, err := expr.Parse(m, nil)
+			if err != nil {
+				continue
+			}
+			t := vipTraffic{lb: lb.Name, vip: vip, toMatch: m, to: cv.toSet(e.Root)}
+			for _, b := range strings.Split(lb.Vips[vip], ",") {
+				b = strings.TrimSpace(b)
+				if b == "" {
+					continue
+				}
+				if m, ok := endpointMatch(b, proto, "src"); ok {
+					if e, err := expr.Parse(m, nil); err == nil {
+						t.back = append(t.back, cv.toSet(e.Root))
+						t.backends = append(t.backends, b)
+					}
+				}
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+type vipTraffic struct {
+	lb, vip  string
+	toMatch  string
+	to       *set
+	back     []*set
+	backends []string
+}
+
+// endpointMatch turns "IP", "IP:PORT" or "[IP6]:PORT" into a match on the
+// given side ("src" or "dst").
+func endpointMatch(ep, proto, side string) (string, bool) {
+	host, port, err := net.SplitHostPort(ep)
+	if err != nil {
+		host, port = strings.Trim(ep, "[]"), ""
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return "", false
+	}
+	fam := "ip4"
+	if ip.Is6() {
+		fam = "ip6"
+	}
+	m := fmt.Sprintf("%s.%s == %s", fam, side, ip)
+	if port != "" {
+		m += fmt.Sprintf(" && %s.%s == %s", proto, side, port)
+	}
+	return m, true
+}
+
+// lbVIP reports a from-lport allow-stateless ACL that can match traffic to
+// a VIP of a load balancer on the switch, or traffic coming back from one
+// of its backends: the pre-ACL flow sets reg0[16], pre-LB then skips
+// ct_lb_mark, so the VIP is never DNATed (or the reply never un-DNATed).
+func (l *linter) lbVIP(v *swView, in *inst) []Finding {
+	if !v.lbVIP {
+		return nil
+	}
+	s := l.setOf(v, in)
+	var out []Finding
+	for _, t := range l.vipSetsCached(v) {
+		switch intersects(s, t.to) {
+		case yes:
+			out = append(out, Finding{Rule: RuleStatelessLBVIP, Severity: Warning, ACLs: []ACLRef{in.a.ref},
+				Message: fmt.Sprintf("this allow-stateless ACL can match traffic to VIP %s of load balancer %s; in 23.03 such traffic skips load balancing (reg0[16] makes pre-LB skip ct_lb_mark), so it reaches the VIP address itself and is never DNATed to a backend", t.vip, t.lb),
+				Fix:     fmt.Sprintf("exclude the VIP from the stateless ACL (e.g. add && !(%s)), or use allow-related for it", t.toMatch)})
+			continue
+		case maybe:
+			out = append(out, Finding{Rule: RuleStatelessLBVIP, Severity: Info, ACLs: []ACLRef{in.a.ref},
+				Message: fmt.Sprintf("undecidable: this allow-stateless ACL may match traffic to VIP %s of load balancer %s, which would then skip load balancing", t.vip, t.lb),
+				Fix:     "check whether the ACL can match the VIP; exclude it if so"})
+			continue
+		}
+		for i, b := range t.back {
+			if intersects(s, b) == yes {
+				out = append(out, Finding{Rule: RuleStatelessLBVIP, Severity: Warning, ACLs: []ACLRef{in.a.ref},
+					Message: fmt.Sprintf("this allow-stateless ACL can match replies from backend %s of VIP %s (load balancer %s); they skip conntrack (reg0[16]), so they are never un-DNATed back to the VIP", t.backends[i], t.vip, t.lb),
+					Fix:     "exclude the backend replies from the stateless ACL, or use allow-related for them"})
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (l *linter) vipSetsCached(v *swView) []vipTraffic {
+	if v.vips == nil {
+		v.vips = l.vipSets(v)
+		if v.vips == nil {
+			v.vips = []vipTraffic{}
+		}
+	}
+	return v.vips
+}
