@@ -2,12 +2,10 @@ package nbschema
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
-	"time"
 
-	"github.com/cenkalti/backoff/v4"
+	"github.com/aclc/aclc/internal/ovsdbconn"
+
 	"github.com/ovn-kubernetes/libovsdb/client"
 	"github.com/ovn-kubernetes/libovsdb/model"
 
@@ -30,87 +28,15 @@ type NB struct {
 // it serves the OVN_Northbound database. It does not read any rows yet;
 // see Monitor and LoadLive. Close the NB when done.
 func Connect(ctx context.Context, opts Options) (*NB, error) {
-	remotes, err := opts.remotes()
-	if err != nil {
-		return nil, err
-	}
 	dbModel, err := nbdb.FullDatabaseModel()
 	if err != nil {
 		return nil, fmt.Errorf("NB model: %w", err)
 	}
-	copts := []client.Option{client.WithLeaderOnly(false)}
-	for _, r := range remotes {
-		copts = append(copts, client.WithEndpoint(r))
-	}
-	if usesSSL(remotes) {
-		cfg, err := opts.tlsConfig()
-		if err != nil {
-			return nil, err
-		}
-		copts = append(copts, client.WithTLSConfig(cfg))
-	}
-	if opts.Reconnect {
-		bo := backoff.NewExponentialBackOff()
-		bo.MaxInterval = 10 * time.Second
-		bo.MaxElapsedTime = 0
-		copts = append(copts, client.WithReconnect(opts.timeout(), bo),
-			client.WithInactivityCheck(2*opts.timeout(), opts.timeout(), bo))
-	}
-	c, err := client.NewOVSDBClient(dbModel, copts...)
+	c, remotes, err := ovsdbconn.Dial(ctx, nbTarget, opts.conn(), dbModel)
 	if err != nil {
-		return nil, fmt.Errorf("NB client: %w", err)
-	}
-	cctx, cancel := context.WithTimeout(ctx, opts.timeout())
-	defer cancel()
-	if err := c.Connect(cctx); err != nil {
-		c.Close()
-		return nil, connectError(ctx, opts, remotes, err)
+		return nil, err
 	}
 	return &NB{Client: c, Remotes: remotes, opts: opts}, nil
-}
-
-func usesSSL(remotes []string) bool {
-	for _, r := range remotes {
-		if strings.HasPrefix(r, "ssl:") {
-			return true
-		}
-	}
-	return false
-}
-
-// connectError explains why no remote served an OVN_Northbound database:
-// nothing answered in time, or what answered is another database.
-func connectError(ctx context.Context, opts Options, remotes []string, err error) error {
-	where := strings.Join(remotes, ",")
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "target database "+nbDatabase+" not found"):
-		tlsCfg, _ := opts.tlsConfig()
-		var found []string
-		hint := " (is this the SB or an Open_vSwitch database?)"
-		for _, r := range remotes {
-			dbs, perr := listDatabases(ctx, r, tlsCfg, opts.timeout())
-			if perr != nil {
-				continue
-			}
-			found = append(found, fmt.Sprintf("%s serves %s", r, strings.Join(dbs, ", ")))
-			switch {
-			case contains(dbs, "OVN_Southbound"):
-				hint = " (that is the OVN Southbound database; the NB is ovnnb_db.sock or port 6641)"
-			case contains(dbs, "Open_vSwitch"):
-				hint = " (that is the Open vSwitch database; the NB is ovnnb_db.sock or port 6641)"
-			}
-		}
-		if len(found) > 0 {
-			return fmt.Errorf("%s has no %s database: %s%s", where, nbDatabase, strings.Join(found, "; "), hint)
-		}
-		return fmt.Errorf("%s has no %s database", where, nbDatabase)
-	case strings.Contains(msg, "validation error"):
-		return fmt.Errorf("NB at %s does not match the OVN 23.03 NB schema (7.0.0) aclc was built for: %w", where, err)
-	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "deadline exceeded") || strings.Contains(msg, "i/o timeout"):
-		return fmt.Errorf("NB at %s did not answer within %v (--timeout): %w", where, opts.timeout(), err)
-	}
-	return fmt.Errorf("cannot reach NB at %s: %w", where, err)
 }
 
 // monitoredTables are the NB tables and columns aclc reads: what the ACL

@@ -1,10 +1,9 @@
 package nbschema
 
 import (
-	"fmt"
-	"os"
-	"strings"
 	"time"
+
+	"github.com/aclc/aclc/internal/ovsdbconn"
 )
 
 // DefaultRemote is the NB remote used when neither Options.Remotes nor
@@ -12,7 +11,7 @@ import (
 const DefaultRemote = "unix:/var/run/ovn/ovnnb_db.sock"
 
 // DefaultTimeout bounds connecting to the NB when Options.Timeout is zero.
-const DefaultTimeout = 10 * time.Second
+const DefaultTimeout = ovsdbconn.DefaultTimeout
 
 // Options says how to reach a live NB.
 type Options struct {
@@ -33,46 +32,20 @@ type Options struct {
 	Reconnect bool
 }
 
-// remotes returns the remotes to try, in order, after defaulting and
-// checking their syntax.
-func (o Options) remotes() ([]string, error) {
-	spec := o.Remotes
-	if spec == "" {
-		spec = os.Getenv("OVN_NB_DB")
-	}
-	if spec == "" {
-		spec = DefaultRemote
-	}
-	var out []string
-	for _, r := range strings.Split(spec, ",") {
-		r = strings.TrimSpace(r)
-		if r == "" {
-			continue
-		}
-		scheme, addr, ok := strings.Cut(r, ":")
-		switch {
-		case !ok || addr == "":
-			return nil, fmt.Errorf("NB remote %q: want unix:PATH, tcp:IP:PORT or ssl:IP:PORT", r)
-		case scheme == "unix", scheme == "tcp", scheme == "ssl":
-		case scheme == "punix" || scheme == "ptcp" || scheme == "pssl":
-			return nil, fmt.Errorf("NB remote %q is a passive (listening) remote; aclc connects, give %s:%s", r, scheme[1:], addr)
-		default:
-			return nil, fmt.Errorf("NB remote %q: unknown method %q (want unix, tcp or ssl)", r, scheme)
-		}
-		out = append(out, r)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("NB remote %q names no remote", spec)
-	}
-	return out, nil
+// nbTarget is how ovsdbconn reaches the NB.
+var nbTarget = ovsdbconn.Target{
+	DB: "OVN_Northbound", Label: "NB", EnvVar: "OVN_NB_DB", DefaultRemote: DefaultRemote,
+	Schema: "the OVN 23.03 NB schema (7.0.0)",
+	Hint:   "; the NB is ovnnb_db.sock or port 6641",
 }
 
-func (o Options) timeout() time.Duration {
-	if o.Timeout > 0 {
-		return o.Timeout
-	}
-	return DefaultTimeout
+// conn returns the connection options for package ovsdbconn.
+func (o Options) conn() ovsdbconn.Options {
+	return ovsdbconn.Options{Remotes: o.Remotes, PrivateKey: o.PrivateKey, Certificate: o.Certificate,
+		CACert: o.CACert, Timeout: o.Timeout, Reconnect: o.Reconnect}
 }
+
+func (o Options) timeout() time.Duration { return o.conn().TimeoutOrDefault() }
 
 // readTimeout bounds the initial monitor reply, which carries every
 // monitored row (about 4 s for 50k ACLs over a unix socket).

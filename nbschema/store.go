@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/aclc/aclc/internal/ovsdbconn"
+
 	"github.com/ovn-kubernetes/libovsdb/client"
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"github.com/ovn-kubernetes/libovsdb/ovsdb"
@@ -58,7 +60,7 @@ func Store(ctx context.Context, c client.Client, snap *Snapshot, opt StoreOption
 		}
 	}
 	if len(nonEmpty) > 0 && !opt.Replace {
-		return fmt.Errorf("%w: it has %s rows (replace them with --replace)", ErrNotEmpty, joinAnd(nonEmpty))
+		return fmt.Errorf("%w: it has %s rows (replace them with --replace)", ErrNotEmpty, ovsdbconn.JoinAnd(nonEmpty))
 	}
 	var ops []ovsdb.Operation
 	if g := snap.Global; g != nil {

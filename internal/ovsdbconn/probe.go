@@ -1,4 +1,4 @@
-package nbschema
+package ovsdbconn
 
 import (
 	"context"
@@ -9,9 +9,6 @@ import (
 	"strings"
 	"time"
 )
-
-// nbDatabase is the OVSDB database name of the OVN Northbound database.
-const nbDatabase = "OVN_Northbound"
 
 // listDatabases asks the OVSDB server at remote which databases it serves
 // (RFC 7047 list_dbs), to explain a connection to the wrong server.

@@ -1,18 +1,18 @@
-package nbschema
+package ovsdbconn
 
 import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"os"
 )
 
-// tlsConfig builds the client TLS configuration for ssl: remotes from the
+// TLSConfig builds the client TLS configuration for ssl: remotes from the
 // PEM files, as ovn-nbctl -p/-c/-C do: the peer must present a certificate
-// signed by the CA; as in Open vSwitch, its host name is not checked.
-func (o Options) tlsConfig() (*tls.Config, error) {
+// signed by the CA; as in Open vSwitch, its host name is not checked. label
+// ("NB", "SB") names the database in messages.
+func (o Options) TLSConfig(label string) (*tls.Config, error) {
 	var missing []string
 	if o.PrivateKey == "" {
 		missing = append(missing, "private key (-p)")
@@ -24,7 +24,7 @@ func (o Options) tlsConfig() (*tls.Config, error) {
 		missing = append(missing, "CA certificate (-C)")
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("ssl: NB remote needs a %s", joinAnd(missing))
+		return nil, fmt.Errorf("ssl: %s remote needs a %s", label, JoinAnd(missing))
 	}
 	keyPEM, err := os.ReadFile(o.PrivateKey)
 	if err != nil {
@@ -60,13 +60,13 @@ func (o Options) tlsConfig() (*tls.Config, error) {
 		InsecureSkipVerify: true, //nolint:gosec // chain verified below
 		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
 			if len(raw) == 0 {
-				return errors.New("NB presented no certificate")
+				return fmt.Errorf("%s presented no certificate", label)
 			}
 			certs := make([]*x509.Certificate, len(raw))
 			for i, r := range raw {
 				c, err := x509.ParseCertificate(r)
 				if err != nil {
-					return fmt.Errorf("NB certificate: %w", err)
+					return fmt.Errorf("%s certificate: %w", label, err)
 				}
 				certs[i] = c
 			}
@@ -77,14 +77,15 @@ func (o Options) tlsConfig() (*tls.Config, error) {
 			_, err := certs[0].Verify(x509.VerifyOptions{Roots: pool, Intermediates: inter,
 				KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
 			if err != nil {
-				return fmt.Errorf("NB certificate not signed by CA %s: %w", o.CACert, err)
+				return fmt.Errorf("%s certificate not signed by CA %s: %w", label, o.CACert, err)
 			}
 			return nil
 		},
 	}, nil
 }
 
-func joinAnd(list []string) string {
+// JoinAnd joins list as "a, b and c".
+func JoinAnd(list []string) string {
 	switch len(list) {
 	case 0:
 		return ""
