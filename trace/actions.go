@@ -19,6 +19,7 @@ const (
 	aLoad                       // field = constant | field = field
 	aExchange                   // a <-> b
 	aHairpin                    // reg0[6] = chk_lb_hairpin(); ..._reply()
+	aPortSec                    // reg0[15] = check_in_port_sec(); check_out_port_sec()
 	aCTNext                     // ct_next;
 	aCTLB                       // ct_lb; ct_lb_mark; ct_lb_mark(backends=...);
 	aCTCommit                   // ct_commit; ct_commit { ... };
@@ -229,8 +230,11 @@ func parseAction(st string) (action, error) {
 	}
 	if l, r, ok := strings.Cut(st, "="); ok && !strings.HasPrefix(r, "=") {
 		a.kind, a.lhs, a.rhs = aLoad, strings.TrimSpace(l), strings.TrimSpace(r)
-		if strings.HasPrefix(a.rhs, "chk_lb_hairpin") {
+		switch {
+		case strings.HasPrefix(a.rhs, "chk_lb_hairpin"):
 			a.kind = aHairpin
+		case a.rhs == "check_in_port_sec()" || a.rhs == "check_out_port_sec()":
+			a.kind = aPortSec
 		}
 		return a, nil
 	}

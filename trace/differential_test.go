@@ -182,6 +182,16 @@ func diffCases() []diffCase {
 			{"udp4-inv", v4("udp && udp.dst == 53"), []string{"inv"}},
 			{"unknown-eth-dst", between("v1", "", "00:00:00:00:08:01", "00:00:00:00:08:99", "10.8.0.1", "10.8.0.9", "udp && udp.dst == 53"), []string{"new"}},
 		}},
+		{"testdata/port-security.yaml", []packet{
+			{"legit-tcp", between("s1", "s2", "00:00:00:00:09:01", "00:00:00:00:09:02", "10.9.0.1", "10.9.0.2", "tcp && tcp.dst == 80"), new2},
+			{"spoofed-ip4-src", between("s1", "s2", "00:00:00:00:09:01", "00:00:00:00:09:02", "10.9.0.66", "10.9.0.2", "tcp && tcp.dst == 80"), new2},
+			{"spoofed-eth-src", between("s1", "s2", "00:00:00:00:09:66", "00:00:00:00:09:02", "10.9.0.1", "10.9.0.2", "udp && udp.dst == 53"), nil},
+			{"wrong-ip4-dst", between("s1", "s2", "00:00:00:00:09:01", "00:00:00:00:09:02", "10.9.0.1", "10.9.0.99", "udp && udp.dst == 53"), nil},
+			{"no-portsec-src", between("s3", "s2", "00:00:00:00:09:03", "00:00:00:00:09:02", "10.9.0.77", "10.9.0.2", "udp && udp.dst == 53"), nil},
+			{"ip6-to-ip4-only-port", `inport == "s1" && eth.src == 00:00:00:00:09:01 && eth.dst == 00:00:00:00:09:02 && ip6.src == fd09::1 && ip6.dst == fd09::2 && ip.ttl == 64 && udp && udp.dst == 53`, new2},
+			{"multicast-src-mac", between("s3", "s2", "01:00:00:00:09:03", "00:00:00:00:09:02", "10.9.0.3", "10.9.0.2", "udp && udp.dst == 53"), nil},
+			{"dhcp-discover", between("s1", "", "00:00:00:00:09:01", "ff:ff:ff:ff:ff:ff", "0.0.0.0", "255.255.255.255", "udp && udp.src == 68 && udp.dst == 67"), []string{"new", "new", "new"}},
+		}},
 		{"testdata/lb-vip-related.yaml", []packet{
 			{"vip-new", sw7("10.7.0.100", "tcp && tcp.dst == 80"), []string{"new", "new", "new"}},
 			{"vip-est", sw7("10.7.0.100", "tcp && tcp.dst == 80"), []string{"est", "est"}},

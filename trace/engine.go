@@ -10,7 +10,9 @@
 // recirculate it: ls_in_lb (load balancer VIPs: ct_lb_mark(backends=...)),
 // ls_in_pre_hairpin (chk_lb_hairpin, always 0 as in ovn-trace),
 // ls_in_l2_lkup (the output port, from the port MAC addresses or an
-// explicit outport) and ls_out_apply_port_sec (output).
+// explicit outport; broadcast floods every port) and the port security
+// stages (check_in_port_sec()/check_out_port_sec() against the ports'
+// port_security, as ovn-trace computes them; output).
 package trace
 
 import (
@@ -734,6 +736,8 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 			}
 			m.Set(a.lhs, res)
 			super.add(NodeModify, fmt.Sprintf("%s = %d", a.lhs, res))
+		case aPortSec:
+			m.Set(a.lhs, r.checkPortSec(m, a.rhs == "check_in_port_sec()"))
 		case aCTNext:
 			r.ops = append(r.ops, "ct_next")
 			comment := ""

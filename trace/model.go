@@ -90,7 +90,7 @@ func newDPModel(s *nbschema.Snapshot, id string, flows *lflow.Datapath, outport 
 	}
 	d.modelLB(s)
 	d.modelL2(s, outport)
-	d.add(lflow.OutApplyPortSec, 0, "1", "output;", "")
+	d.modelPortSec()
 	for k, fs := range d.tables {
 		slices.SortStableFunc(fs, func(a, b *tflow) int {
 			if c := cmp.Compare(b.f.Priority, a.f.Priority); c != 0 {
