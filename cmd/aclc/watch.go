@@ -50,7 +50,12 @@ given), dry-run only logs, none disables flushes. See docs/watch.md.`,
 	Example: `  aclc watch --nb unix:/var/run/ovn/ovnnb_db.sock --snapshot /run/aclc/flows.txt
   aclc watch --nb tcp:10.0.0.1:6641,tcp:10.0.0.2:6641,tcp:10.0.0.3:6641 --deltas - \
       --ovs unix:/var/run/openvswitch/db.sock --metrics :9476`,
-	Args: cobra.NoArgs,
+	Args: func(_ *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return withCode(2, fmt.Errorf("watch takes no arguments, got %q", args))
+		}
+		return nil
+	},
 	RunE: runWatch,
 }
 

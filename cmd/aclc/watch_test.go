@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aclc/aclc/internal/ovnsandbox"
+	"github.com/aclc/aclc/internal/testenv"
+)
+
+// TestWatchCLI runs the aclc binary's watch command on a live NB with a
+// zones file and the dry-run flush backend: the snapshot follows the NB
+// (byte for byte what compile --nb prints), a delta line comes per batch,
+// the flush policy logs what it would flush, and SIGTERM stops it cleanly.
+func TestWatchCLI(t *testing.T) {
+	testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-nbctl")
+	sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{NoNorthd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := sb.NBCtl(ctx, "ls-add", "sw0", "--", "lsp-add", "sw0", "p1", "--",
+		"acl-add", "sw0", "to-lport", "1000", "ip4", "allow-related"); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	snapshot := filepath.Join(dir, "flows.txt")
+	zones := writeFile(t, "zones.yaml", "p1: 7\n")
+	cmd := exec.CommandContext(ctx, aclcBin, "watch", "--nb", sb.NB, "--snapshot", snapshot, "--deltas", "-",
+		"--zones", zones, "--flush-backend", "dry-run")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: timed out; stderr:\n%s", what, errb.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	sameAsCompile := func() bool {
+		got, err := os.ReadFile(snapshot)
+		if err != nil {
+			return false
+		}
+		r := aclc(t, "", "compile", "--nb", sb.NB)
+		return r.code == 0 && string(got) == r.stdout
+	}
+	waitFor("initial snapshot", sameAsCompile)
+	uuid, err := sb.NBCtl(ctx, "--bare", "--columns=_uuid", "find", "ACL", "priority=1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.NBCtl(ctx, "set", "ACL", strings.TrimSpace(uuid), "action=allow-stateless"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("snapshot after the change", func() bool { return sameAsCompile() && strings.Contains(errb.String(), "would flush") })
+	if !strings.Contains(errb.String(), "zone=7") || !strings.Contains(errb.String(), "switch sw0 no longer needs conntrack") {
+		t.Fatalf("dry-run flush not logged with zone and reason:\n%s", errb.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("aclc watch after SIGTERM: %v\n%s", err, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"initial":true`) || !strings.Contains(lines[1], `"op":"update"`) {
+		t.Fatalf("delta lines:\n%s", out.String())
+	}
+}
+
+// TestWatchBadFlags checks watch's usage errors (exit 2).
+func TestWatchBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"watch", "--zones", "z.yaml", "--ovs", "unix:/x"}, "either --zones or --ovs"},
+		{[]string{"watch", "--flush-backend", "bogus"}, "--flush-backend"},
+		{[]string{"watch", "--zones", "/nonexistent/zones.yaml"}, "zones file"},
+		{[]string{"watch", "extra"}, "no arguments"},
+	} {
+		r := aclc(t, "", tc.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("aclc %v: exit %d, stderr %q; want exit 2 mentioning %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}
