@@ -114,10 +114,15 @@ type lexer struct {
 	start int // start of the current item
 	pos   int // current position
 	items []item
+	cont  bool // keep lexing after an error
 }
 
-func lex(input string) []item {
-	l := &lexer{input: input}
+func lex(input string) []item { return lexMode(input, false) }
+
+// lexMode lexes input; with cont it goes on after lexical errors from where
+// OVN's lexer would resume, as lexer_parse_template_string does.
+func lexMode(input string, cont bool) []item {
+	l := &lexer{input: input, cont: cont}
 	for state := lexAny; state != nil; {
 		state = state(l)
 	}
@@ -139,6 +144,10 @@ func (l *lexer) emit(t itemType) {
 // errorf emits an error item and stops the scan.
 func (l *lexer) errorf(format string, args ...any) stateFn {
 	l.items = append(l.items, item{typ: itemError, pos: l.start, end: l.pos, val: fmt.Sprintf(format, args...)})
+	if l.cont {
+		l.start = l.pos
+		return lexAny
+	}
 	return nil
 }
 

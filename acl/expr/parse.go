@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // MaxParenDepth is OVN's MAX_PAREN_DEPTH: at most this many parentheses may
@@ -55,6 +56,16 @@ func Parse(s string, r Resolver) (*Expr, error) {
 	return ParseSymtab(s, DefaultSymtab(), r)
 }
 
+// ParseWithTemplates is Parse with chassis template variables defined, as
+// ovn-controller expands them (see ExpandTemplates).
+func ParseWithTemplates(s string, vars map[string]string, r Resolver) (*Expr, error) {
+	n, err := parseWith(s, DefaultSymtab(), r, vars)
+	if err != nil {
+		return nil, err
+	}
+	return &Expr{Text: s, Root: n, Warnings: check(n, DefaultSymtab(), r)}, nil
+}
+
 // ParseSymtab is Parse with an explicit symbol table.
 func ParseSymtab(s string, t Symtab, r Resolver) (*Expr, error) {
 	n, err := parseWith(s, t, r, nil)
@@ -85,8 +96,9 @@ type parser struct {
 // bailout carries the first error up to parseWith.
 type bailout struct{ err *Error }
 
-func parseWith(s string, t Symtab, r Resolver, _ any) (n Node, err error) {
-	p := &parser{text: s, items: expandTemplates(lex(s)), symtab: t, res: r}
+func parseWith(s string, t Symtab, r Resolver, vars map[string]string) (n Node, err error) {
+	text, origin := ExpandTemplates(s, vars)
+	p := &parser{text: text, items: lex(text), symtab: t, res: r}
 	defer func() {
 		if e := recover(); e != nil {
 			b, ok := e.(bailout)
@@ -94,6 +106,12 @@ func parseWith(s string, t Symtab, r Resolver, _ any) (n Node, err error) {
 				panic(e)
 			}
 			n, err = nil, b.err
+			if origin != nil && b.err.Offset < len(origin) {
+				b.err.Offset = origin[b.err.Offset]
+			}
+		}
+		if n != nil && origin != nil {
+			remap(n, origin)
 		}
 	}()
 	n = p.expr()
@@ -103,19 +121,86 @@ func parseWith(s string, t Symtab, r Resolver, _ any) (n Node, err error) {
 	return n, nil
 }
 
-// expandTemplates mimics how ovn-controller and ovn-trace 23.03 expand
-// chassis template variables before parsing (lexer_parse_template_string):
-// with no variables defined, `^name' becomes the bare identifier `name'.
-// (OVN also re-joins all tokens without spaces when a `^' appears anywhere
-// in the text; that is not reproduced.)
-func expandTemplates(items []item) []item {
-	for i := range items {
-		if items[i].typ == itemTemplate {
-			items[i].typ = itemID
-			items[i].val = items[i].str
+// ExpandTemplates is OVN 23.03's lexer_parse_template_string, which
+// ovn-controller and ovn-trace apply to every logical-flow match before
+// parsing it: when s contains a `^' anywhere, s is re-tokenized and the
+// tokens are joined back without any separator, `^name' replaced by
+// vars[name] or, when undefined, by `name'; a lexical error becomes
+// `error("message")'. Without a `^' s is returned unchanged. The second
+// result maps each byte offset of the result (and its end) to the offset in
+// s it came from.
+func ExpandTemplates(s string, vars map[string]string) (string, []int) {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i] // OVN works on C strings
+	}
+	if !strings.Contains(s, "^") {
+		return s, nil
+	}
+	var b strings.Builder
+	var origin []int
+	for _, it := range lexMode(s, true) {
+		if it.typ == itemEOF {
+			break
+		}
+		text := it.val
+		switch it.typ {
+		case itemTemplate:
+			text = it.str
+			if v, ok := vars[it.str]; ok {
+				text = v
+			}
+		case itemError:
+			text = "error(" + quote(it.val) + ")"
+		}
+		b.WriteString(text)
+		for range len(text) {
+			origin = append(origin, it.pos)
 		}
 	}
-	return items
+	return b.String(), append(origin, len(s))
+}
+
+// remap translates the positions in n from expanded text back to the
+// original text.
+func remap(n Node, origin []int) {
+	at := func(p *int) {
+		if *p < len(origin) {
+			*p = origin[*p]
+		}
+	}
+	set := func(cs *ConstSet) {
+		at(&cs.Pos)
+		for i := range cs.Values {
+			at(&cs.Values[i].Pos)
+		}
+	}
+	Inspect(n, func(n Node) bool {
+		switch n := n.(type) {
+		case *Binary:
+			at(&n.Pos)
+		case *Not:
+			at(&n.Pos)
+		case *Paren:
+			at(&n.Pos)
+		case *Bool:
+			at(&n.Pos)
+		case *ChassisResident:
+			at(&n.Pos)
+		case *FieldTest:
+			at(&n.Pos)
+			at(&n.Field.Pos)
+		case *Cmp:
+			at(&n.Pos)
+			at(&n.Field.Pos)
+			set(&n.Values)
+		case *Range:
+			at(&n.Pos)
+			at(&n.Field.Pos)
+			set(&n.Low)
+			set(&n.High)
+		}
+		return true
+	})
 }
 
 func (p *parser) tok() item { return p.items[p.i] }
