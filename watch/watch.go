@@ -380,13 +380,13 @@ func (w *Watcher) resync(ctx context.Context, why string) error {
 func (w *Watcher) emit(b *Batch) error {
 	b.Seq = w.seq
 	w.seq++
+	if b.Latency == 0 {
+		b.Latency = b.Compile
+	}
 	if w.cfg.Deltas != nil {
 		if err := writeDeltaLine(w.cfg.Deltas, b); err != nil {
 			return fmt.Errorf("watch: write delta: %w", err)
 		}
-	}
-	if b.Latency == 0 {
-		b.Latency = b.Compile
 	}
 	if w.cfg.WriteSnapshot != nil && (b.Initial || !b.Delta.Empty()) {
 		data, err := listingText(b.Listing)
