@@ -45,8 +45,8 @@ With --warnings, dubious-but-accepted constructs (host bits under a
 prefix, missing prerequisites, contradictions, ...) go to stderr as
 "warning: EXPR-NUMBER: offset N: KIND: MESSAGE".`,
 	Example: `  aclc match check 'ip4.src == 10.0.0.0/8 && tcp.dst == 80'
-  aclc match check testdata/fixtures/address-sets.yaml --datapath sw0 'ip4.src == $as1'
-  ovn-nbctl --bare --columns=match list ACL | aclc match check`,
+  aclc match check testdata/fixtures/address-sets.yaml --datapath sw0 'outport == @pg_ns1 && ip4.src == $as_clients'
+  ovn-nbctl --bare --columns=match list ACL | sed '/^$/d' | aclc match check -W`,
 	RunE: runMatchCheck,
 }
 
