@@ -31,7 +31,8 @@ type Sandbox struct {
 	Dir   string
 	NB    string // unix:<dir>/nb.sock
 	SB    string // unix:<dir>/sb.sock
-	procs []*os.Process
+	procs  []*os.Process
+	northd *os.Process
 }
 
 // Options tunes Start.
@@ -84,6 +85,7 @@ func Start(dir string, opt Options) (*Sandbox, error) {
 			s.Stop()
 			return nil, err
 		}
+		s.northd = s.procs[len(s.procs)-1]
 		if err := waitSocket(filepath.Join(dir, "northd.ctl"), 10*time.Second); err != nil {
 			s.Stop()
 			return nil, err
@@ -138,6 +140,23 @@ func (s *Sandbox) Stop() {
 		p.Kill()
 	}
 	s.procs = nil
+}
+
+// StopNorthd stops ovn-northd and leaves the databases running, so that a
+// test can edit the SB without northd putting it back.
+func (s *Sandbox) StopNorthd() {
+	if s.northd == nil {
+		return
+	}
+	s.northd.Signal(syscall.SIGTERM)
+	for i := 0; i < 200; i++ {
+		if err := s.northd.Signal(syscall.Signal(0)); err != nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.northd.Kill()
+	s.northd = nil
 }
 
 // Env returns the environment for ovn-nbctl / ovn-sbctl / ovn-trace that
