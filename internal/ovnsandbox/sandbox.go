@@ -28,9 +28,9 @@ const (
 
 // Sandbox is a running NB + SB + ovn-northd.
 type Sandbox struct {
-	Dir   string
-	NB    string // unix:<dir>/nb.sock
-	SB    string // unix:<dir>/sb.sock
+	Dir    string
+	NB     string // unix:<dir>/nb.sock
+	SB     string // unix:<dir>/sb.sock
 	procs  []*os.Process
 	northd *os.Process
 }
@@ -193,4 +193,3 @@ func (s *Sandbox) Sync(ctx context.Context) error {
 	_, err := s.NBCtl(ctx, "--timeout=60", "--wait=sb", "sync")
 	return err
 }
-
