@@ -192,6 +192,11 @@ func diffCases() []diffCase {
 			{"multicast-src-mac", between("s3", "s2", "01:00:00:00:09:03", "00:00:00:00:09:02", "10.9.0.3", "10.9.0.2", "udp && udp.dst == 53"), nil},
 			{"dhcp-discover", between("s1", "", "00:00:00:00:09:01", "ff:ff:ff:ff:ff:ff", "0.0.0.0", "255.255.255.255", "udp && udp.src == 68 && udp.dst == 67"), []string{"new", "new", "new"}},
 		}},
+		{"testdata/unknown-addresses.yaml", []packet{
+			{"to-unknown-mac", between("u1", "", "00:00:00:00:11:01", "00:00:00:00:11:99", "10.11.0.1", "10.11.0.9", "udp && udp.dst == 53"), []string{"new", "new", "new"}},
+			{"to-known-mac", between("u1", "u3", "00:00:00:00:11:01", "00:00:00:00:11:03", "10.11.0.1", "10.11.0.3", "udp && udp.dst == 53"), []string{"new", "new"}},
+			{"from-unknown-port", between("u2", "", "00:00:00:00:11:02", "00:00:00:00:11:77", "10.11.0.2", "10.11.0.7", "tcp && tcp.dst == 80"), nil},
+		}},
 		{"testdata/lb-vip-related.yaml", []packet{
 			{"vip-new", sw7("10.7.0.100", "tcp && tcp.dst == 80"), []string{"new", "new", "new"}},
 			{"vip-est", sw7("10.7.0.100", "tcp && tcp.dst == 80"), []string{"est", "est"}},

@@ -705,6 +705,11 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 			r.output(m, p, super)
 			passed = true
 		case aLoad:
+			if strings.HasPrefix(a.rhs, "get_fdb(") {
+				// No FDB is modelled: no MAC was learnt.
+				m.Set(a.lhs, "none")
+				continue
+			}
 			v, err := value(m, a.rhs)
 			if err == nil {
 				err = m.Set(a.lhs, v)
@@ -954,7 +959,11 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 		return
 	}
 	if out == "_MC_flood" && p == lflow.Ingress {
-		r.flood(m, super)
+		r.flood(m, super, out, r.dp.floodPorts())
+		return
+	}
+	if out == "_MC_unknown" && p == lflow.Ingress {
+		r.flood(m, super, out, r.dp.unknownPorts())
 		return
 	}
 	if strings.HasPrefix(out, "_MC_") {
@@ -990,21 +999,19 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 	r.trace(e, lflow.Egress, 0, node)
 }
 
-// flood is execute_output for the _MC_flood group (every enabled port of
-// the switch, in name order): one egress pipeline per port, all on the
-// same copy of the packet, as in ovn-trace.
-func (r *run) flood(m *expr.Microflow, super *Node) {
+// flood is execute_output for a multicast group (_MC_flood: every enabled
+// port of the switch; _MC_unknown: those with "unknown" addresses), in
+// name order: one egress pipeline per port, all on the same copy of the
+// packet, as in ovn-trace.
+func (r *run) flood(m *expr.Microflow, super *Node, group string, ports []string) {
 	in := getString(m, "inport")
 	loopback := getInt(m, "flags.loopback").Sign() != 0
-	mc := super.add(NodePipeline, fmt.Sprintf("multicast(dp=%q, mcgroup=%q)", r.dp.name, "_MC_flood"))
+	mc := super.add(NodePipeline, fmt.Sprintf("multicast(dp=%q, mcgroup=%q)", r.dp.name, group))
 	e := m.Clone()
 	for _, reg := range []string{"xxreg0", "xxreg1", "xreg4", "flags"} {
 		e.Set(reg, 0)
 	}
-	for _, name := range slices.Sorted(mapKeys(r.dp.ports)) {
-		if en := r.dp.ports[name].Enabled; en != nil && !*en {
-			continue
-		}
+	for _, name := range ports {
 		node := mc.add(NodePipeline, fmt.Sprintf("egress(dp=%q, inport=%q, outport=%q)", r.dp.name, in, name))
 		if name == in && !loopback {
 			node.add(NodeOutput, "/* omitting output because inport == outport && !flags.loopback */")

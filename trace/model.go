@@ -260,8 +260,9 @@ func (d *dpModel) modelLB(s *nbschema.Snapshot) {
 
 // modelL2 adds the ls_in_l2_lkup flows that pick the output port: the
 // explicit one if outport is given, else one per port MAC address (northd
-// build_lswitch_ip_unicast_lookup), multicast to the flood group, and a
-// default that drops (no FDB, no "unknown" port modelled).
+// build_lswitch_ip_unicast_lookup), multicast to the flood group, and the
+// default: no FDB entry (get_fdb gives "none"), so ls_in_l2_unknown sends
+// the packet to the ports with "unknown" addresses, or drops it.
 func (d *dpModel) modelL2(s *nbschema.Snapshot, outport string) {
 	if outport != "" {
 		tf := d.add(lflow.InL2Lkup, 65535, "1", "outport = "+strconv.Quote(outport)+"; output;", "")
@@ -292,7 +293,41 @@ func (d *dpModel) modelL2(s *nbschema.Snapshot, outport string) {
 			d.add(lflow.InL2Lkup, 50, "eth.dst == "+strings.ToLower(mac), "outport = "+strconv.Quote(p.Name)+"; output;", p.UUID)
 		}
 	}
-	d.add(lflow.InL2Lkup, 0, "1", "drop;", "")
+	d.add(lflow.InL2Lkup, 0, "1", "outport = get_fdb(eth.dst); next;", "")
+	if len(d.unknownPorts()) > 0 {
+		d.add(lflow.InL2Unknown, 50, `outport == "none"`, `outport = "_MC_unknown"; output;`, "")
+	} else {
+		d.add(lflow.InL2Unknown, 50, `outport == "none"`, "drop;", "")
+	}
+	d.add(lflow.InL2Unknown, 0, "1", "output;", "")
+}
+
+// unknownPorts returns, in name order, the enabled ports with "unknown"
+// among their addresses (the _MC_unknown group).
+func (d *dpModel) unknownPorts() []string {
+	var out []string
+	for _, name := range slices.Sorted(mapKeys(d.ports)) {
+		p := d.ports[name]
+		if p.Enabled != nil && !*p.Enabled {
+			continue
+		}
+		if slices.Contains(p.Addresses, "unknown") {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// floodPorts returns, in name order, the enabled ports (the _MC_flood
+// group).
+func (d *dpModel) floodPorts() []string {
+	var out []string
+	for _, name := range slices.Sorted(mapKeys(d.ports)) {
+		if en := d.ports[name].Enabled; en == nil || *en {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func routerPort(s *nbschema.Snapshot, p *nbdb.LogicalSwitchPort) *nbdb.LogicalRouterPort {
