@@ -8,9 +8,10 @@
 // Stages aclc does not compile pass the packet through, except a few that
 // are modelled from the NB because they decide where the packet goes or
 // recirculate it: ls_in_lb (load balancer VIPs: ct_lb_mark(backends=...)),
-// ls_in_pre_hairpin (chk_lb_hairpin, always 0 as in ovn-trace),
-// ls_in_l2_lkup (the output port, from the port MAC addresses or an
-// explicit outport; broadcast floods every port) and the port security
+// ls_in_pre_hairpin (chk_lb_hairpin, computed as ovn-trace does),
+// ls_in_l2_lkup and ls_in_l2_unknown (the output port, from the port MAC
+// addresses or an explicit outport; broadcast floods every port, an
+// unknown MAC goes to the "unknown"-address ports) and the port security
 // stages (check_in_port_sec()/check_out_port_sec() against the ports'
 // port_security, as ovn-trace computes them; output).
 package trace
@@ -61,6 +62,7 @@ type Options struct {
 // --ct or --lb-dst); the CLI exits 2 on it.
 type InputError struct{ Msg string }
 
+// Error returns the message.
 func (e *InputError) Error() string { return e.Msg }
 
 func inputErrorf(format string, args ...any) error {

@@ -54,6 +54,7 @@ type withSvcMonitor struct {
 	mac string
 }
 
+// AddressSet implements expr.Resolver, adding svc_monitor_mac.
 func (w withSvcMonitor) AddressSet(name string) ([]string, bool) {
 	if name == "svc_monitor_mac" {
 		if w.mac == "" {
