@@ -835,6 +835,7 @@ func (r *run) ctLB(a action, m *expr.Microflow, p lflow.Pipeline, table int, sup
 			dstIP   netip.Addr
 			dstPort uint16
 			have    bool
+			byLBDst bool
 		)
 		if len(backends) > 0 {
 			for _, b := range backends {
@@ -844,7 +845,7 @@ func (r *run) ctLB(a action, m *expr.Microflow, p lflow.Pipeline, table int, sup
 				}
 				if r.lbDst.IsValid() && r.lbDst.Is4() == ip.Is4() && r.lbDst == ip {
 					r.lbDst = netip.Addr{} // consumed, as in ovn-trace
-					dstIP, dstPort, have = ip, port, true
+					dstIP, dstPort, have, byLBDst = ip, port, true, true
 					break
 				}
 				if !have {
@@ -854,6 +855,8 @@ func (r *run) ctLB(a action, m *expr.Microflow, p lflow.Pipeline, table int, sup
 			}
 			if !have {
 				super.add(NodeError, "*** no load balancing destination (use --lb-dst)")
+			} else if len(backends) > 1 && !byLBDst {
+				r.warnf("%s(%s): ovn-trace picks a backend at random; aclc took %s (choose one with --lb-dst)", a.name, a.args, dstIP)
 			}
 		} else if r.lbDst.IsValid() && (family == 4) == r.lbDst.Is4() {
 			dstIP, dstPort, have = r.lbDst, r.lbPort, true

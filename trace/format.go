@@ -53,21 +53,17 @@ func (r *Result) Summary() string {
 }
 
 // WriteMinimal writes the --minimal format: a "#" line with the packet,
-// then the trace nested as `ovn-trace --minimal` nests it.
+// then the trace nested as `ovn-trace --minimal` nests it. Warnings are
+// left to the caller (Result.Warnings).
 func (r *Result) WriteMinimal(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "# %s\n%s", r.Packet, r.Minimal())
-	if err == nil {
-		err = r.writeWarnings(w)
-	}
 	return err
 }
 
-// WriteSummary writes the --summary format: one line.
+// WriteSummary writes the --summary format: one line. Warnings are left
+// to the caller (Result.Warnings).
 func (r *Result) WriteSummary(w io.Writer) error {
 	_, err := fmt.Fprintln(w, r.Summary())
-	if err == nil {
-		err = r.writeWarnings(w)
-	}
 	return err
 }
 

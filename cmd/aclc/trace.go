@@ -160,6 +160,11 @@ func runTrace(cmd *cobra.Command, args []string) error {
 		}
 		return err
 	}
+	if traceOpts.format == "text" && !(traceOpts.detailed || !traceOpts.minimal && !traceOpts.summary) {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(os.Stderr, "aclc: warning: %s\n", w)
+		}
+	}
 	var buf bytes.Buffer
 	switch {
 	case traceOpts.format == "json":
