@@ -278,6 +278,14 @@ type ChassisResidency interface {
 	IsChassisResident(port string) bool
 }
 
+// PortLookup is an optional interface of a Resolver: when implemented,
+// comparing inport/outport with a name that is not a logical port of the
+// datapath is false whatever the operator, as in ovn-trace (which compares
+// port tunnel keys).
+type PortLookup interface {
+	PortExists(name string) bool
+}
+
 type evalError struct{ err error }
 
 type evaluator struct {
@@ -362,6 +370,9 @@ func (ev *evaluator) cmpOne(f Field, op Relop, c Const) bool {
 		return ev.eval(expansion(ev.m.symtab, sym.Predicate), false) == positive
 	}
 	if sym.IsString() {
+		if pl, ok := ev.r.(PortLookup); ok && !pl.PortExists(c.Str) {
+			return false // ovn-trace: a name that is no port never compares
+		}
 		return op.test(strings.Compare(ev.m.strs[sym.Name], c.Str))
 	}
 	all := ones(f.NBits)

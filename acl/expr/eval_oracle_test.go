@@ -22,6 +22,10 @@ func (evalResolver) IsChassisResident(port string) bool {
 	return port == "" || port == "lsp1" || port == "lsp2" || port == "lsp3"
 }
 
+func (evalResolver) PortExists(port string) bool {
+	return port == "lsp1" || port == "lsp2" || port == "lsp3"
+}
+
 type evalData struct {
 	header     []string
 	microflows []string

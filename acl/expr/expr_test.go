@@ -369,10 +369,12 @@ port_groups:
 		{"sw0", MapResolver{
 			AddressSets: map[string][]string{"as1": {"10.0.0.1"}, "pg_ip4": {"10.0.0.1"}, "pg_ip6": {"fe80::1"}, "pg_empty_ip4": nil, "pg_empty_ip6": nil, "svc_monitor_mac": nil},
 			PortGroups:  map[string][]string{"pg": {"p1"}},
+			Ports:       map[string]bool{"p1": true},
 		}},
 		{"sw1", MapResolver{
 			AddressSets: map[string][]string{"as1": {"10.0.0.1"}, "pg_ip4": {"10.0.0.1"}, "pg_ip6": {"fe80::1"}, "pg_empty_ip4": nil, "pg_empty_ip6": nil, "svc_monitor_mac": nil},
 			PortGroups:  map[string][]string{},
+			Ports:       map[string]bool{"p2": true},
 		}},
 	} {
 		got, err := NewSnapshotResolver(snap, tc.dp)

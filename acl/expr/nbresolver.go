@@ -14,7 +14,18 @@ import (
 type MapResolver struct {
 	AddressSets map[string][]string // address set name → addresses
 	PortGroups  map[string][]string // port group name → port names
+	// Ports, when non-nil, lists the logical ports of the datapath; Eval
+	// then treats other names as ovn-trace does (never equal, never
+	// chassis-resident).
+	Ports map[string]bool
 }
+
+// PortExists implements PortLookup: every name exists when Ports is nil.
+func (m MapResolver) PortExists(name string) bool { return m.Ports == nil || m.Ports[name] }
+
+// IsChassisResident implements ChassisResidency like ovn-trace, which
+// treats every existing port as resident.
+func (m MapResolver) IsChassisResident(port string) bool { return port == "" || m.PortExists(port) }
 
 // AddressSet implements Resolver.
 func (m MapResolver) AddressSet(name string) ([]string, bool) {
@@ -41,9 +52,10 @@ func (m MapResolver) PortGroup(name string) ([]string, bool) {
 //   - a Port_Group exists on the datapath only if it has at least one port
 //     on that switch, and then holds only those ports.
 //
-// With datapath "" a port group exists if it has a port on any switch.
+// Ports lists the switch's logical ports. With datapath "" a port group
+// exists if it has a port on any switch, and Ports lists every port.
 func NewSnapshotResolver(s *nbschema.Snapshot, datapath string) (MapResolver, error) {
-	r := MapResolver{AddressSets: map[string][]string{}, PortGroups: map[string][]string{}}
+	r := MapResolver{AddressSets: map[string][]string{}, PortGroups: map[string][]string{}, Ports: map[string]bool{}}
 	onDP := map[string]bool{} // port UUID → on the wanted switch
 	found := datapath == ""
 	for id, ls := range s.Switches {
@@ -51,6 +63,9 @@ func NewSnapshotResolver(s *nbschema.Snapshot, datapath string) (MapResolver, er
 			found = true
 			for _, p := range ls.Ports {
 				onDP[p] = true
+				if lsp := s.Ports[p]; lsp != nil {
+					r.Ports[lsp.Name] = true
+				}
 			}
 		}
 	}

@@ -76,8 +76,9 @@ func TestSnapshotResolverOracle(t *testing.T) {
 		}
 		return rows
 	}
-	keyOf := map[string]string{} // switch name → tunnel key
-	out, err := sb.SBCtl(ctx, "--bare", "--columns=tunnel_key,external_ids", "list", "Datapath_Binding")
+	keyOf := map[string]string{}  // switch name → tunnel key
+	uuidOf := map[string]string{} // switch name → Datapath_Binding UUID
+	out, err := sb.SBCtl(ctx, "--bare", "--columns=tunnel_key,external_ids,_uuid", "list", "Datapath_Binding")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +87,7 @@ func TestSnapshotResolverOracle(t *testing.T) {
 		for _, kv := range strings.Fields(lines[1]) {
 			if name, ok := strings.CutPrefix(kv, "name="); ok {
 				keyOf[name] = lines[0]
+				uuidOf[name] = lines[2]
 			}
 		}
 	}
@@ -115,6 +117,17 @@ func TestSnapshotResolverOracle(t *testing.T) {
 		}
 		if d := cmp.Diff(wantPG, normalize(r.PortGroups)); d != "" {
 			t.Errorf("%s: port groups, SB (-) vs predicted (+):\n%s", dp, d)
+		}
+		pbs, err := sb.SBCtl(ctx, "--bare", "--columns=logical_port", "find", "Port_Binding", "datapath="+uuidOf[dp])
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantPorts := map[string]bool{}
+		for _, p := range nonEmptyLines(pbs) {
+			wantPorts[p] = true
+		}
+		if d := cmp.Diff(wantPorts, r.Ports); d != "" {
+			t.Errorf("%s: ports, SB Port_Binding (-) vs predicted (+):\n%s", dp, d)
 		}
 	}
 
