@@ -142,25 +142,35 @@ func sortDatapaths(l *lflow.Listing) {
 
 type set map[string]struct{}
 
-// refIndex maps a row UUID to the rows that reference it.
-type refIndex map[string]set
+// refs is the (few) rows that reference one row, in no order. A slice,
+// not a map: the engine holds one per ACL, port, ..., and most hold one
+// element.
+type refs []string
+
+func (r refs) has(v string) bool { return slices.Contains(r, v) }
+
+// refIndex maps a row UUID (or a name) to the rows that reference it.
+type refIndex map[string]refs
 
 func (m refIndex) add(k, v string) {
-	s := m[k]
-	if s == nil {
-		s = set{}
-		m[k] = s
+	r := m[k]
+	if !r.has(v) {
+		m[k] = append(r, v)
 	}
-	s[v] = struct{}{}
 }
 
 func (m refIndex) del(k, v string) {
-	if s := m[k]; s != nil {
-		delete(s, v)
-		if len(s) == 0 {
-			delete(m, k)
-		}
+	r := m[k]
+	i := slices.Index(r, v)
+	if i < 0 {
+		return
 	}
+	if len(r) == 1 {
+		delete(m, k)
+		return
+	}
+	r[i] = r[len(r)-1]
+	m[k] = r[:len(r)-1]
 }
 
 // Engine compiles an NB incrementally. It keeps its own copy of the NB
@@ -492,7 +502,7 @@ func newCollector() *collector {
 // pgSwitches adds the switches on which port group pg has member ports.
 func (e *Engine) pgSwitches(c *collector, pg *nbdb.PortGroup) {
 	for _, p := range pg.Ports {
-		for sw := range e.portSwitches[p] {
+		for _, sw := range e.portSwitches[p] {
 			c.switches[sw] = struct{}{}
 		}
 	}
@@ -500,10 +510,10 @@ func (e *Engine) pgSwitches(c *collector, pg *nbdb.PortGroup) {
 
 // aclOwnerSwitches adds the switches whose flows ACL id reaches.
 func (e *Engine) aclOwnerSwitches(c *collector, id string) {
-	for sw := range e.aclSwitches[id] {
+	for _, sw := range e.aclSwitches[id] {
 		c.switches[sw] = struct{}{}
 	}
-	for pgID := range e.aclPGs[id] {
+	for _, pgID := range e.aclPGs[id] {
 		if pg, ok := e.g.s.PortGroups[pgID]; ok {
 			e.pgSwitches(c, pg)
 		}
@@ -512,8 +522,8 @@ func (e *Engine) aclOwnerSwitches(c *collector, id string) {
 
 func (e *Engine) lrpNameSwitches(c *collector, name string) {
 	c.lrpNames[name] = struct{}{}
-	for p := range e.peerPorts[name] {
-		for sw := range e.portSwitches[p] {
+	for _, p := range e.peerPorts[name] {
+		for _, sw := range e.portSwitches[p] {
 			c.switches[sw] = struct{}{}
 		}
 	}
@@ -533,7 +543,7 @@ func (e *Engine) affected(c *collector, table, id string, row model.Model) {
 		}
 	case *nbdb.LogicalSwitchPort:
 		c.ports[id] = struct{}{}
-		for sw := range e.portSwitches[id] {
+		for _, sw := range e.portSwitches[id] {
 			c.switches[sw] = struct{}{}
 		}
 	case *nbdb.PortGroup:
@@ -550,32 +560,32 @@ func (e *Engine) affected(c *collector, table, id string, row model.Model) {
 		c.acls[id] = struct{}{}
 		e.aclOwnerSwitches(c, id)
 	case *nbdb.LoadBalancer:
-		for sw := range e.lbSwitches[id] {
+		for _, sw := range e.lbSwitches[id] {
 			c.switches[sw] = struct{}{}
 		}
-		for g := range e.lbGroups[id] {
-			for sw := range e.lbgSwitches[g] {
+		for _, g := range e.lbGroups[id] {
+			for _, sw := range e.lbgSwitches[g] {
 				c.switches[sw] = struct{}{}
 			}
 		}
 	case *nbdb.LoadBalancerGroup:
-		for sw := range e.lbgSwitches[id] {
+		for _, sw := range e.lbgSwitches[id] {
 			c.switches[sw] = struct{}{}
 		}
 	case *nbdb.Meter:
 		c.meters[r.Name] = struct{}{}
-		for a := range e.meterACLs[r.Name] {
+		for _, a := range e.meterACLs[r.Name] {
 			c.acls[a] = struct{}{}
 			e.aclOwnerSwitches(c, a)
 		}
 	case *nbdb.DHCPOptions:
-		for p := range e.dhcpPorts[id] {
-			for sw := range e.portSwitches[p] {
+		for _, p := range e.dhcpPorts[id] {
+			for _, sw := range e.portSwitches[p] {
 				c.switches[sw] = struct{}{}
 			}
 		}
 	case *nbdb.DNS:
-		for sw := range e.dnsSwitches[id] {
+		for _, sw := range e.dnsSwitches[id] {
 			c.switches[sw] = struct{}{}
 		}
 	case *nbdb.LogicalRouter:
@@ -829,7 +839,7 @@ func (e *Engine) updateIndexes(c *collector) {
 			continue
 		}
 		first := ""
-		for sw := range e.portSwitches[p] {
+		for _, sw := range e.portSwitches[p] {
 			if _, ok := s.Switches[sw]; ok && (first == "" || sw < first) {
 				first = sw
 			}
@@ -860,7 +870,7 @@ func (e *Engine) updateIndexes(c *collector) {
 			if g.portSwitch[p] != sw {
 				continue
 			}
-			for pg := range e.portPGs[p] {
+			for _, pg := range e.portPGs[p] {
 				if _, ok := s.PortGroups[pg]; ok {
 					pgs[pg] = struct{}{}
 				}
@@ -879,11 +889,11 @@ func (e *Engine) updateIndexes(c *collector) {
 	}
 	for name := range c.lrpNames {
 		delete(g.lrpNames, name)
-		for lrp := range e.lrpsByName[name] {
+		for _, lrp := range e.lrpsByName[name] {
 			if _, ok := s.RouterPorts[lrp]; !ok {
 				continue
 			}
-			for r := range e.lrpRouters[lrp] {
+			for _, r := range e.lrpRouters[lrp] {
 				if _, ok := s.Routers[r]; ok {
 					g.lrpNames[name] = true
 				}
@@ -906,7 +916,7 @@ func (e *Engine) updateIndexes(c *collector) {
 			}
 		}()
 		delete(g.pgNames, name)
-		for pg := range e.pgsByName[name] {
+		for _, pg := range e.pgsByName[name] {
 			if _, ok := s.PortGroups[pg]; ok {
 				g.pgNames[name] = true
 			}
@@ -914,14 +924,14 @@ func (e *Engine) updateIndexes(c *collector) {
 	}
 	for name := range c.asNames {
 		delete(g.asNames, name)
-		for as := range e.asByName[name] {
+		for _, as := range e.asByName[name] {
 			if _, ok := s.AddressSets[as]; ok {
 				g.asNames[name] = true
 			}
 		}
 		for _, suffix := range []string{"_ip4", "_ip6"} {
 			if pgName, ok := strings.CutSuffix(name, suffix); ok {
-				for pg := range e.pgsByName[pgName] {
+				for _, pg := range e.pgsByName[pgName] {
 					if _, ok := s.PortGroups[pg]; ok {
 						g.asNames[name] = true
 					}
@@ -975,11 +985,8 @@ func (e *Engine) refreshProblems(needle string) {
 	}
 }
 
-func sortedSet(s set) []string {
-	out := make([]string, 0, len(s))
-	for k := range s {
-		out = append(out, k)
-	}
+func sortedSet(r refs) []string {
+	out := slices.Clone(r)
 	sort.Strings(out)
 	return out
 }
@@ -1000,6 +1007,11 @@ func (e *Engine) recompile(ids []string) {
 		}
 		dp, probs := e.g.compileSwitch(ids[i])
 		dp.Sort()
+		if cap(dp.Flows) > len(dp.Flows)+len(dp.Flows)/8 {
+			// The builder over-allocates and Sort drops duplicates: keep
+			// only what is used, the engine holds these for good.
+			dp.Flows = slices.Clone(dp.Flows)
+		}
 		od := e.g.datapath(ids[i])
 		res[i] = result{dp, probs, flagsOf(od)}
 	}

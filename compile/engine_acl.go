@@ -131,12 +131,12 @@ func symDiff(a, b []string) []string {
 func (e *Engine) aclDPs(id string) set {
 	s, g := e.g.s, e.g
 	out := set{}
-	for sw := range e.aclSwitches[id] {
+	for _, sw := range e.aclSwitches[id] {
 		if _, ok := s.Switches[sw]; ok {
 			out[sw] = struct{}{}
 		}
 	}
-	for pgID := range e.aclPGs[id] {
+	for _, pgID := range e.aclPGs[id] {
 		pg, ok := s.PortGroups[pgID]
 		if !ok {
 			continue
@@ -152,11 +152,11 @@ func (e *Engine) aclDPs(id string) set {
 
 // aclOnDP reports whether ACL id is part of the flows of switch sw.
 func (e *Engine) aclOnDP(id, sw string) bool {
-	if _, ok := e.aclSwitches[id][sw]; ok {
+	if e.aclSwitches[id].has(sw) {
 		return true
 	}
 	for _, pg := range e.g.switchPGs[sw] {
-		if _, ok := e.aclPGs[id][pg]; ok {
+		if e.aclPGs[id].has(pg) {
 			return true
 		}
 	}
@@ -256,8 +256,8 @@ func (e *Engine) patchACLs(p *aclPatch, ids []string) []string {
 // otherProducer reports whether an ACL the batch did not change, on switch
 // sw, also produces the flow k that the old version of a produced.
 func (e *Engine) otherProducer(p *aclPatch, a *nbdb.ACL, k lflow.Key, sw string, fl dpFlags) bool {
-	check := func(cands set) bool {
-		for b := range cands {
+	check := func(cands refs) bool {
+		for _, b := range cands {
 			if _, changed := p.acls[b]; changed || !e.aclOnDP(b, sw) {
 				continue
 			}

@@ -26,8 +26,9 @@ type DeltaRecord struct {
 	// CompileMicros is the engine's time for the delta; LatencyMicros the
 	// time from the first row event of the batch reaching the watcher to
 	// the delta being ready.
-	CompileMicros int64 `json:"compile_us"`
-	LatencyMicros int64 `json:"latency_us"`
+	CompileMicros    int64 `json:"compile_us"`
+	CompileCPUMicros int64 `json:"compile_cpu_us,omitempty"`
+	LatencyMicros    int64 `json:"latency_us"`
 	// Recompiled datapaths; Full when every switch was rebuilt.
 	// Datapaths names every switch the batch changed, with its current
 	// name (and whether it was created or deleted).
@@ -69,7 +70,7 @@ func deltaFlow(dd *compile.DatapathDelta, f lflow.Flow) DeltaFlow {
 func NewDeltaRecord(b *Batch) *DeltaRecord {
 	d := b.Delta
 	r := &DeltaRecord{Seq: b.Seq, Time: time.Now().UTC(), Initial: b.Initial, Resync: b.Resync, NB: d.Changes,
-		CompileMicros: b.Compile.Microseconds(), LatencyMicros: b.Latency.Microseconds(), Recompiled: d.Recompiled, Full: d.Full,
+		CompileMicros: b.Compile.Microseconds(), CompileCPUMicros: b.CompileCPU.Microseconds(), LatencyMicros: b.Latency.Microseconds(), Recompiled: d.Recompiled, Full: d.Full,
 		Added: []DeltaFlow{}, Removed: []DeltaFlow{}}
 	if r.NB == nil {
 		r.NB = []compile.RowOp{}
@@ -94,7 +95,7 @@ func writeDeltaLine(w io.Writer, b *Batch) error {
 	var hb bytes.Buffer
 	enc := json.NewEncoder(&hb)
 	enc.SetEscapeHTML(false)
-	head := NewDeltaRecord(&Batch{Seq: b.Seq, Initial: b.Initial, Resync: b.Resync, Compile: b.Compile, Latency: b.Latency,
+	head := NewDeltaRecord(&Batch{Seq: b.Seq, Initial: b.Initial, Resync: b.Resync, Compile: b.Compile, CompileCPU: b.CompileCPU, Latency: b.Latency,
 		Delta: &compile.Delta{Changes: b.Delta.Changes, Recompiled: b.Delta.Recompiled, Full: b.Delta.Full}})
 	for i := range b.Delta.Datapaths {
 		dd := &b.Delta.Datapaths[i]

@@ -74,6 +74,7 @@ type sample struct {
 	kind              string
 	e2e, compile, ndd time.Duration
 	inWatch           time.Duration // first row event in the watcher -> delta
+	cpu               time.Duration // CPU time of the engine for the delta
 	recompiled, flows int
 }
 
@@ -221,11 +222,11 @@ func run(ctx context.Context) error {
 		}
 		nd := time.Since(t0)
 		s := sample{kind: kind, e2e: e2e, compile: time.Duration(rec.CompileMicros) * time.Microsecond, ndd: nd,
-			inWatch:    time.Duration(rec.LatencyMicros) * time.Microsecond,
+			inWatch: time.Duration(rec.LatencyMicros) * time.Microsecond, cpu: time.Duration(rec.CompileCPUMicros) * time.Microsecond,
 			recompiled: rec.Recompiled, flows: len(rec.Added) + len(rec.Removed)}
 		samples = append(samples, s)
-		logf("change %2d (%s): aclc watch %v (in watcher %v, engine %v, %d flows), northd %v", i, kind,
-			e2e.Round(10*time.Microsecond), s.inWatch, s.compile, s.flows, nd.Round(time.Millisecond))
+		logf("change %2d (%s): aclc watch %v (in watcher %v, engine %v, CPU %v, %d flows), northd %v", i, kind,
+			e2e.Round(10*time.Microsecond), s.inWatch, s.compile, s.cpu, s.flows, nd.Round(time.Millisecond))
 	}
 	rss, hwm := procMem(cmd.Process.Pid)
 	report := reportMarkdown(p, samples, northdInitial, watchInitial, initialFlows, rss, hwm)
@@ -383,16 +384,17 @@ func reportMarkdown(p nbgen.Params, samples []sample, northdInitial, watchInitia
 	fmt.Fprintf(&b, "Machine: %d CPUs, load average at the end %s.\n\n", numCPU(), strings.Join(strings.Fields(string(load))[:3], " "))
 	fmt.Fprintf(&b, "Initial: northd synced the loaded NB in %v; aclc watch connected, read and compiled it in %v.\n\n",
 		northdInitial.Round(time.Millisecond), watchInitial.Round(time.Millisecond))
-	fmt.Fprintf(&b, "| change | aclc watch: commit → delta | of which in the watcher (first row event → delta) | engine: delta compile | flows changed | northd: commit → SB synced | ratio |\n")
-	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|\n")
-	var e2e, comp, nd, inw []time.Duration
+	fmt.Fprintf(&b, "| change | aclc watch: commit → delta | of which in the watcher (first row event → delta) | engine: delta compile (wall) | engine CPU time | flows changed | northd: commit → SB synced | ratio |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	var e2e, comp, nd, inw, cpu []time.Duration
 	for _, s := range samples {
-		fmt.Fprintf(&b, "| %s | %v | %v | %v | %d | %v | %.0f× |\n", s.kind, s.e2e.Round(10*time.Microsecond), s.inWatch, s.compile, s.flows,
+		fmt.Fprintf(&b, "| %s | %v | %v | %v | %v | %d | %v | %.0f× |\n", s.kind, s.e2e.Round(10*time.Microsecond), s.inWatch, s.compile, s.cpu, s.flows,
 			s.ndd.Round(time.Millisecond), float64(s.ndd)/float64(s.e2e))
 		e2e, comp, nd, inw = append(e2e, s.e2e), append(comp, s.compile), append(nd, s.ndd), append(inw, s.inWatch)
+		cpu = append(cpu, s.cpu)
 	}
-	me, mc, mn, mi := median(e2e), median(comp), median(nd), median(inw)
-	fmt.Fprintf(&b, "| **median** | **%v** | **%v** | **%v** | | **%v** | **%.0f×** |\n\n", me.Round(10*time.Microsecond), mi, mc,
+	me, mc, mn, mi, mu := median(e2e), median(comp), median(nd), median(inw), median(cpu)
+	fmt.Fprintf(&b, "| **median** | **%v** | **%v** | **%v** | **%v** | | **%v** | **%.0f×** |\n\n", me.Round(10*time.Microsecond), mi, mc, mu,
 		mn.Round(time.Millisecond), float64(mn)/float64(me))
 	fmt.Fprintf(&b, "aclc watch resident memory after the changes: VmRSS %d MiB, peak (VmHWM) %d MiB.\n\n", rss>>10, hwm>>10)
 	check := func(ok bool) string {
@@ -401,8 +403,8 @@ func reportMarkdown(p nbgen.Params, samples []sample, northdInitial, watchInitia
 		}
 		return "NOT met"
 	}
-	fmt.Fprintf(&b, "Targets: delta compile ≤ 1 ms: %s (median %v); end to end ≥ 100× faster than northd: %s (%.0f×); RSS ≤ 250 MB: %s (peak %d MiB).\n",
-		check(mc <= time.Millisecond), mc, check(float64(mn)/float64(me) >= 100), float64(mn)/float64(me), check(hwm*1024 <= 250e6), hwm>>10)
+	fmt.Fprintf(&b, "Targets: delta compile ≤ 1 ms: wall %s (median %v), CPU %s (median %v); end to end ≥ 100× faster than northd: %s (%.0f×); RSS ≤ 250 MB: %s (peak %d MiB).\n",
+		check(mc <= time.Millisecond), mc, check(mu <= time.Millisecond), mu, check(float64(mn)/float64(me) >= 100), float64(mn)/float64(me), check(hwm*1024 <= 250e6), hwm>>10)
 	return b.String()
 }
 

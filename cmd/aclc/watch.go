@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -23,6 +24,7 @@ var watchOpts struct {
 	flushBackend string
 	netns        string
 	metrics      string
+	memoryLimit  int64
 }
 
 var watchNB nbFlags
@@ -68,6 +70,7 @@ func init() {
 	f.StringVar(&watchOpts.flushBackend, "flush-backend", "netlink", "how to flush zones: netlink, dry-run or none")
 	f.StringVar(&watchOpts.netns, "netns", "", "flush conntrack in this network namespace (/run/netns/NAME)")
 	f.StringVar(&watchOpts.metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics")
+	f.Int64Var(&watchOpts.memoryLimit, "memory-limit", 200, "soft Go memory limit in MiB (0: none; the GOMEMLIMIT environment variable wins)")
 	watchNB.register(watchCmd)
 	rootCmd.AddCommand(watchCmd)
 }
@@ -75,6 +78,12 @@ func init() {
 func runWatch(cmd *cobra.Command, _ []string) error {
 	if watchOpts.zones != "" && watchOpts.ovs != "" {
 		return withCode(2, errors.New("give either --zones or --ovs, not both"))
+	}
+	if os.Getenv("GOMEMLIMIT") == "" && watchOpts.memoryLimit > 0 {
+		// A long-running watcher should not keep twice its live heap
+		// resident (GOGC=100): a soft limit makes the GC work harder
+		// only when memory gets close to it.
+		debug.SetMemoryLimit(watchOpts.memoryLimit << 20)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
