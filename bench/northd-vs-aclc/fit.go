@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"slices"
+	"syscall"
 	"time"
 )
 
@@ -41,4 +42,13 @@ func timings(ds []time.Duration) stats {
 		return stats{}
 	}
 	return stats{min: s[0], median: s[len(s)/2]}
+}
+
+// cpuTime is this process's user + system CPU time so far, all threads.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -82,6 +82,7 @@ type result struct {
 	rawMonitor   time.Duration // one raw monitor request, reply scanned only
 	rawBytes     int
 	compileStep  stats
+	compileCPU   time.Duration // least CPU time (all threads, GC included) of one compile
 	e2e          stats
 	aclcRSS      int64 // KiB, max over the runs
 	aclcFlows    int
@@ -369,16 +370,16 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 	if r.rawMonitor, r.rawBytes, err = rawMonitor(ctx, sb.NB); err != nil {
 		return nil, err
 	}
-	var steps []time.Duration
+	var steps, cpus []time.Duration
 	stopProf = startProfile(r.name + "-compile")
 	for i := 0; i < *flagRuns; i++ {
 		runtime.GC()
-		t := time.Now()
+		c, t := cpuTime(), time.Now()
 		compile.Compile(live)
-		steps = append(steps, time.Since(t))
+		steps, cpus = append(steps, time.Since(t)), append(cpus, cpuTime()-c)
 	}
 	stopProf()
-	r.compileStep = timings(steps)
+	r.compileStep, r.compileCPU = timings(steps), timings(cpus).min
 	logf("  compile step %v (min of %d), read NB %v (connect %v, monitor %v, snapshot %v); raw monitor %v for %d MB", r.compileStep.min.Round(time.Millisecond), *flagRuns,
 		r.readNB.Round(time.Millisecond), r.connect.Round(time.Millisecond), r.monitor.Round(time.Millisecond), r.snapshot.Round(time.Millisecond),
 		r.rawMonitor.Round(time.Millisecond), r.rawBytes>>20)
@@ -504,21 +505,22 @@ type growthPoint struct {
 	p          nbgen.Params
 	flows      int
 	step       stats
-	allocBytes uint64 // allocated during one compile
-	liveBytes  uint64 // heap held by the result
+	cpu        time.Duration // least CPU time (all threads, GC included) of one compile
+	allocBytes uint64        // allocated during one compile
+	liveBytes  uint64        // heap held by the result
 }
 
 func measureGrowth(p nbgen.Params, x float64) growthPoint {
 	snap := nbgen.Generate(p)
 	g := growthPoint{x: x, p: p}
-	var ds []time.Duration
-	for i := 0; i < *flagRuns; i++ {
+	var ds, cpus []time.Duration
+	for i := 0; i < max(*flagRuns, 5); i++ {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		t := time.Now()
+		c, t := cpuTime(), time.Now()
 		res := compile.Compile(snap)
-		ds = append(ds, time.Since(t))
+		ds, cpus = append(ds, time.Since(t)), append(cpus, cpuTime()-c)
 		runtime.ReadMemStats(&after)
 		g.allocBytes = after.TotalAlloc - before.TotalAlloc
 		runtime.GC()
@@ -529,8 +531,8 @@ func measureGrowth(p nbgen.Params, x float64) growthPoint {
 		g.flows = res.Flows.NumFlows()
 		runtime.KeepAlive(res)
 	}
-	g.step = timings(ds)
-	logf("  N=%d S=%d: %d flows, %v, %.1f MB allocated", p.ACLs, p.Switches, g.flows, g.step.min.Round(time.Millisecond), float64(g.allocBytes)/1e6)
+	g.step, g.cpu = timings(ds), timings(cpus).min
+	logf("  N=%d S=%d: %d flows, %v (CPU %v), %.1f MB allocated", p.ACLs, p.Switches, g.flows, g.step.min.Round(time.Millisecond), g.cpu.Round(time.Millisecond), float64(g.allocBytes)/1e6)
 	return g
 }
 
@@ -574,19 +576,19 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 		firstLine("ovn-northd", "--version"), memTotal(), load0, load1, took.Round(time.Second))
 	fmt.Fprintf(w, "NBs from nbgen (P=10 ports per switch, K=10 addresses per set, f=0.2 allow-stateless, each port group on 3 switches, 10%% of ACLs on switches), loaded into a real NB ovsdb-server in one transaction with a real ovn-northd running. ")
 	fmt.Fprintf(w, "northd figures: the maximum sample of its `stopwatch/show` build_lflows and ovnnb_db_run, the time from the load transaction's commit until `ovn-nbctl --wait=sb sync` returns, and its VmHWM. ")
-	fmt.Fprintf(w, "aclc figures: `aclc compile --nb` run as a child process (connect, read, compile, write to /dev/null) and its getrusage max RSS; the compile step is compile.Compile on the snapshot read from the same NB; aclc timings are the minimum of %d runs (median in parentheses). ", *flagRuns)
+	fmt.Fprintf(w, "aclc figures: `aclc compile --nb` run as a child process (connect, read, compile, write to /dev/null) and its getrusage max RSS; the compile step is compile.Compile on the snapshot read from the same NB, wall time and CPU time (user + system of all threads, GC included; on a shared, loaded machine the CPU time is the steadier figure, and wall time ≈ CPU time ÷ 2 on an idle 2-core machine); aclc timings are the minimum of %d runs (median in parentheses). ", *flagRuns)
 	fmt.Fprintf(w, "Flows are the ACL-stage flows (ls_{in,out}_{pre_acl,pre_lb,pre_stateful,acl_hint,acl,stateful}, ls_in_acl_after_lb) per datapath: northd's read from the SB with one OVSDB transaction of selects (a row shared by a datapath group counts on each of its datapaths, as `ovn-sbctl lflow-list` prints it; checked equal to `ovn-sbctl lflow-list` at 1k), aclc's parsed from its output; *differences* is the number of flows on only one side (lflow.Diff).\n\n")
 
-	fmt.Fprintln(w, "| size | S / G / A | NB load txn s | northd build_lflows s | northd ovnnb_db_run s | commit→SB synced s | northd RSS MiB | aclc compile step ms | aclc compile --nb ms | aclc RSS MiB | build_lflows ÷ compile step | synced ÷ compile --nb | RSS northd ÷ aclc | flows northd | flows aclc | differences |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| size | S / G / A | NB load txn s | northd build_lflows s | northd ovnnb_db_run s | commit→SB synced s | northd RSS MiB | aclc compile step ms | compile step CPU ms | aclc compile --nb ms | aclc RSS MiB | build_lflows ÷ compile step | synced ÷ compile --nb | RSS northd ÷ aclc | flows northd | flows aclc | differences |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rs {
 		rssRatio := "–"
 		if r.aclcRSS > 0 {
 			rssRatio = strconv.FormatFloat(float64(r.northdRSS)/float64(r.aclcRSS), 'f', 1, 64) + "×"
 		}
-		fmt.Fprintf(w, "| %s | %d / %d / %d | %s | %s | %s | %s | %s | %s (%s) | %s (%s) | %s | %s | %s | %s | %d | %d | %d |\n",
+		fmt.Fprintf(w, "| %s | %d / %d / %d | %s | %s | %s | %s | %s | %s (%s) | %s | %s (%s) | %s | %s | %s | %s | %d | %d | %d |\n",
 			r.name, r.p.Switches, r.p.PortGroups, r.p.AddressSets, secs(r.loadTxn), secs(r.buildLflows), secs(r.nbRun), secs(r.synced),
-			mib(r.northdRSS), ms(r.compileStep.min), ms(r.compileStep.median), ms(r.e2e.min), ms(r.e2e.median), mib(r.aclcRSS),
+			mib(r.northdRSS), ms(r.compileStep.min), ms(r.compileStep.median), ms(r.compileCPU), ms(r.e2e.min), ms(r.e2e.median), mib(r.aclcRSS),
 			ratio(r.buildLflows, r.compileStep.min), ratio(r.synced, r.e2e.min), rssRatio, r.northdFlows, r.aclcFlows, r.differences)
 	}
 	if len(rs) > 0 {
@@ -601,14 +603,15 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 		fmt.Fprintln(w, ".")
 	}
 	if len(rs) >= 2 {
-		var xs, ysN, ysA []float64
+		var xs, ysN, ysA, ysC []float64
 		for _, r := range rs {
 			xs = append(xs, float64(r.p.ACLs))
 			ysN = append(ysN, r.buildLflows.Seconds())
 			ysA = append(ysA, r.compileStep.min.Seconds())
+			ysC = append(ysC, r.compileCPU.Seconds())
 		}
-		fmt.Fprintf(w, "\nOver these sizes (N, S, G, A all grow), time grows like N^%.2f for northd's build_lflows and N^%.2f for aclc's compile step.\n",
-			fitExponent(xs, ysN), fitExponent(xs, ysA))
+		fmt.Fprintf(w, "\nOver these sizes (N, S, G, A all grow), time grows like N^%.2f for northd's build_lflows, N^%.2f for aclc's compile step (wall) and N^%.2f (CPU).\n",
+			fitExponent(xs, ysN), fitExponent(xs, ysA), fitExponent(xs, ysC))
 	}
 	growthTable(w, "Growth in N (ACLs) at S=200 switches, G=500, A=1000", "N", gn)
 	growthTable(w, "Growth in S (switches) at N=20,000 ACLs, G=1000, A=1000", "S", gs)
@@ -618,16 +621,17 @@ func growthTable(w io.Writer, title, xname string, gp []growthPoint) {
 	if len(gp) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n## %s\n\naclc compile step in process (minimum of %d runs), bytes allocated by one compile, and heap held by its result.\n\n", title, *flagRuns)
-	fmt.Fprintf(w, "| %s | flows | compile ms | MB allocated | MB held | ns/flow | B allocated/flow |\n|---:|---:|---:|---:|---:|---:|---:|\n", xname)
-	var xs, ts, ms_, fs []float64
+	fmt.Fprintf(w, "\n## %s\n\naclc compile step in process: wall and CPU time (minimum of %d runs), bytes allocated by one compile, and heap held by its result.\n\n", title, max(*flagRuns, 5))
+	fmt.Fprintf(w, "| %s | flows | compile ms | CPU ms | MB allocated | MB held | CPU ns/flow | B allocated/flow |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n", xname)
+	var xs, ts, cs, ms_, fs []float64
 	for _, g := range gp {
-		fmt.Fprintf(w, "| %d | %d | %s | %.1f | %.1f | %.0f | %.0f |\n", int(g.x), g.flows, ms(g.step.min),
-			float64(g.allocBytes)/1e6, float64(g.liveBytes)/1e6, float64(g.step.min.Nanoseconds())/float64(g.flows), float64(g.allocBytes)/float64(g.flows))
-		xs, ts, ms_, fs = append(xs, g.x), append(ts, g.step.min.Seconds()), append(ms_, float64(g.allocBytes)), append(fs, float64(g.flows))
+		fmt.Fprintf(w, "| %d | %d | %s | %s | %.1f | %.1f | %.0f | %.0f |\n", int(g.x), g.flows, ms(g.step.min), ms(g.cpu),
+			float64(g.allocBytes)/1e6, float64(g.liveBytes)/1e6, float64(g.cpu.Nanoseconds())/float64(g.flows), float64(g.allocBytes)/float64(g.flows))
+		xs, ts, cs = append(xs, g.x), append(ts, g.step.min.Seconds()), append(cs, g.cpu.Seconds())
+		ms_, fs = append(ms_, float64(g.allocBytes)), append(fs, float64(g.flows))
 	}
-	fmt.Fprintf(w, "\nFitted exponents (log-log least squares) in %s: time %s, memory allocated %s, flows %s.\n",
-		xname, expo(fitExponent(xs, ts)), expo(fitExponent(xs, ms_)), expo(fitExponent(xs, fs)))
+	fmt.Fprintf(w, "\nFitted exponents (log-log least squares) in %s: wall time %s, CPU time %s, memory allocated %s, flows %s.\n",
+		xname, expo(fitExponent(xs, ts)), expo(fitExponent(xs, cs)), expo(fitExponent(xs, ms_)), expo(fitExponent(xs, fs)))
 }
 
 func expo(v float64) string {
