@@ -95,11 +95,12 @@ func newCubeIndex(field string) *cubeIndex {
 }
 
 func (x *cubeIndex) add(c cube, in *inst) {
-	sc, ok := c.s[x.field]
-	if !ok || sc.in == nil {
+	f, ok := c.field(x.field)
+	if !ok || f.str == nil || f.str.in == nil {
 		x.free = append(x.free, cubeRef{c, in})
 		return
 	}
+	sc := f.str
 	for p := range sc.in {
 		if !sc.out[p] {
 			x.byPort[p] = append(x.byPort[p], cubeRef{c, in})
@@ -114,10 +115,11 @@ func (x *cubeIndex) container(c cube) *cubeRef {
 			return &x.free[i]
 		}
 	}
-	sc, ok := c.s[x.field]
-	if !ok || sc.in == nil {
+	f, ok := c.field(x.field)
+	if !ok || f.str == nil || f.str.in == nil {
 		return nil
 	}
+	sc := f.str
 	var best []cubeRef
 	found := false
 	for p := range sc.in {
@@ -245,4 +247,65 @@ func shadowFinding(b *inst, by []*inst, st stage, proven bool) Finding {
 		f.Message += "; its pre-ACL flow still takes the matching traffic out of conntrack"
 	}
 	return f
+}
+
+// meetIndex returns the index of the from-above cubes of a stage's ACLs,
+// built once per switch.
+func (l *linter) meetIndex(v *swView, st stage) *cubeIndex {
+	if v.meet[st] != nil {
+		return v.meet[st]
+	}
+	field := "inport"
+	if st == outACL {
+		field = "outport"
+	}
+	idx := newCubeIndex(field)
+	for _, in := range v.byStage[st] {
+		for _, c := range l.setOf(v, in).over {
+			idx.add(c, in)
+		}
+	}
+	v.meet[st] = idx
+	return idx
+}
+
+// meeting calls fn, once per ACL, for each ACL with an indexed cube that
+// meets one of cs, until fn returns false.
+func (x *cubeIndex) meeting(cs []cube, fn func(*inst) bool) {
+	seen := map[*inst]bool{}
+	try := func(refs []cubeRef, c cube) bool {
+		for i := range refs {
+			r := &refs[i]
+			if seen[r.in] || !c.meets(r.c) {
+				continue
+			}
+			seen[r.in] = true
+			if !fn(r.in) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range cs {
+		if !try(x.free, c) {
+			return
+		}
+		f, ok := c.field(x.field)
+		if !ok || f.str == nil || f.str.in == nil {
+			for _, refs := range x.byPort {
+				if !try(refs, c) {
+					return
+				}
+			}
+			continue
+		}
+		for p := range f.str.in {
+			if f.str.out[p] {
+				continue
+			}
+			if !try(x.byPort[p], c) {
+				return
+			}
+		}
+	}
 }

@@ -198,6 +198,7 @@ type aclInfo struct {
 	stage   stage
 	verdict verdict
 	syntax  error          // parse error with every reference assumed to exist
+	global  *expr.Expr     // the parse with NB-wide references, nil if one is missing
 	pgRefs  []string       // @port_group names referenced
 	asRefs  []string       // $address_set names referenced
 	refPos  map[string]int // "$name"/"@name" → offset of its first reference
@@ -222,6 +223,7 @@ type swView struct {
 	lbVIP    bool
 	lbs      []*nbdb.LoadBalancer
 	vips     []vipTraffic // cached by vipSetsCached
+	meet     [nStages]*cubeIndex
 }
 
 // linter holds the NB-wide state of one run.
@@ -324,10 +326,20 @@ func (l *linter) newInfo(acl *nbdb.ACL, owner string) *aclInfo {
 	default:
 		a.stage = outACL
 	}
-	e, err := expr.Parse(acl.Match, nil)
+	// Parsed with every port group that has ports somewhere: on a switch
+	// where all its references resolve, the switch's parse is the same
+	// (port group contents only matter for the empty-set warning, and a
+	// group that exists on a switch has ports there).
+	e, err := expr.Parse(acl.Match, l.globalRes)
 	if err != nil {
-		a.syntax = err
-		return a
+		if e, err = expr.Parse(acl.Match, nil); err != nil {
+			a.syntax = err
+			return a
+		}
+		e.Warnings = nil // reparsed per switch
+		a.global = nil
+	} else {
+		a.global = e
 	}
 	a.asRefs, a.pgRefs, a.refPos = collectRefs(e.Root)
 	return a
@@ -417,6 +429,9 @@ func (v *swView) refKey(a *aclInfo, withPorts bool) string {
 // parse parses an ACL's match on the switch (cached across switches that
 // resolve its references alike).
 func (l *linter) parse(v *swView, a *aclInfo) (*expr.Expr, error) {
+	if a.global != nil {
+		return a.global, nil
+	}
 	key := v.refKey(a, false)
 	if x, ok := l.exprCache.Load(key); ok {
 		if e, ok := x.(*expr.Expr); ok {

@@ -78,87 +78,107 @@ func (a u128) bit(i int) bool { return a[i/64]>>(i%64)&1 == 1 }
 
 func (a u128) popcount() int { return bits.OnesCount64(a[0]) + bits.OnesCount64(a[1]) }
 
-// bitc constrains the bits of mask of one root field to val.
-type bitc struct{ val, mask u128 }
-
 // strc constrains a string field (inport, outport): its value is in `in'
-// (nil: any value) and not in `out'.
+// (nil: any value) and not in `out'. The maps are never modified once
+// built.
 type strc struct {
 	in, out map[string]bool
 }
 
-// cube is a conjunction of constraints; the empty cube matches everything.
-type cube struct {
-	b map[string]bitc
-	s map[string]strc
+// fc constrains one field: the bits of mask of a root field to val, or,
+// when str is not nil, a string field.
+type fc struct {
+	name      string
+	val, mask u128
+	str       *strc
 }
 
-var trueCube = cube{}
+// cube is a conjunction of field constraints sorted by field name; the
+// empty cube matches everything. Cubes are never modified once built.
+type cube []fc
+
+var trueCube = cube(nil)
+
+// field returns the constraint on the named field, if any.
+func (c cube) field(name string) (*fc, bool) {
+	for i := range c {
+		if c[i].name == name {
+			return &c[i], true
+		}
+	}
+	return nil, false
+}
 
 // and returns the conjunction of c and d, and false if it is empty.
 func (c cube) and(d cube) (cube, bool) {
-	out := cube{}
-	if len(c.b)+len(d.b) > 0 {
-		out.b = make(map[string]bitc, len(c.b)+len(d.b))
-		for k, v := range c.b {
-			out.b[k] = v
-		}
-		for k, v := range d.b {
-			cur, ok := out.b[k]
-			if !ok {
-				out.b[k] = v
+	out := make(cube, 0, len(c)+len(d))
+	i, j := 0, 0
+	for i < len(c) || j < len(d) {
+		switch {
+		case j == len(d) || i < len(c) && c[i].name < d[j].name:
+			out = append(out, c[i])
+			i++
+		case i == len(c) || d[j].name < c[i].name:
+			out = append(out, d[j])
+			j++
+		default:
+			x, y := c[i], d[j]
+			i++
+			j++
+			if x.str != nil || y.str != nil {
+				if x.str == nil || y.str == nil {
+					return nil, false
+				}
+				m, ok := strAnd(*x.str, *y.str)
+				if !ok {
+					return nil, false
+				}
+				out = append(out, fc{name: x.name, str: &m})
 				continue
 			}
-			both := cur.mask.and(v.mask)
-			if cur.val.and(both) != v.val.and(both) {
-				return cube{}, false
+			both := x.mask.and(y.mask)
+			if x.val.and(both) != y.val.and(both) {
+				return nil, false
 			}
-			out.b[k] = bitc{cur.val.or(v.val), cur.mask.or(v.mask)}
-		}
-	}
-	if len(c.s)+len(d.s) > 0 {
-		out.s = make(map[string]strc, len(c.s)+len(d.s))
-		for k, v := range c.s {
-			out.s[k] = v
-		}
-		for k, v := range d.s {
-			cur, ok := out.s[k]
-			if !ok {
-				out.s[k] = v
-				continue
-			}
-			n := strc{}
-			switch {
-			case cur.in == nil:
-				n.in = v.in
-			case v.in == nil:
-				n.in = cur.in
-			default:
-				n.in = map[string]bool{}
-				for x := range cur.in {
-					if v.in[x] {
-						n.in[x] = true
-					}
-				}
-			}
-			if len(cur.out)+len(v.out) > 0 {
-				n.out = make(map[string]bool, len(cur.out)+len(v.out))
-				for x := range cur.out {
-					n.out[x] = true
-				}
-				for x := range v.out {
-					n.out[x] = true
-				}
-			}
-			out.s[k] = n
-		}
-		for _, v := range out.s {
-			if v.in != nil && !anyOutside(v.in, v.out) {
-				return cube{}, false
-			}
+			out = append(out, fc{name: x.name, val: x.val.or(y.val), mask: x.mask.or(y.mask)})
 		}
 	}
 	return out, true
+}
+
+func strAnd(a, b strc) (strc, bool) {
+	n := strc{}
+	switch {
+	case a.in == nil:
+		n.in = b.in
+	case b.in == nil:
+		n.in = a.in
+	default:
+		n.in = map[string]bool{}
+		for x := range a.in {
+			if b.in[x] {
+				n.in[x] = true
+			}
+		}
+	}
+	switch {
+	case len(a.out) == 0:
+		n.out = b.out
+	case len(b.out) == 0:
+		n.out = a.out
+	default:
+		n.out = make(map[string]bool, len(a.out)+len(b.out))
+		for x := range a.out {
+			n.out[x] = true
+		}
+		for x := range b.out {
+			n.out[x] = true
+		}
+	}
+	if n.in != nil && !anyOutside(n.in, n.out) {
+		return strc{}, false
+	}
+	return n, true
 }
 
 func anyOutside(in, out map[string]bool) bool {
@@ -172,40 +192,52 @@ func anyOutside(in, out map[string]bool) bool {
 
 // within reports whether every packet of c is in d.
 func (c cube) within(d cube) bool {
-	for k, dv := range d.b {
-		cv, ok := c.b[k]
-		if !ok || cv.mask.and(dv.mask) != dv.mask || cv.val.and(dv.mask) != dv.val {
+	i := 0
+	for _, dv := range d {
+		for i < len(c) && c[i].name < dv.name {
+			i++
+		}
+		if i == len(c) || c[i].name != dv.name {
+			return false
+		}
+		cv := c[i]
+		if dv.str != nil || cv.str != nil {
+			if dv.str == nil || cv.str == nil || !strWithin(*cv.str, *dv.str) {
+				return false
+			}
+			continue
+		}
+		if cv.mask.and(dv.mask) != dv.mask || cv.val.and(dv.mask) != dv.val {
 			return false
 		}
 	}
-	for k, dv := range d.s {
-		cv, ok := c.s[k]
-		if !ok {
+	return true
+}
+
+// strWithin reports whether every value c admits, d admits.
+func strWithin(c, d strc) bool {
+	if d.in != nil {
+		if c.in == nil {
 			return false
 		}
-		if dv.in != nil {
-			if cv.in == nil {
+		for x := range c.in {
+			if !c.out[x] && (!d.in[x] || d.out[x]) {
 				return false
 			}
-			for x := range cv.in {
-				if !cv.out[x] && (!dv.in[x] || dv.out[x]) {
-					return false
-				}
-			}
-			continue
 		}
-		if cv.in != nil {
-			for x := range cv.in {
-				if !cv.out[x] && dv.out[x] {
-					return false
-				}
-			}
-			continue
-		}
-		for x := range dv.out {
-			if !cv.out[x] {
+		return true
+	}
+	if c.in != nil {
+		for x := range c.in {
+			if !c.out[x] && d.out[x] {
 				return false
 			}
+		}
+		return true
+	}
+	for x := range d.out {
+		if !c.out[x] {
+			return false
 		}
 	}
 	return true
@@ -233,9 +265,54 @@ func intersects(a, b *set) tri {
 func anyIntersect(as, bs []cube) bool {
 	for _, x := range as {
 		for _, y := range bs {
-			if _, ok := x.and(y); ok {
+			if x.meets(y) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// meets reports whether c and d have a packet in common, without building
+// their conjunction.
+func (c cube) meets(d cube) bool {
+	i, j := 0, 0
+	for i < len(c) && j < len(d) {
+		switch {
+		case c[i].name < d[j].name:
+			i++
+		case d[j].name < c[i].name:
+			j++
+		default:
+			x, y := c[i], d[j]
+			i++
+			j++
+			if x.str != nil || y.str != nil {
+				if x.str == nil || y.str == nil || !strMeets(*x.str, *y.str) {
+					return false
+				}
+				continue
+			}
+			both := x.mask.and(y.mask)
+			if x.val.and(both) != y.val.and(both) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// strMeets reports whether two string constraints admit a common value.
+func strMeets(a, b strc) bool {
+	if a.in == nil && b.in == nil {
+		return true // infinitely many strings
+	}
+	if a.in == nil {
+		a, b = b, a
+	}
+	for x := range a.in {
+		if !a.out[x] && !b.out[x] && (b.in == nil || b.in[x]) {
+			return true
 		}
 	}
 	return false
@@ -341,7 +418,13 @@ func (cv *converter) approx(up bool) []cube {
 }
 
 func andSets(a, b []cube) ([]cube, bool) {
-	var out []cube
+	if len(a) == 1 && len(a[0]) == 0 {
+		return b, true
+	}
+	if len(b) == 1 && len(b[0]) == 0 {
+		return a, true
+	}
+	out := make([]cube, 0, max(len(a), len(b)))
 	for _, x := range a {
 		for _, y := range b {
 			if z, ok := x.and(y); ok {
@@ -394,7 +477,7 @@ func (cv *converter) node(n expr.Node, neg, up bool) []cube {
 	case *expr.FieldTest:
 		f := n.Field
 		if f.Symbol.IsPredicate() {
-			return cv.withPrereqs(f.Symbol, cv.node(parsedText(f.Symbol.Predicate), neg, up), up)
+			return cv.withPrereqs(f.Symbol, cv.textCubes(f.Symbol.Predicate, neg, up), up)
 		}
 		if f.NBits > 1 { // `!field' means field == 0 whatever the polarity
 			return cv.withPrereqs(f.Symbol, []cube{bitCube(f, u128{}, onesN(f.NBits))}, up)
@@ -412,6 +495,11 @@ func (cv *converter) node(n expr.Node, neg, up bool) []cube {
 		return cv.withPrereqs(n.Field.Symbol, cv.cmp(n.Field, op, n.Values, up), up)
 	case *expr.Range:
 		lo, hi := n.LowOp.Turn(), n.HighOp
+		if !neg {
+			if cs, ok := interval(n); ok {
+				return cv.withPrereqs(n.Field.Symbol, cs, up)
+			}
+		}
 		a := cv.cmp(n.Field, lo, n.Low, up)
 		b := cv.cmp(n.Field, hi, n.High, up)
 		if neg {
@@ -428,12 +516,37 @@ func (cv *converter) node(n expr.Node, neg, up bool) []cube {
 	return cv.approx(up)
 }
 
+// textCubes converts a symbol-table expression (a prerequisite or a
+// predicate's expansion), caching the result: these need no resolver and
+// are always exact.
+func (cv *converter) textCubes(text string, neg, up bool) []cube {
+	type key struct {
+		text string
+		neg  bool
+	}
+	k := key{text, neg}
+	if x, ok := textCubeCache.Load(k); ok {
+		return x.([]cube)
+	}
+	sub := &converter{as: cv.as}
+	cs := sub.node(parsedText(text), neg, true)
+	if sub.inexs {
+		cv.inexs = true
+		sub.inexs = false
+		return sub.node(parsedText(text), neg, up)
+	}
+	textCubeCache.Store(k, cs)
+	return cs
+}
+
+var textCubeCache sync.Map
+
 // withPrereqs ANDs sym's prerequisites (never negated) into cs.
 func (cv *converter) withPrereqs(sym *expr.Symbol, cs []cube, up bool) []cube {
 	if sym.Prereqs == "" || len(cs) == 0 {
 		return cs
 	}
-	out, ok := andSets(cs, cv.node(parsedText(sym.Prereqs), false, up))
+	out, ok := andSets(cs, cv.textCubes(sym.Prereqs, false, up))
 	if !ok {
 		return cv.approx(up)
 	}
@@ -445,7 +558,7 @@ func bitCube(f expr.Field, val, mask u128) cube {
 	root, ofs := f.Symbol.Root()
 	ofs += f.Ofs
 	mask = mask.and(onesN(f.NBits))
-	return cube{b: map[string]bitc{root.Name: {val.and(mask).shl(ofs), mask.shl(ofs)}}}
+	return cube{{name: root.Name, val: val.and(mask).shl(ofs), mask: mask.shl(ofs)}}
 }
 
 // expand resolves references in cs; ok is false when one cannot be
@@ -497,9 +610,9 @@ func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool)
 			if len(set) == 0 {
 				return nil
 			}
-			return []cube{{s: map[string]strc{f.Symbol.Name: {in: set}}}}
+			return []cube{{{name: f.Symbol.Name, str: &strc{in: set}}}}
 		case expr.Ne:
-			return []cube{{s: map[string]strc{f.Symbol.Name: {out: set}}}}
+			return []cube{{{name: f.Symbol.Name, str: &strc{out: set}}}}
 		}
 		return cv.approx(up)
 	}
@@ -511,7 +624,7 @@ func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool)
 		if op != expr.Eq && op != expr.Ne {
 			return cv.approx(up)
 		}
-		return cv.node(parsedText(f.Symbol.Predicate), !pos, up)
+		return cv.textCubes(f.Symbol.Predicate, !pos, up)
 	}
 	if f.NBits > 128 {
 		return cv.approx(up)
@@ -597,6 +710,47 @@ func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool)
 	return out
 }
 
+// interval converts `lo <(=) field <(=) hi' with plain constants directly
+// into prefixes (instead of intersecting two half-ranges).
+func interval(n *expr.Range) ([]cube, bool) {
+	f := n.Field
+	if f.NBits > 64 || len(n.Low.Values) != 1 || len(n.High.Values) != 1 {
+		return nil, false
+	}
+	l, h := n.Low.Values[0], n.High.Values[0]
+	if l.Kind != expr.IntConst || h.Kind != expr.IntConst || !l.Value.IsUint64() || !h.Value.IsUint64() {
+		return nil, false
+	}
+	lo, hi := l.Value.Uint64(), h.Value.Uint64()
+	if n.LowOp == expr.Lt {
+		if lo == ^uint64(0) {
+			return nil, true
+		}
+		lo++
+	} else if n.LowOp != expr.Le {
+		return nil, false
+	}
+	if n.HighOp == expr.Lt {
+		if hi == 0 {
+			return nil, true
+		}
+		hi--
+	} else if n.HighOp != expr.Le {
+		return nil, false
+	}
+	if maxv := onesN(f.NBits)[0]; hi > maxv {
+		hi = maxv
+	}
+	if lo > hi {
+		return nil, true
+	}
+	var out []cube
+	for _, p := range prefixes(lo, hi, f.NBits) {
+		out = append(out, bitCube(f, u128{p[0], 0}, u128{p[1], 0}))
+	}
+	return out, true
+}
+
 // prefixes splits [lo, hi] of an n-bit field into value/mask prefixes.
 func prefixes(lo, hi uint64, n int) [][2]uint64 {
 	var out [][2]uint64
@@ -617,18 +771,6 @@ func prefixes(lo, hi uint64, n int) [][2]uint64 {
 		}
 		lo = end + 1
 	}
-}
-
-// describeCube renders a cube for debugging and test messages.
-func describeCube(c cube) string {
-	var parts []string
-	for _, k := range sortedKeys(c.b) {
-		parts = append(parts, k)
-	}
-	for _, k := range sortedKeys(c.s) {
-		parts = append(parts, k)
-	}
-	return strings.Join(parts, ",")
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/aclc/aclc/acl/expr"
@@ -35,28 +36,17 @@ var dropInReply = map[string]bool{
 // destinations swapped, request-only constraints dropped (an
 // approximation from above).
 func replyCube(c cube) cube {
-	out := cube{}
-	if len(c.b) > 0 {
-		out.b = make(map[string]bitc, len(c.b))
-		for k, v := range c.b {
-			if dropInReply[k] {
-				continue
-			}
-			if s, ok := swapFields[k]; ok {
-				k = s
-			}
-			out.b[k] = v
+	out := make(cube, 0, len(c))
+	for _, f := range c {
+		if dropInReply[f.name] {
+			continue
 		}
-	}
-	if len(c.s) > 0 {
-		out.s = make(map[string]strc, len(c.s))
-		for k, v := range c.s {
-			if s, ok := swapFields[k]; ok {
-				k = s
-			}
-			out.s[k] = v
+		if s, ok := swapFields[f.name]; ok {
+			f.name = s
 		}
+		out = append(out, f)
 	}
+	slices.SortFunc(out, func(a, b fc) int { return strings.Compare(a.name, b.name) })
 	return out
 }
 
@@ -100,19 +90,23 @@ func (l *linter) noReply(v *swView, st stage, in *inst) (Finding, bool) {
 	}
 	var deniers []*inst
 	for _, ost := range opposite {
-		for _, o := range v.byStage[ost] {
-			so := l.setOf(v, o)
-			if !anyIntersect(reply.over, so.over) {
-				continue
-			}
+		idx := l.meetIndex(v, ost)
+		allowed := false
+		idx.meeting(reply.over, func(o *inst) bool {
 			if o.a.verdict.allows() {
-				return Finding{}, false
+				allowed = true
+				return false
 			}
-			if anyIntersect(reply.over, so.under) {
+			if !slices.Contains(deniers, o) && anyIntersect(reply.over, l.setOf(v, o).under) {
 				deniers = append(deniers, o)
 			}
+			return true
+		})
+		if allowed {
+			return Finding{}, false
 		}
 	}
+	slices.SortStableFunc(deniers, func(x, y *inst) int { return y.a.acl.Priority - x.a.acl.Priority })
 	other := "to-lport"
 	if st == outACL {
 		other = "from-lport"
