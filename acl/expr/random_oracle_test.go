@@ -227,7 +227,7 @@ func TestRandomEvalOracle(t *testing.T) {
 	g := &randExpr{r: rand.New(rand.NewSource(2303)), names: DefaultSymtab().Names()}
 	seen := map[string]bool{}
 	var exprs []*Expr
-	for len(exprs) < 400 {
+	for len(exprs) < 250 {
 		s := g.expr(0)
 		// The flows' action writes reg9[31]; keep expressions off it. And
 		// ovn-trace 23.03 segfaults evaluating icmp4/6.frag_mtu (OVN-only
