@@ -49,9 +49,9 @@ func (l *linter) globalFindings() []Finding {
 func errMsg(err error) string {
 	var pe *expr.Error
 	if errors.As(err, &pe) {
-		return pe.Msg
+		return strings.TrimSuffix(pe.Msg, ".")
 	}
-	return err.Error()
+	return strings.TrimSuffix(err.Error(), ".")
 }
 
 // refOffset is the offset of the first sigil+name reference in a's match.

@@ -3,7 +3,6 @@ package lint
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/aclc/aclc/acl/expr"
 )
@@ -46,7 +45,7 @@ func (l *linter) rejectOr(v *swView, in *inst) (Finding, bool) {
 		}
 		f := Finding{Rule: RuleRejectOr, Severity: Error, ACLs: []ACLRef{in.a.ref},
 			Message: fmt.Sprintf("on this stateful switch northd writes the reject flows as `%s<match>' without parentheses, and OVN rejects `%s': %s; ovn-controller discards the flows, so the ACL rejects nothing",
-				h, text, strings.TrimSuffix(errMsg(err), ".")),
+				h, text, errMsg(err)),
 			Fix: fmt.Sprintf("parenthesize the whole match: (%s)", in.a.acl.Match)}
 		var pe *expr.Error
 		if errors.As(err, &pe) && pe.Offset >= len(h) {
@@ -92,13 +91,13 @@ func (l *linter) defaultDropAfterLB(v *swView) []Finding {
 		fix := "add a from-lport ACL with options:apply-after-lb=true that allows this traffic, or leave default_acl_drop unset"
 		if !some {
 			out = append(out, Finding{Rule: RuleDefaultDropAfterL, Severity: Error, ACLs: []ACLRef{in.a.ref},
-				Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and no after-LB ACL allows what this ACL allows in ls_in_acl: new connections it allows are dropped right after load balancing",
+				Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and no after-LB ACL allows what this ACL allows in ls_in_acl: that traffic (all of it but the replies and related packets of committed connections) is dropped right after load balancing",
 				Fix:     fix})
 			continue
 		}
 		if _, ok := covered(s.over, idx); !ok {
 			out = append(out, Finding{Rule: RuleDefaultDropAfterL, Severity: Warning, ACLs: []ACLRef{in.a.ref},
-				Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and the after-LB ACLs allow only part of what this ACL allows in ls_in_acl (or aclc cannot prove they allow all of it): the rest of its new connections are dropped after load balancing",
+				Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and the after-LB ACLs allow only part of what this ACL allows in ls_in_acl (or aclc cannot prove they allow all of it): the rest is dropped right after load balancing",
 				Fix:     fix})
 		}
 	}
