@@ -20,6 +20,7 @@ const (
 	aExchange                   // a <-> b
 	aHairpin                    // reg0[6] = chk_lb_hairpin(); ..._reply()
 	aPortSec                    // reg0[15] = check_in_port_sec(); check_out_port_sec()
+	aDNSLookup                  // reg0[4] = dns_lookup()
 	aCTNext                     // ct_next;
 	aCTLB                       // ct_lb; ct_lb_mark; ct_lb_mark(backends=...);
 	aCTCommit                   // ct_commit; ct_commit { ... };
@@ -235,6 +236,8 @@ func parseAction(st string) (action, error) {
 			a.kind = aHairpin
 		case a.rhs == "check_in_port_sec()" || a.rhs == "check_out_port_sec()":
 			a.kind = aPortSec
+		case a.rhs == "dns_lookup()":
+			a.kind = aDNSLookup
 		}
 		return a, nil
 	}

@@ -388,7 +388,7 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 		}
 	}
 	root := &Node{}
-	node := root.add(NodePipeline, fmt.Sprintf("ingress(dp=%q, inport=%q)", dp.name, inport))
+	node := root.add(NodePipeline, fmt.Sprintf("ingress(dp=%q, inport=%q)", friendlyDP(dp.ls), friendlyPort(dp.ports[inport], inport)))
 	r.trace(m, lflow.Ingress, 0, node)
 	res.Root = root.Subs
 	res.CTOps = r.ops
@@ -403,7 +403,7 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 			res.PassThrough = append(res.PassThrough, st.Name())
 		}
 	}
-	res.Verdict, res.Outputs = verdictOf(res.Root)
+	res.Verdict, res.Outputs = verdictOf(res.Root), r.outputs
 	for _, p := range []lflow.Pipeline{lflow.Ingress, lflow.Egress} {
 		if f := r.decided[p]; f != nil {
 			res.Decisions = append(res.Decisions, Decision{Pipeline: p.String(), Flow: f})
@@ -423,8 +423,8 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 // verdictOf classifies a finished trace as ovn-trace's output shows it: a
 // reject generated a packet (tcp_reset, icmp4, icmp6, sctp_abort), else an
 // output("port") means output, else the packet was dropped.
-func verdictOf(nodes []*Node) (Verdict, []string) {
-	var outs []string
+func verdictOf(nodes []*Node) Verdict {
+	outs := 0
 	rejected := false
 	var walk func([]*Node)
 	walk = func(ns []*Node) {
@@ -433,11 +433,7 @@ func verdictOf(nodes []*Node) (Verdict, []string) {
 			case n.Type == NodeTransformation && isRejectName(n.Text):
 				rejected = true
 			case n.Type == NodeModify && strings.HasPrefix(n.Text, "output("):
-				o := strings.TrimSuffix(strings.TrimPrefix(n.Text, "output("), ")")
-				if uq, err := strconv.Unquote(o); err == nil {
-					o = uq
-				}
-				outs = append(outs, o)
+				outs++
 			}
 			walk(n.Subs)
 		}
@@ -445,11 +441,11 @@ func verdictOf(nodes []*Node) (Verdict, []string) {
 	walk(nodes)
 	switch {
 	case rejected:
-		return VerdictReject, outs
-	case len(outs) > 0:
-		return VerdictOutput, outs
+		return VerdictReject
+	case outs > 0:
+		return VerdictOutput
 	}
-	return VerdictDrop, nil
+	return VerdictDrop
 }
 
 func isRejectName(s string) bool {
@@ -474,6 +470,7 @@ type run struct {
 	ops       []string
 	warnings  []string
 	passed    map[string]bool
+	outputs   []string // ports the packet was output to
 	decided   map[lflow.Pipeline]*FlowInfo
 	// bypass is the allow-stateless ACL whose pre-ACL flow kept the
 	// packet out of conntrack, per pipeline.
@@ -699,7 +696,7 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 				if np == lflow.Egress {
 					port, dir = getString(m, "outport"), "outport"
 				}
-				sup = super.add(NodePipeline, fmt.Sprintf("%s(dp=%q, %s=%q)", np, r.dp.name, dir, port))
+				sup = super.add(NodePipeline, fmt.Sprintf("%s(dp=%q, %s=%q)", np, friendlyDP(r.dp.ls), dir, r.fport(port)))
 			}
 			r.trace(m, np, nt, sup)
 			passed = true
@@ -743,6 +740,9 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 			}
 			m.Set(a.lhs, res)
 			super.add(NodeModify, fmt.Sprintf("%s = %d", a.lhs, res))
+		case aDNSLookup:
+			m.Set(a.lhs, 0)
+			super.add(NodeError, "*** dns_lookup action not implemented")
 		case aPortSec:
 			m.Set(a.lhs, r.checkPortSec(m, a.rhs == "check_in_port_sec()"))
 		case aCTNext:
@@ -981,8 +981,9 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 		return
 	}
 	if p == lflow.Egress {
-		super.add(NodeOutput, fmt.Sprintf("/* output to %q, type %q */", out, port.Type))
-		super.add(NodeModify, fmt.Sprintf("output(%q)", out))
+		super.add(NodeOutput, fmt.Sprintf("/* output to %q, type %q */", r.fport(out), port.Type))
+		super.add(NodeModify, fmt.Sprintf("output(%q)", r.fport(out)))
+		r.outputs = append(r.outputs, out)
 		if port.Type == "router" {
 			r.warnf("port %q is a router port: ovn-trace would continue into the router's pipeline; aclc stops at the switch", out)
 		}
@@ -997,7 +998,7 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 	for _, reg := range []string{"xxreg0", "xxreg1", "xreg4", "flags"} {
 		e.Set(reg, 0)
 	}
-	node := super.add(NodePipeline, fmt.Sprintf("egress(dp=%q, inport=%q, outport=%q)", r.dp.name, in, out))
+	node := super.add(NodePipeline, fmt.Sprintf("egress(dp=%q, inport=%q, outport=%q)", friendlyDP(r.dp.ls), r.fport(in), r.fport(out)))
 	if !r.recirculate(node) {
 		return
 	}
@@ -1011,13 +1012,13 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 func (r *run) flood(m *expr.Microflow, super *Node, group string, ports []string) {
 	in := getString(m, "inport")
 	loopback := getInt(m, "flags.loopback").Sign() != 0
-	mc := super.add(NodePipeline, fmt.Sprintf("multicast(dp=%q, mcgroup=%q)", r.dp.name, group))
+	mc := super.add(NodePipeline, fmt.Sprintf("multicast(dp=%q, mcgroup=%q)", friendlyDP(r.dp.ls), group))
 	e := m.Clone()
 	for _, reg := range []string{"xxreg0", "xxreg1", "xreg4", "flags"} {
 		e.Set(reg, 0)
 	}
 	for _, name := range ports {
-		node := mc.add(NodePipeline, fmt.Sprintf("egress(dp=%q, inport=%q, outport=%q)", r.dp.name, in, name))
+		node := mc.add(NodePipeline, fmt.Sprintf("egress(dp=%q, inport=%q, outport=%q)", friendlyDP(r.dp.ls), r.fport(in), r.fport(name)))
 		if name == in && !loopback {
 			node.add(NodeOutput, "/* omitting output because inport == outport && !flags.loopback */")
 			continue

@@ -90,6 +90,7 @@ func newDPModel(s *nbschema.Snapshot, id string, flows *lflow.Datapath, outport 
 		}
 	}
 	d.modelLB(s)
+	d.modelDNS(s)
 	d.modelL2(s, outport)
 	d.modelPortSec()
 	for k, fs := range d.tables {
@@ -381,5 +382,19 @@ func (tf *tflow) parse(r expr.Resolver) {
 		tf.err = fmt.Errorf("match does not parse (ovn-controller would not install the flow): %w", err)
 	} else {
 		tf.match = e
+	}
+}
+
+// modelDNS adds the ls_in_dns_lookup flow of a switch with DNS records
+// (build_lswitch_dns_lookup_and_response); ovn-trace does not implement
+// dns_lookup() (it reports so and yields 0), so the response flow never
+// matches.
+func (d *dpModel) modelDNS(s *nbschema.Snapshot) {
+	for _, id := range d.ls.DNSRecords {
+		if dns := s.DNS[id]; dns != nil && len(dns.Records) > 0 {
+			d.add(lflow.InDNSLookup, 100, "udp.dst == 53", "reg0[4] = dns_lookup(); next;", "")
+			d.add(lflow.InDNSLookup, 0, "1", "next;", "")
+			return
+		}
 	}
 }

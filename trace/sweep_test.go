@@ -1,0 +1,156 @@
+package trace_test
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/internal/ovnsandbox"
+	"github.com/aclc/aclc/internal/testenv"
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/trace"
+)
+
+// portAddr is a port's MAC and IPv4/IPv6 addresses, made up when the
+// fixture gives none.
+type portAddr struct{ name, mac, ip4, ip6 string }
+
+func portAddrs(snap *nbschema.Snapshot, swID string) []portAddr {
+	var out []portAddr
+	for i, pid := range snap.Switches[swID].Ports {
+		p := snap.Ports[pid]
+		if p == nil || p.Type != "" {
+			continue
+		}
+		a := portAddr{name: p.Name, mac: fmt.Sprintf("00:00:5e:00:%02x:%02x", len(out), i),
+			ip4: fmt.Sprintf("10.99.%d.%d", len(out), i+1), ip6: fmt.Sprintf("fd99::%d:%d", len(out), i+1)}
+		for _, s := range p.Addresses {
+			f := strings.Fields(s)
+			if len(f) == 0 || !strings.Contains(f[0], ":") {
+				continue
+			}
+			a.mac = f[0]
+			for _, x := range f[1:] {
+				if ip, err := netip.ParseAddr(x); err == nil {
+					if ip.Is4() {
+						a.ip4 = x
+					} else {
+						a.ip6 = x
+					}
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// TestDifferentialSweep traces a grid of packets through every switch of
+// every repository fixture with both ovn-trace and aclc trace, and
+// requires identical --minimal output, conntrack actions and verdicts: tcp
+// and udp over IPv4 from the first port to the second (or, on a one-port
+// switch, to an unknown MAC) with no conntrack, three new states and two
+// est,rpl states. ACLC_TRACE_SWEEP=full adds icmp4 and tcp over IPv6 and
+// the reverse direction (816 packets, a few minutes).
+func TestDifferentialSweep(t *testing.T) {
+	full := os.Getenv("ACLC_TRACE_SWEEP") == "full"
+	testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-nbctl", "ovn-sbctl", "ovn-trace")
+	sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	files, _ := filepath.Glob("../testdata/fixtures/*.yaml")
+	total := 0
+	for _, fx := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(fx), ".yaml"), func(t *testing.T) {
+			snap, err := nbschema.LoadFixture(fx)
+			if err != nil {
+				t.Skip(err)
+			}
+			loadNB(t, ctx, sb, snap)
+			live, err := nbschema.LoadLive(ctx, nbschema.Options{Remotes: sb.NB})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := trace.New(live, compile.Compile(live).Flows)
+			for _, sw := range nbschema.SortedKeys(live.Switches) {
+				ps := portAddrs(live, sw)
+				if len(ps) == 0 {
+					continue
+				}
+				pairs := [][2]portAddr{{ps[0], ps[0]}}
+				if len(ps) > 1 {
+					pairs = [][2]portAddr{{ps[0], ps[1]}}
+					if full {
+						pairs = append(pairs, [2]portAddr{ps[1], ps[0]})
+					}
+				}
+				for _, pr := range pairs {
+					a, b := pr[0], pr[1]
+					dstMAC := b.mac
+					if a.name == b.name {
+						dstMAC = "00:00:5e:00:ff:ff"
+					}
+					base4 := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64`, a.name, a.mac, dstMAC, a.ip4, b.ip4)
+					base6 := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip6.src == %s && ip6.dst == %s && ip.ttl == 64`, a.name, a.mac, dstMAC, a.ip6, b.ip6)
+					flows := []string{base4 + " && tcp && tcp.dst == 80", base4 + " && udp && udp.dst == 53"}
+					if full {
+						flows = append(flows, base4+" && icmp4 && icmp4.type == 8", base6+" && tcp && tcp.dst == 443")
+					}
+					for _, flow := range flows {
+						for _, cts := range [][]string{nil, {"new", "new", "new"}, {"est,rpl", "est,rpl"}} {
+							total++
+							name := fmt.Sprintf("%s>%s/%s/%s", a.name, b.name, flow[strings.LastIndex(flow, "&& ")+3:], strings.Join(cts, "+"))
+							t.Run(name, func(t *testing.T) {
+								args := []string{"--db=" + sb.SB}
+								var opt trace.Options
+								for _, s := range cts {
+									args = append(args, "--ct", s)
+									st, _ := trace.ParseCTState(s)
+									opt.CT = append(opt.CT, st)
+								}
+								minimal, err := sb.Run(ctx, "ovn-trace", append(append([]string{}, args...), "--minimal", flow)...)
+								if err != nil {
+									t.Fatal(err)
+								}
+								detailed, err := sb.Run(ctx, "ovn-trace", append(append([]string{}, args...), "--detailed", flow)...)
+								if err != nil {
+									t.Fatal(err)
+								}
+								res, err := tr.Trace(flow, opt)
+								if err != nil {
+									t.Fatalf("aclc trace: %v", err)
+								}
+								if diff := cmp.Diff(minimalBody(minimal), minimalBody(res.Minimal())); diff != "" {
+									t.Errorf("--minimal differs (-ovn-trace +aclc):\n%s", diff)
+								}
+								if diff := cmp.Diff(ctOpsOfDetailed(detailed), res.CTOps, cmpopts.EquateEmpty()); diff != "" {
+									t.Errorf("conntrack actions differ (-ovn-trace +aclc):\n%s", diff)
+								}
+								if got, want := res.Verdict, verdictOfMinimal(minimal); got != want {
+									t.Errorf("verdict: aclc %s, ovn-trace %s", got, want)
+								}
+								if t.Failed() {
+									t.Logf("ovn-trace:\n%s", detailed)
+								}
+							})
+						}
+					}
+				}
+			}
+		})
+	}
+	t.Logf("%d packets", total)
+}
