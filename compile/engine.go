@@ -400,6 +400,29 @@ func findTable(name string) *engineTable {
 	return nil
 }
 
+// SetSnapshotRow puts row (nil: deletes the row) into the map of s for
+// table, one of EngineTables. It reports false for another table.
+func SetSnapshotRow(s *nbschema.Snapshot, table, uuid string, row model.Model) bool {
+	t := findTable(table)
+	if t == nil {
+		return false
+	}
+	t.set(s, uuid, row)
+	return true
+}
+
+// ForEachRow calls fn for every row of table the engine holds. fn must not
+// modify the row or call back into the engine.
+func (e *Engine) ForEachRow(table string, fn func(uuid string, row model.Model)) {
+	t := findTable(table)
+	if t == nil {
+		return
+	}
+	for id, row := range t.rows(e.g.s) {
+		fn(id, row)
+	}
+}
+
 // Row returns the engine's current row UUID of table, or nil.
 func (e *Engine) Row(table, uuid string) model.Model {
 	t := findTable(table)

@@ -14,6 +14,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -57,7 +58,8 @@ type Config struct {
 	// transaction arrive together.
 	Debounce time.Duration
 	// ResyncEvery is the period of the full comparison of the engine with
-	// the NB cache that backs up the row events (default 60s; <0: never).
+	// the NB cache that backs up the row events (default 5 min; <0:
+	// never).
 	ResyncEvery time.Duration
 	// OnBatch, when set, is called after each batch has been emitted.
 	OnBatch func(*Batch)
@@ -182,7 +184,7 @@ func New(cfg Config) *Watcher {
 		cfg.Debounce = 2 * time.Millisecond
 	}
 	if cfg.ResyncEvery == 0 {
-		cfg.ResyncEvery = 60 * time.Second
+		cfg.ResyncEvery = 5 * time.Minute
 	}
 	cfg.NB.Reconnect = true
 	w := &Watcher{cfg: cfg, log: cfg.Log, tables: map[string]bool{}}
@@ -216,7 +218,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	// them, the snapshot below holds those rows.
 	w.quiesce(ctx, 100*time.Millisecond, 30*time.Second)
 	w.track.drain()
-	snap, err := nb.Snapshot(ctx)
+	snap, err := w.cacheSnapshot()
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
@@ -382,20 +384,79 @@ func (w *Watcher) process(ctx context.Context) error {
 	return w.emit(&Batch{Delta: d, Listing: w.engine.Listing(), Compile: took, CompileCPU: cpu, Latency: time.Since(first)})
 }
 
-// resync compares the whole NB cache with the engine.
-func (w *Watcher) resync(ctx context.Context, why string) error {
+// cacheSnapshot builds a Snapshot that shares its rows with the libovsdb
+// cache instead of copying them: libovsdb never modifies a cached row (it
+// replaces it with an updated copy), and neither does the engine. A row
+// whose set columns are not in OVSDB's sorted order is copied and sorted.
+// Origin is left empty: the watcher prints no problems.
+func (w *Watcher) cacheSnapshot() (*nbschema.Snapshot, error) {
+	cache := w.nb.Client.Cache()
+	if cache == nil {
+		return nil, errors.New("no NB cache")
+	}
+	s := nbschema.NewSnapshot()
+	for _, table := range compile.EngineTables() {
+		t := cache.Table(table)
+		if t == nil {
+			continue
+		}
+		for id, row := range t.RowsShallow() {
+			compile.SetSnapshotRow(s, table, id, sortedRow(row))
+		}
+	}
+	return s, nil
+}
+
+// sortedRow returns row, or a sorted copy of it when its sets are not
+// sorted.
+func sortedRow(row model.Model) model.Model {
+	c := model.Clone(row)
+	compile.SortRowSets(c)
+	if reflect.DeepEqual(c, row) {
+		return row
+	}
+	return c
+}
+
+// resync compares the whole NB cache with the engine, row by row, without
+// copying the cache, and applies what differs.
+func (w *Watcher) resync(_ context.Context, why string) error {
 	w.track.drain()
-	snap, err := w.nb.Snapshot(ctx)
-	if err != nil {
-		w.log.Warn("resync: cannot read the NB cache; will retry", "err", err)
+	cache := w.nb.Client.Cache()
+	if cache == nil {
+		return nil
+	}
+	var changes []compile.RowChange
+	for _, table := range compile.EngineTables() {
+		t := cache.Table(table)
+		if t == nil {
+			continue
+		}
+		rows := t.RowsShallow()
+		for id, row := range rows {
+			old := w.engine.Row(table, id)
+			if old != nil && reflect.DeepEqual(old, row) {
+				continue
+			}
+			c := model.Clone(row)
+			compile.SortRowSets(c)
+			if old == nil || !reflect.DeepEqual(old, c) {
+				changes = append(changes, compile.RowChange{Table: table, UUID: id, Row: c})
+			}
+		}
+		w.engine.ForEachRow(table, func(id string, _ model.Model) {
+			if _, ok := rows[id]; !ok {
+				changes = append(changes, compile.RowChange{Table: table, UUID: id})
+			}
+		})
+	}
+	if len(changes) == 0 {
 		return nil
 	}
 	start := time.Now()
-	d := w.engine.Resync(snap)
+	d := w.engine.Apply(changes)
 	took := time.Since(start)
-	if len(d.Changes) > 0 {
-		w.log.Info("resync changed the NB view", "why", why, "rows", len(d.Changes), "datapaths", len(d.Datapaths))
-	}
+	w.log.Info("resync changed the NB view", "why", why, "rows", len(d.Changes), "datapaths", len(d.Datapaths))
 	if len(d.Changes) == 0 {
 		return nil
 	}
