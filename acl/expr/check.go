@@ -110,17 +110,25 @@ func (c *checker) walk(n Node, neg bool, fs facts) {
 			if ft, ok := unparen(t).(*FieldTest); ok && !neg && ft.Field.NBits == 1 {
 				names[ft.Field.Symbol.Name] = true
 			}
-			if e := explicit.clone(); e.constrain(t, neg) == nil {
-				explicit = e
+			// A failing term may leave partial facts behind; for the
+			// explicit facts (used to suppress warnings) that is harmless.
+			_ = explicit.constrain(t, neg)
+		}
+		// Contradictions: add the terms one by one; on a conflict, warn and
+		// rebuild from the terms that fit (no cloning on the common path).
+		var kept []Node
+		for _, t := range n.Terms {
+			err := full.constrainAll(t, neg)
+			if err == nil {
+				kept = append(kept, t)
+				continue
 			}
-			f := full.clone()
-			switch err := f.constrainAll(t, neg); {
-			case errors.Is(err, ErrContradictory):
-				if newFactSolver(c.t, c.r, true).constrainAll(t, neg) == nil {
-					c.warn(t.Position(), Contradiction, "%s contradicts the rest of the conjunction; it can never match", t)
-				}
-			case err == nil:
-				full = f
+			if errors.Is(err, ErrContradictory) && newFactSolver(c.t, c.r, true).constrainAll(t, neg) == nil {
+				c.warn(t.Position(), Contradiction, "%s contradicts the rest of the conjunction; it can never match", t)
+			}
+			full = fs.full.clone()
+			for _, k := range kept {
+				_ = full.constrainAll(k, neg)
 			}
 		}
 		for _, t := range n.Terms {
@@ -154,9 +162,7 @@ func (c *checker) field(f Field, fs facts) {
 	if pre == "" || fs.names[pre] {
 		return
 	}
-	s := fs.explicit.clone()
-	s.lenient, s.changed = false, false
-	if err := s.constrain(expansion(c.t, pre), false); err != nil || s.changed {
+	if !fs.explicit.implied(expansion(c.t, pre)) {
 		c.warn(f.Pos, MissingPrereq, "%s is used without its prerequisite `%s'; OVN adds it implicitly (even under `!')", f, pre)
 	}
 }

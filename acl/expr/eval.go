@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/netip"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -35,6 +36,19 @@ func (m *Microflow) Clone() *Microflow {
 	c := NewMicroflowSymtab(m.symtab)
 	for k, v := range m.ints {
 		c.ints[k] = new(big.Int).Set(v)
+	}
+	for k, v := range m.strs {
+		c.strs[k] = v
+	}
+	return c
+}
+
+// shallowClone copies m sharing the stored values, which are replaced, never
+// modified in place.
+func (m *Microflow) shallowClone() *Microflow {
+	c := NewMicroflowSymtab(m.symtab)
+	for k, v := range m.ints {
+		c.ints[k] = v
 	}
 	for k, v := range m.strs {
 		c.strs[k] = v
@@ -194,7 +208,19 @@ func formatValue(sym *Symbol, v *big.Int) string {
 	return "0x" + v.Text(16)
 }
 
+// onesTable holds 2^n-1 for every field width; callers never modify it.
+var onesTable = func() (t [129]*big.Int) {
+	for n := range t {
+		t[n] = new(big.Int).Sub(new(big.Int).Lsh(bigOne, uint(n)), bigOne)
+	}
+	return t
+}()
+
+// ones returns 2^n-1. The result must not be modified.
 func ones(n int) *big.Int {
+	if n < len(onesTable) {
+		return onesTable[n]
+	}
 	return new(big.Int).Sub(new(big.Int).Lsh(bigOne, uint(n)), bigOne)
 }
 
@@ -387,21 +413,30 @@ func (ev *evaluator) cmpOne(f Field, op Relop, c Const) bool {
 	return op.test(got.Cmp(val))
 }
 
+type expKey struct {
+	t uintptr // identity of the symbol table
+	s string
+}
+
 var (
-	expMu    sync.Mutex
-	expCache = map[string]Node{}
+	expMu    sync.RWMutex
+	expCache = map[expKey]Node{}
 )
 
-// expansion parses a predicate expansion or prerequisite expression once.
+// expansion parses a predicate expansion or prerequisite expression once
+// per symbol table.
 func expansion(t Symtab, s string) Node {
-	expMu.Lock()
-	defer expMu.Unlock()
-	key := fmt.Sprintf("%p|%s", t, s)
-	if n, ok := expCache[key]; ok {
+	key := expKey{reflect.ValueOf(t).Pointer(), s}
+	expMu.RLock()
+	n, ok := expCache[key]
+	expMu.RUnlock()
+	if ok {
 		return n
 	}
-	n := mustParse(t, s)
+	n = mustParse(t, s)
+	expMu.Lock()
 	expCache[key] = n
+	expMu.Unlock()
 	return n
 }
 

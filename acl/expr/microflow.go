@@ -48,9 +48,9 @@ func newSolver(t Symtab, r Resolver) *solver {
 }
 
 func (s *solver) clone() *solver {
-	c := &solver{t: s.t, r: s.r, m: s.m.Clone(), known: map[string]*big.Int{}, applied: map[string]bool{}, lenient: s.lenient, noPrereqs: s.noPrereqs}
+	c := &solver{t: s.t, r: s.r, m: s.m.shallowClone(), known: map[string]*big.Int{}, applied: map[string]bool{}, lenient: s.lenient, noPrereqs: s.noPrereqs}
 	for k, v := range s.known {
-		c.known[k] = new(big.Int).Set(v)
+		c.known[k] = v // values are never modified in place, only replaced
 	}
 	for k, v := range s.applied {
 		c.applied[k] = v
@@ -226,7 +226,7 @@ func (s *solver) assign(f Field, c Const, n Node) error {
 		if overlap.Cmp(shMask) != 0 {
 			s.changed = true
 			s.m.setBits(f, val, mask)
-			s.known[root.Name] = known.Or(known, shMask)
+			s.known[root.Name] = new(big.Int).Or(known, shMask)
 		}
 	}
 	if sym.Prereqs != "" && !s.applied[sym.Name] && !s.noPrereqs {
@@ -234,4 +234,65 @@ func (s *solver) assign(f Field, c Const, n Node) error {
 		s.pending = append(s.pending, sym.Prereqs)
 	}
 	return nil
+}
+
+// implied reports whether n (not negated) certainly holds given the bits
+// pinned so far, without changing anything.
+func (s *solver) implied(n Node) bool {
+	switch n := n.(type) {
+	case *Paren:
+		return s.implied(n.X)
+	case *Bool:
+		return n.Value
+	case *Binary:
+		for _, t := range n.Terms {
+			if s.implied(t) == n.Or {
+				return n.Or
+			}
+		}
+		return !n.Or
+	case *FieldTest:
+		if n.Field.NBits != 1 {
+			return false
+		}
+		return s.pinned(n.Field, Const{Kind: IntConst, Value: bigOne})
+	case *Cmp:
+		if n.FieldOp() != Eq {
+			return false
+		}
+		vals, err := expandSet(s.r, n.Values)
+		if err != nil {
+			return false
+		}
+		for _, v := range vals {
+			if s.pinned(n.Field, v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pinned reports whether field f is known to equal c.
+func (s *solver) pinned(f Field, c Const) bool {
+	sym := f.Symbol
+	switch {
+	case sym.IsPredicate():
+		return c.Value.Bit(0) == 1 && s.implied(expansion(s.t, sym.Predicate))
+	case sym.IsString():
+		cur, ok := s.m.strs[sym.Name]
+		return ok && cur == c.Str
+	}
+	mask := ones(f.NBits)
+	if c.Kind == MaskedConst {
+		mask = new(big.Int).And(c.Mask, mask)
+	}
+	root, ofs := sym.Root()
+	ofs += f.Ofs
+	shMask := new(big.Int).Lsh(mask, uint(ofs))
+	known := s.known[root.Name]
+	if known == nil || new(big.Int).And(known, shMask).Cmp(shMask) != 0 {
+		return false
+	}
+	return s.m.bits(f).And(s.m.bits(f), mask).Cmp(new(big.Int).And(c.Value, mask)) == 0
 }
