@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aclc/aclc/acl/expr"
@@ -236,6 +237,7 @@ type linter struct {
 	pgNames        map[string]bool
 	exprCache      sync.Map // cache key → *expr.Expr or error
 	setCache       sync.Map // cache key → *set
+	fixedCache     sync.Map // ACL UUID → *set of its terms without port groups
 }
 
 // Lint analyses the snapshot.
@@ -262,8 +264,11 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 			owners[a] = "Port_Group " + s.PortGroups[id].Name
 		}
 	}
-	for id, acl := range s.ACLs {
-		l.acls[id] = l.newInfo(acl, owners[id])
+	ids := nbschema.SortedKeys(s.ACLs)
+	infos := make([]*aclInfo, len(ids))
+	parallel(len(ids), func(i int) { infos[i] = l.newInfo(s.ACLs[ids[i]], owners[ids[i]]) })
+	for i, id := range ids {
+		l.acls[id] = infos[i]
 	}
 
 	var (
@@ -277,23 +282,8 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 	}
 	add(l.globalFindings())
 
-	ids := nbschema.SortedKeys(s.Switches)
-	next := make(chan string)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for id := range next {
-				add(l.lintSwitch(id))
-			}
-		}()
-	}
-	for _, id := range ids {
-		next <- id
-	}
-	close(next)
-	wg.Wait()
+	swIDs := nbschema.SortedKeys(s.Switches)
+	parallel(len(swIDs), func(i int) { add(l.lintSwitch(swIDs[i])) })
 
 	r := &Report{Findings: merge(all)}
 	r.Stats.ACLs, r.Stats.Switches = len(s.ACLs), len(s.Switches)
@@ -461,10 +451,89 @@ func (l *linter) setOf(v *swView, in *inst) *set {
 		in.set = x.(*set)
 		return in.set
 	}
-	cv := &converter{r: v.res, as: l.as}
-	in.set = cv.toSet(in.e.Root)
+	in.set = l.splitSet(v, in)
+	if in.set == nil {
+		cv := &converter{r: v.res, as: l.as}
+		in.set = cv.toSet(in.e.Root)
+	}
 	l.setCache.Store(key, in.set)
 	return in.set
+}
+
+// splitSet converts a conjunctive match that references port groups in
+// two parts: the terms without port groups once per ACL (shared by every
+// switch), the others on this switch; nil when the match does not split.
+func (l *linter) splitSet(v *swView, in *inst) *set {
+	if len(in.a.pgRefs) == 0 {
+		return nil
+	}
+	root := in.e.Root
+	for {
+		p, ok := root.(*expr.Paren)
+		if !ok {
+			break
+		}
+		root = p.X
+	}
+	b, ok := root.(*expr.Binary)
+	if !ok || b.Or {
+		return nil
+	}
+	var fixed, dyn []expr.Node
+	for _, t := range b.Terms {
+		if hasPGRef(t) {
+			dyn = append(dyn, t)
+		} else {
+			fixed = append(fixed, t)
+		}
+	}
+	if len(fixed) == 0 || len(dyn) == 0 {
+		return nil
+	}
+	conj := func(ts []expr.Node) expr.Node {
+		if len(ts) == 1 {
+			return ts[0]
+		}
+		return &expr.Binary{Pos: ts[0].Position(), Terms: ts}
+	}
+	var fs *set
+	if x, ok := l.fixedCache.Load(in.a.acl.UUID); ok {
+		fs = x.(*set)
+	} else {
+		cv := &converter{r: v.res, as: l.as}
+		fs = cv.toSet(conj(fixed))
+		l.fixedCache.Store(in.a.acl.UUID, fs)
+	}
+	cv := &converter{r: v.res, as: l.as}
+	ds := cv.toSet(conj(dyn))
+	over, ok1 := andSets(ds.over, fs.over)
+	under, ok2 := andSets(ds.under, fs.under)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	return &set{over: over, under: under, exact: fs.exact && ds.exact}
+}
+
+func hasPGRef(n expr.Node) bool {
+	found := false
+	visit := func(cs expr.ConstSet) {
+		for _, c := range cs.Values {
+			if c.Kind == expr.PortGroupRef {
+				found = true
+			}
+		}
+	}
+	expr.Inspect(n, func(n expr.Node) bool {
+		switch n := n.(type) {
+		case *expr.Cmp:
+			visit(n.Values)
+		case *expr.Range:
+			visit(n.Low)
+			visit(n.High)
+		}
+		return !found
+	})
+	return found
 }
 
 // lintSwitch runs every per-switch rule on one switch.
@@ -584,3 +653,23 @@ func collectRefs(root expr.Node) (as, pg []string, pos map[string]int) {
 }
 
 func intp(i int) *int { return &i }
+
+// parallel runs fn(0..n-1) on GOMAXPROCS workers.
+func parallel(n int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -632,16 +632,16 @@ func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool)
 	full := onesN(f.NBits)
 	switch op {
 	case expr.Eq:
-		var out []cube
+		if len(vals) > maxCubes {
+			return cv.approx(up)
+		}
+		out := make([]cube, 0, len(vals))
 		for _, v := range vals {
 			mask := full
 			if v.Kind == expr.MaskedConst {
 				mask = fromBig(v.Mask).and(full)
 			}
 			out = append(out, bitCube(f, fromBig(v.Value), mask))
-		}
-		if len(out) > maxCubes {
-			return cv.approx(up)
 		}
 		return out
 	case expr.Ne:
