@@ -111,7 +111,12 @@ func (c cube) field(name string) (*fc, bool) {
 
 // and returns the conjunction of c and d, and false if it is empty.
 func (c cube) and(d cube) (cube, bool) {
-	out := make(cube, 0, len(c)+len(d))
+	return c.andInto(make(cube, 0, len(c)+len(d)), d)
+}
+
+// andInto is and, appending the result to out (which must have room for
+// len(c)+len(d) constraints, so that it is never reallocated).
+func (c cube) andInto(out cube, d cube) (cube, bool) {
 	i, j := 0, 0
 	for i < len(c) || j < len(d) {
 		switch {
@@ -424,14 +429,30 @@ func andSets(a, b []cube) ([]cube, bool) {
 	if len(b) == 1 && len(b[0]) == 0 {
 		return a, true
 	}
+	if len(a)*len(b) > 64*maxCubes {
+		return nil, false
+	}
+	// One slab holds every result cube: far fewer allocations.
+	na, nb := 0, 0
+	for _, x := range a {
+		na += len(x)
+	}
+	for _, y := range b {
+		nb += len(y)
+	}
+	slab := make([]fc, 0, na*len(b)+nb*len(a))
 	out := make([]cube, 0, max(len(a), len(b)))
 	for _, x := range a {
 		for _, y := range b {
-			if z, ok := x.and(y); ok {
-				out = append(out, z)
-				if len(out) > maxCubes {
-					return nil, false
-				}
+			start := len(slab)
+			z, ok := x.andInto(slab[start:start:start+len(x)+len(y)], y)
+			if !ok {
+				continue
+			}
+			slab = slab[:start+len(z)]
+			out = append(out, z[:len(z):len(z)])
+			if len(out) > maxCubes {
+				return nil, false
 			}
 		}
 	}
