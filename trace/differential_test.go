@@ -133,6 +133,9 @@ func diffCases() []diffCase {
 			{"to-lport-reject-23", p2p1("tcp && tcp.dst == 23"), nil},
 			{"to-lport-default-drop", p1p2("sctp && sctp.dst == 9"), new2},
 			{"icmp-inv", p1p2("icmp4 && icmp4.type == 8"), []string{"inv"}},
+			{"arp-request", `inport == "p1" && eth.src == 00:00:00:00:00:01 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == 00:00:00:00:00:01 && arp.spa == 10.0.0.1 && arp.tpa == 10.0.0.2`, nil},
+			{"arp-own-ip", `inport == "p1" && eth.src == 00:00:00:00:00:01 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == 00:00:00:00:00:01 && arp.spa == 10.0.0.1 && arp.tpa == 10.0.0.1`, nil},
+			{"arp-unknown-ip", `inport == "p2" && eth.src == 00:00:00:00:00:02 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == 00:00:00:00:00:02 && arp.spa == 10.0.0.2 && arp.tpa == 10.0.0.99`, nil},
 			{"broadcast-udp", between("p1", "", mac(0), "ff:ff:ff:ff:ff:ff", "10.0.0.1", "255.255.255.255", "udp && udp.dst == 67"), nil},
 		}},
 		{"testdata/stateless-drop-reject.yaml", []packet{

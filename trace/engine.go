@@ -11,7 +11,8 @@
 // ls_in_pre_hairpin (chk_lb_hairpin, computed as ovn-trace does),
 // ls_in_l2_lkup and ls_in_l2_unknown (the output port, from the port MAC
 // addresses or an explicit outport; broadcast floods every port, an
-// unknown MAC goes to the "unknown"-address ports) and the port security
+// unknown MAC goes to the "unknown"-address ports), ls_in_arp_rsp (ARP
+// replies for the ports' IPv4 addresses), ls_in_dns_lookup and the port security
 // stages (check_in_port_sec()/check_out_port_sec() against the ports'
 // port_security, as ovn-trace computes them; output).
 package trace
@@ -718,7 +719,12 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 				continue
 			}
 			if !isRegister(a.lhs) {
-				super.add(NodeModify, a.lhs+" = "+a.rhs)
+				text := a.lhs + " = " + a.rhs
+				if n, ok := v.(*big.Int); ok {
+					// a move: ovn-trace prints the value moved
+					text = a.lhs + " = " + formatField(a.lhs, n)
+				}
+				super.add(NodeModify, text)
 			}
 		case aExchange:
 			va, err1 := m.Get(a.lhs)
@@ -982,11 +988,14 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 	}
 	if p == lflow.Egress {
 		super.add(NodeOutput, fmt.Sprintf("/* output to %q, type %q */", r.fport(out), port.Type))
+		if port.Type == "router" && routerPort(r.t.snap, port) != nil {
+			// ovn-trace continues into the router's ingress pipeline
+			// (the packet is neither output here nor dropped yet).
+			r.warnf("port %q leads to a logical router: ovn-trace continues into the router's pipeline, which aclc does not trace", out)
+			return
+		}
 		super.add(NodeModify, fmt.Sprintf("output(%q)", r.fport(out)))
 		r.outputs = append(r.outputs, out)
-		if port.Type == "router" {
-			r.warnf("port %q is a router port: ovn-trace would continue into the router's pipeline; aclc stops at the switch", out)
-		}
 		return
 	}
 	in := getString(m, "inport")
@@ -1029,4 +1038,24 @@ func (r *run) flood(m *expr.Microflow, super *Node, group string, ports []string
 		e.Set("outport", name)
 		r.trace(e, lflow.Egress, 0, node)
 	}
+}
+
+// formatField prints v the way OVS prints a value of field: MACs, IPv4 and
+// IPv6 addresses in their notation, other values in decimal.
+func formatField(field string, v *big.Int) string {
+	switch field {
+	case "eth.src", "eth.dst", "arp.sha", "arp.tha", "nd.sll", "nd.tll":
+		var b [6]byte
+		v.FillBytes(b[:])
+		return fmt.Sprintf("%02x:%02x:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3], b[4], b[5])
+	case "arp.spa", "arp.tpa", "ip4.src", "ip4.dst":
+		var b [4]byte
+		v.FillBytes(b[:])
+		return netip.AddrFrom4(b).String()
+	case "ip6.src", "ip6.dst", "nd.target":
+		var b [16]byte
+		v.FillBytes(b[:])
+		return netip.AddrFrom16(b).String()
+	}
+	return v.String()
 }

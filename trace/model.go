@@ -91,6 +91,7 @@ func newDPModel(s *nbschema.Snapshot, id string, flows *lflow.Datapath, outport 
 	}
 	d.modelLB(s)
 	d.modelDNS(s)
+	d.modelARP()
 	d.modelL2(s, outport)
 	d.modelPortSec()
 	for k, fs := range d.tables {
@@ -396,5 +397,45 @@ func (d *dpModel) modelDNS(s *nbschema.Snapshot) {
 			d.add(lflow.InDNSLookup, 0, "1", "next;", "")
 			return
 		}
+	}
+}
+
+// modelARP adds the ls_in_arp_rsp flows that answer ARP requests for the
+// IPv4 addresses of the switch's ports (northd
+// build_lswitch_arp_nd_responder_known_ips; IPv6 ND is not modelled).
+func (d *dpModel) modelARP() {
+	any := false
+	for _, name := range slices.Sorted(mapKeys(d.ports)) {
+		p := d.ports[name]
+		if p.Type != "" || (p.Enabled != nil && !*p.Enabled) {
+			continue
+		}
+		for _, a := range p.Addresses {
+			if a == "dynamic" && p.DynamicAddresses != nil {
+				a = *p.DynamicAddresses
+			}
+			f := strings.Fields(a)
+			if len(f) < 2 {
+				continue
+			}
+			mac := strings.ToLower(f[0])
+			if _, err := parseMAC(mac); err != nil {
+				continue
+			}
+			for _, ipf := range f[1:] {
+				ip, err := netip.ParseAddr(strings.SplitN(ipf, "/", 2)[0])
+				if err != nil || !ip.Is4() {
+					continue
+				}
+				m := "arp.tpa == " + ip.String() + " && arp.op == 1"
+				d.add(lflow.InARPRsp, 100, m+" && inport == "+strconv.Quote(name), "next;", p.UUID)
+				d.add(lflow.InARPRsp, 50, m, "eth.dst = eth.src; eth.src = "+mac+"; arp.op = 2; /* ARP reply */ arp.tha = arp.sha; arp.sha = "+mac+
+					"; arp.tpa = arp.spa; arp.spa = "+ip.String()+"; outport = inport; flags.loopback = 1; output;", p.UUID)
+				any = true
+			}
+		}
+	}
+	if any {
+		d.add(lflow.InARPRsp, 0, "1", "next;", "")
 	}
 }

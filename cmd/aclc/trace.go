@@ -47,7 +47,7 @@ OVN_NB_DB). MICROFLOW is an ovn-trace microflow, e.g.
 DATAPATH (logical switch name or UUID) may be left out: the inport's
 switch is used.
 
-Stages outside aclc's set (ARP/DHCP/DNS responders, FDB, ...) pass the
+Stages outside aclc's set (DHCP and ND responders, FDB, ...) pass the
 packet through; --detailed says which. A few are modelled from
 the NB because they decide the packet's path: ls_in_l2_lkup picks the
 output port from eth.dst and the port addresses (a broadcast or multicast
@@ -55,7 +55,10 @@ eth.dst floods every port; outport in the microflow or --outport overrides
 it), ls_in_lb load-balances new connections to a
 VIP with ct_lb_mark(backends=...) (the first backend, or --lb-dst),
 ls_in_pre_hairpin sets reg0[6] and reg0[12] (always 0, as in ovn-trace),
-the port security stages check the ports' port_security as ovn-trace does.
+the port security stages check the ports' port_security as ovn-trace does,
+ls_in_arp_rsp answers ARP requests for the ports' IPv4 addresses. Router
+pipelines are not traced: a packet handed to a router port is reported in
+a warning, not as output.
 
 Output (text):
   --detailed (default) every table, the flow that matched (priority, match,
