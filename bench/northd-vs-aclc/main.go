@@ -554,6 +554,13 @@ func secs(d time.Duration) string {
 
 func mib(kib int64) string { return strconv.FormatInt(kib>>10, 10) }
 
+func lflowListTime(d time.Duration) string {
+	if d == 0 {
+		return "not run (-lflow-list)"
+	}
+	return secs(d) + " s"
+}
+
 func ratio(a, b time.Duration) string {
 	if b <= 0 {
 		return "–"
@@ -597,8 +604,8 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 			if i > 0 {
 				fmt.Fprint(w, "; ")
 			}
-			fmt.Fprintf(w, "%s: ACL-stage SB Logical_Flow rows %d (datapath groups share rows; lflow-list expands them per datapath), SB select %s s, `ovn-sbctl lflow-list` %s s, in-process NB read (nbschema.LoadLive) %s ms = connect %s + monitor %s + snapshot %s, raw OVSDB monitor of the same tables (reply of %.1f MB received and scanned, no objects built) %s ms",
-				r.name, r.sbLflowsRows, secs(r.sbSelect), secs(r.lflowList), ms(r.readNB), ms(r.connect), ms(r.monitor), ms(r.snapshot), float64(r.rawBytes)/1e6, ms(r.rawMonitor))
+			fmt.Fprintf(w, "%s: ACL-stage SB Logical_Flow rows %d (datapath groups share rows; lflow-list expands them per datapath), SB select %s s, `ovn-sbctl lflow-list` %s, in-process NB read (nbschema.LoadLive) %s ms = connect %s + monitor %s + snapshot %s, raw OVSDB monitor of the same tables (reply of %.1f MB received and scanned, no objects built) %s ms",
+				r.name, r.sbLflowsRows, secs(r.sbSelect), lflowListTime(r.lflowList), ms(r.readNB), ms(r.connect), ms(r.monitor), ms(r.snapshot), float64(r.rawBytes)/1e6, ms(r.rawMonitor))
 		}
 		fmt.Fprintln(w, ".")
 	}
