@@ -20,6 +20,27 @@ fi
 
 export ACLC_REQUIRE_INTEGRATION=1
 go vet ./...
-go test -count=1 -timeout 20m ./...
-go test -count=1 -run '^$' -bench . -benchtime=1x ./... >/dev/null
-echo "test.sh: all tests passed"
+
+# Verbose into a log (every test's PASS/FAIL/SKIP line is counted), the
+# package lines and any failure to the terminal.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+go test -count=1 -timeout 25m -v ./... >"$log" 2>&1 || status=$?
+if [ "$status" -ne 0 ]; then
+  grep -vE '^\s*(=== (RUN|PAUSE|CONT|NAME)|--- PASS)' "$log" || true
+else
+  grep -E '^(ok|FAIL|\?)' "$log" || true
+fi
+grep -E '^\s*--- SKIP' "$log" || true
+passed=$(grep -cE '^\s*--- PASS' "$log" || true)
+failed=$(grep -cE '^\s*--- FAIL' "$log" || true)
+skipped=$(grep -cE '^\s*--- SKIP' "$log" || true)
+if [ "$status" -ne 0 ]; then
+  echo "go test: $passed passed, $failed failed, $skipped skipped"
+  exit "$status"
+fi
+
+# Every benchmark once, so that none of them rots.
+go test -count=1 -run '^$' -bench . -benchtime=1x ./... >"$log" 2>&1 || { cat "$log"; echo "test.sh: a benchmark failed"; exit 1; }
+echo "go test: $passed passed, $failed failed, $skipped skipped"
