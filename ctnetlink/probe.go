@@ -85,10 +85,16 @@ func Detect(opts DetectOptions) (Support, error) {
 	if dir == "" {
 		dir = DefaultCacheDir()
 	}
-	if !opts.NoCache && !opts.Refresh && dir != "" {
-		if s, ok := readCache(dir, release, bootID); ok {
-			detected.ok, detected.s = true, s
-			return s, nil
+	if !opts.NoCache && !opts.Refresh {
+		// Callers without root may still use what root's probe found.
+		for _, d := range []string{dir, rootCacheDir} {
+			if d == "" {
+				continue
+			}
+			if s, ok := readCache(d, release, bootID); ok {
+				detected.ok, detected.s = true, s
+				return s, nil
+			}
 		}
 	}
 	s, err := Probe()

@@ -12,12 +12,16 @@ import (
 // cacheFile is the name of the probe cache inside the cache directory.
 const cacheFile = "ctnetlink-probe.json"
 
+// rootCacheDir is where root's probe result lives; Detect also reads it
+// for other users (the file is trusted when root owns it).
+const rootCacheDir = "/run/aclc"
+
 // DefaultCacheDir is /run/aclc for root, $XDG_RUNTIME_DIR/aclc for other
 // users, or "" (no cache) when neither applies. Both are cleared at boot,
 // and the boot ID in the file guards against stale copies anyway.
 func DefaultCacheDir() string {
 	if os.Geteuid() == 0 {
-		return "/run/aclc"
+		return rootCacheDir
 	}
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
 		return filepath.Join(d, "aclc")

@@ -41,6 +41,9 @@ of all untagged traffic, needs --force.`,
 			res, err = c.FlushZone(zone, ctnetlink.FlushOptions{Family: family, Method: method})
 			return err
 		}); err != nil {
+			if method != ctnetlink.MethodFallback && res.Support.Source == "" && errors.Is(err, ctnetlink.ErrPermission) {
+				return fmt.Errorf("%w\n(deciding between the kernel zone filter and the fallback needs the probe: run `aclc ct probe` as root once per boot, or use --method fallback)", err)
+			}
 			return err
 		}
 		out := cmd.OutOrStdout()
