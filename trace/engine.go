@@ -589,9 +589,8 @@ func (r *run) trace(m *expr.Microflow, p lflow.Pipeline, table int, super *Node)
 		}
 		tf, tie := r.lookup(fs, m)
 		if tf == nil {
-			n := super.add(NodeTable, fmt.Sprintf("%2d. %s: no match (implicit drop)", table, st.Name()))
+			super.add(NodeTable, fmt.Sprintf("%2d. %s: no match (implicit drop)", table, st.Name()))
 			r.setTerminal(&FlowInfo{Stage: st.Name(), Table: table, Match: "no match (implicit drop)", Origin: originCompiled}, p, st)
-			_ = n
 			return
 		}
 		fi := r.flowInfo(tf, st)
