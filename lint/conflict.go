@@ -85,13 +85,13 @@ type cubeRef struct {
 // port field to a set holding the cube's port, and those not constraining
 // the port at all.
 type cubeIndex struct {
-	field  string
+	field  fieldID
 	byPort map[string][]cubeRef
 	free   []cubeRef
 }
 
 func newCubeIndex(field string) *cubeIndex {
-	return &cubeIndex{field: field, byPort: map[string][]cubeRef{}}
+	return &cubeIndex{field: idOf(field), byPort: map[string][]cubeRef{}}
 }
 
 func (x *cubeIndex) add(c cube, in *inst) {

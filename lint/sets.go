@@ -88,10 +88,25 @@ type strc struct {
 // fc constrains one field: the bits of mask of a root field to val, or,
 // when str is not nil, a string field.
 type fc struct {
-	name      string
+	id        fieldID
 	val, mask u128
 	str       *strc
 }
+
+// fieldID numbers the symbols of OVN's symbol table in name order, so
+// that cubes compare small integers instead of names.
+type fieldID uint16
+
+var fieldIDs = func() map[string]fieldID {
+	m := map[string]fieldID{}
+	for i, n := range expr.DefaultSymtab().Names() {
+		m[n] = fieldID(i + 1)
+	}
+	return m
+}()
+
+// idOf returns the number of the symbol called name (0 if none).
+func idOf(name string) fieldID { return fieldIDs[name] }
 
 // cube is a conjunction of field constraints sorted by field name; the
 // empty cube matches everything. Cubes are never modified once built.
@@ -100,9 +115,9 @@ type cube []fc
 var trueCube = cube(nil)
 
 // field returns the constraint on the named field, if any.
-func (c cube) field(name string) (*fc, bool) {
+func (c cube) field(id fieldID) (*fc, bool) {
 	for i := range c {
-		if c[i].name == name {
+		if c[i].id == id {
 			return &c[i], true
 		}
 	}
@@ -120,10 +135,10 @@ func (c cube) andInto(out cube, d cube) (cube, bool) {
 	i, j := 0, 0
 	for i < len(c) || j < len(d) {
 		switch {
-		case j == len(d) || i < len(c) && c[i].name < d[j].name:
+		case j == len(d) || i < len(c) && c[i].id < d[j].id:
 			out = append(out, c[i])
 			i++
-		case i == len(c) || d[j].name < c[i].name:
+		case i == len(c) || d[j].id < c[i].id:
 			out = append(out, d[j])
 			j++
 		default:
@@ -138,14 +153,14 @@ func (c cube) andInto(out cube, d cube) (cube, bool) {
 				if !ok {
 					return nil, false
 				}
-				out = append(out, fc{name: x.name, str: &m})
+				out = append(out, fc{id: x.id, str: &m})
 				continue
 			}
 			both := x.mask.and(y.mask)
 			if x.val.and(both) != y.val.and(both) {
 				return nil, false
 			}
-			out = append(out, fc{name: x.name, val: x.val.or(y.val), mask: x.mask.or(y.mask)})
+			out = append(out, fc{id: x.id, val: x.val.or(y.val), mask: x.mask.or(y.mask)})
 		}
 	}
 	return out, true
@@ -199,10 +214,10 @@ func anyOutside(in, out map[string]bool) bool {
 func (c cube) within(d cube) bool {
 	i := 0
 	for _, dv := range d {
-		for i < len(c) && c[i].name < dv.name {
+		for i < len(c) && c[i].id < dv.id {
 			i++
 		}
-		if i == len(c) || c[i].name != dv.name {
+		if i == len(c) || c[i].id != dv.id {
 			return false
 		}
 		cv := c[i]
@@ -284,9 +299,9 @@ func (c cube) meets(d cube) bool {
 	i, j := 0, 0
 	for i < len(c) && j < len(d) {
 		switch {
-		case c[i].name < d[j].name:
+		case c[i].id < d[j].id:
 			i++
-		case d[j].name < c[i].name:
+		case d[j].id < c[i].id:
 			j++
 		default:
 			x, y := c[i], d[j]
@@ -579,7 +594,7 @@ func bitCube(f expr.Field, val, mask u128) cube {
 	root, ofs := f.Symbol.Root()
 	ofs += f.Ofs
 	mask = mask.and(onesN(f.NBits))
-	return cube{{name: root.Name, val: val.and(mask).shl(ofs), mask: mask.shl(ofs)}}
+	return cube{{id: idOf(root.Name), val: val.and(mask).shl(ofs), mask: mask.shl(ofs)}}
 }
 
 // expand resolves references in cs; ok is false when one cannot be
@@ -631,9 +646,9 @@ func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool)
 			if len(set) == 0 {
 				return nil
 			}
-			return []cube{{{name: f.Symbol.Name, str: &strc{in: set}}}}
+			return []cube{{{id: idOf(f.Symbol.Name), str: &strc{in: set}}}}
 		case expr.Ne:
-			return []cube{{{name: f.Symbol.Name, str: &strc{out: set}}}}
+			return []cube{{{id: idOf(f.Symbol.Name), str: &strc{out: set}}}}
 		}
 		return cv.approx(up)
 	}

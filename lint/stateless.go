@@ -13,8 +13,8 @@ import (
 // This file holds the allow-stateless rules: replies that no rule lets
 // back, and stateless traffic that meets a load balancer VIP.
 
-// swapFields maps each field to its counterpart in a reply.
-var swapFields = map[string]string{
+// swapNames maps each field to its counterpart in a reply.
+var swapNames = map[string]string{
 	"inport": "outport", "outport": "inport",
 	"eth.src": "eth.dst", "eth.dst": "eth.src",
 	"ip4.src": "ip4.dst", "ip4.dst": "ip4.src",
@@ -24,13 +24,25 @@ var swapFields = map[string]string{
 	"sctp.src": "sctp.dst", "sctp.dst": "sctp.src",
 }
 
-// dropInReply lists fields a reply does not share with its request
+// dropNames lists fields a reply does not share with its request
 // (ICMP echo request vs reply, TCP flags, conntrack state).
-var dropInReply = map[string]bool{
+var dropNames = map[string]bool{
 	"icmp4.type": true, "icmp4.code": true, "icmp6.type": true, "icmp6.code": true,
 	"tcp.flags": true, "ct_state": true, "ct_mark": true, "ct_label": true,
 	"xxreg0": true, "xxreg1": true, "xreg4": true, "flags": true,
 }
+
+// swapFields and dropInReply are swapNames and dropNames by field number.
+var swapFields, dropInReply = func() (map[fieldID]fieldID, map[fieldID]bool) {
+	sw, dr := map[fieldID]fieldID{}, map[fieldID]bool{}
+	for a, b := range swapNames {
+		sw[idOf(a)] = idOf(b)
+	}
+	for a := range dropNames {
+		dr[idOf(a)] = true
+	}
+	return sw, dr
+}()
 
 // replyCube is the reply of the traffic c describes: sources and
 // destinations swapped, request-only constraints dropped (an
@@ -38,15 +50,15 @@ var dropInReply = map[string]bool{
 func replyCube(c cube) cube {
 	out := make(cube, 0, len(c))
 	for _, f := range c {
-		if dropInReply[f.name] {
+		if dropInReply[f.id] {
 			continue
 		}
-		if s, ok := swapFields[f.name]; ok {
-			f.name = s
+		if s, ok := swapFields[f.id]; ok {
+			f.id = s
 		}
 		out = append(out, f)
 	}
-	slices.SortFunc(out, func(a, b fc) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(out, func(a, b fc) int { return int(a.id) - int(b.id) })
 	return out
 }
 
@@ -97,7 +109,7 @@ func (l *linter) noReply(v *swView, st stage, in *inst) (Finding, bool) {
 				allowed = true
 				return false
 			}
-			if !slices.Contains(deniers, o) && anyIntersect(reply.over, l.setOf(v, o).under) {
+			if so := l.setOf(v, o); !slices.Contains(deniers, o) && (so.exact || anyIntersect(reply.over, so.under)) {
 				deniers = append(deniers, o)
 			}
 			return true
