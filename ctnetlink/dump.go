@@ -18,7 +18,10 @@ var errStop = errors.New("stop dump")
 // an error the dump is abandoned and that error returned.
 func (c *Conn) DumpZone(zone uint16, family Family, fn func(Entry) error) error {
 	z := int(zone)
-	return c.opError("dump", z, c.dump(&zone, family, func(e Entry) error {
+	// A kernel without the zone filter sends every zone: skip the others
+	// before decoding them.
+	keep := func(m netlink.Message) bool { return msgZone(m) == zone }
+	return c.opError("dump", z, c.dump(&zone, family, keep, func(e Entry) error {
 		if e.Zone != zone || !family.matches(e.Family) {
 			return nil
 		}
@@ -29,7 +32,7 @@ func (c *Conn) DumpZone(zone uint16, family Family, fn func(Entry) error) error 
 // DumpAll streams every entry of the namespace (of family, FamilyAny for
 // both) to fn.
 func (c *Conn) DumpAll(family Family, fn func(Entry) error) error {
-	return c.opError("dump", -1, c.dump(nil, family, func(e Entry) error {
+	return c.opError("dump", -1, c.dump(nil, family, nil, func(e Entry) error {
 		if !family.matches(e.Family) {
 			return nil
 		}
@@ -52,8 +55,9 @@ func (c *Conn) CountByZone(family Family) (map[uint16]int, error) {
 }
 
 // dump sends one IPCTNL_MSG_CT_GET dump request, with CTA_ZONE when zone
-// is not nil, and decodes the replies as they arrive.
-func (c *Conn) dump(zone *uint16, family Family, fn func(Entry) error) error {
+// is not nil, and decodes the replies as they arrive, skipping undecoded
+// those keep (if not nil) rejects.
+func (c *Conn) dump(zone *uint16, family Family, keep func(netlink.Message) bool, fn func(Entry) error) error {
 	req, err := dumpRequest(zone, family)
 	if err != nil {
 		return err
@@ -68,6 +72,9 @@ func (c *Conn) dump(zone *uint16, family Family, fn func(Entry) error) error {
 		}
 		if ferr != nil {
 			continue // drain the rest of the dump
+		}
+		if keep != nil && !keep(m) {
+			continue
 		}
 		e, err := decodeEntry(m)
 		if err != nil {
@@ -91,4 +98,21 @@ func dumpRequest(zone *uint16, family Family) (netlink.Message, error) {
 		ae.Uint16(ctaZone, *zone)
 	}
 	return netfilter.EncodeNetlink(header(msgGet, family, 0, netlink.Dump), ae)
+}
+
+// msgZone reads only the CTA_ZONE attribute of a conntrack message (0 when
+// absent), so that entries of other zones are skipped without decoding.
+func msgZone(m netlink.Message) uint16 {
+	var z uint16
+	if len(m.Data) < nfHeaderLen {
+		return 0
+	}
+	_ = walk(m.Data[nfHeaderLen:], func(typ uint16, p []byte) error {
+		if typ == ctaZone {
+			z = be16(p)
+			return errStop
+		}
+		return nil
+	})
+	return z
 }

@@ -173,7 +173,7 @@ func (c *Conn) probe() (Support, error) {
 	s.ZoneDump = true
 	for _, zone := range []uint16{0, 2} {
 		var got []uint16
-		if err := c.dump(&zone, FamilyAny, func(e Entry) error { got = append(got, e.Zone); return nil }); err != nil {
+		if err := c.dump(&zone, FamilyAny, nil, func(e Entry) error { got = append(got, e.Zone); return nil }); err != nil {
 			return s, c.opError("probe", int(zone), err)
 		}
 		ok := slices.Equal(got, []uint16{zone})
@@ -184,7 +184,7 @@ func (c *Conn) probe() (Support, error) {
 		return s, c.opError("probe", 1, err)
 	}
 	var left []uint16
-	if err := c.dump(nil, FamilyAny, func(e Entry) error { left = append(left, e.Zone); return nil }); err != nil {
+	if err := c.dump(nil, FamilyAny, nil, func(e Entry) error { left = append(left, e.Zone); return nil }); err != nil {
 		return s, c.opError("probe", -1, err)
 	}
 	slices.Sort(left)
