@@ -228,29 +228,58 @@ func (e *Engine) patchACLs(p *aclPatch, ids []string) []string {
 				}
 			}
 		}
-		nd := &lflow.Datapath{Name: old.Name, Name2: old.Name2, UUID: old.UUID}
-		nd.Flows = make([]lflow.Flow, 0, len(old.Flows)+len(add))
-		drop := make([]bool, len(old.Flows))
-		for _, f := range rm {
-			if i, found := slices.BinarySearchFunc(old.Flows, f, lflow.Compare); found {
-				drop[i] = true
-			}
-		}
-		for i, f := range old.Flows {
-			if !drop[i] {
-				nd.Flows = append(nd.Flows, f)
-			}
-		}
-		for _, f := range add {
-			if i, found := slices.BinarySearchFunc(old.Flows, f, lflow.Compare); !found || drop[i] {
-				nd.Flows = append(nd.Flows, f)
-			}
-		}
-		nd.Sort()
-		e.dps[sw] = nd
+		e.dps[sw] = patchFlows(old, add, rm)
 		e.patchProblems(p, od, newDPs)
 	}
 	return slow
+}
+
+// patchFlows returns a copy of old without the flows of rm and with those
+// of add, still sorted and without duplicates, in one pass: the positions
+// of the few added flows are found by binary search, the rest is copied.
+func patchFlows(old *lflow.Datapath, add, rm []lflow.Flow) *lflow.Datapath {
+	flows := old.Flows
+	drop := map[int]bool{}
+	for _, f := range rm {
+		if i, found := slices.BinarySearchFunc(flows, f, lflow.Compare); found {
+			drop[i] = true
+		}
+	}
+	slices.SortFunc(add, lflow.Compare)
+	add = slices.CompactFunc(add, func(a, b lflow.Flow) bool { return lflow.Compare(a, b) == 0 })
+	type insert struct {
+		pos int
+		f   lflow.Flow
+	}
+	var ins []insert
+	for _, f := range add {
+		i, found := slices.BinarySearchFunc(flows, f, lflow.Compare)
+		if found && !drop[i] {
+			continue // already there (another ACL produces it too)
+		}
+		if found {
+			delete(drop, i) // removed and added back: keep it
+			continue
+		}
+		ins = append(ins, insert{i, f})
+	}
+	nd := &lflow.Datapath{Name: old.Name, Name2: old.Name2, UUID: old.UUID,
+		Flows: make([]lflow.Flow, 0, len(flows)-len(drop)+len(ins))}
+	copyRange := func(from, to int) {
+		for i := from; i < to; i++ {
+			if !drop[i] {
+				nd.Flows = append(nd.Flows, flows[i])
+			}
+		}
+	}
+	prev := 0
+	for _, in := range ins {
+		copyRange(prev, in.pos)
+		nd.Flows = append(nd.Flows, in.f)
+		prev = in.pos
+	}
+	copyRange(prev, len(flows))
+	return nd
 }
 
 // otherProducer reports whether an ACL the batch did not change, on switch

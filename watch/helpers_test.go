@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/watch"
@@ -248,4 +249,18 @@ func mustParse(t *testing.T, data []byte) *lflow.Listing {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// startNB starts an NB (and SB) ovsdb-server without northd for the test
+// and returns it with a one-minute context.
+func startNB(t *testing.T) (*ovnsandbox.Sandbox, context.Context) {
+	t.Helper()
+	sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{NoNorthd: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sb.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return sb, ctx
 }

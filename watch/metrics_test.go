@@ -1,7 +1,6 @@
 package watch_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/internal/testenv"
 	"github.com/aclc/aclc/watch"
 )
@@ -18,13 +16,7 @@ import (
 // change, and reads the Prometheus text endpoint.
 func TestMetricsEndpoint(t *testing.T) {
 	testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-nbctl")
-	sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{NoNorthd: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sb.Stop)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	sb, ctx := startNB(t)
 	m := watch.NewMetrics()
 	addr, err := m.Serve(ctx, "127.0.0.1:0")
 	if err != nil {

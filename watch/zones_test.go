@@ -101,13 +101,7 @@ func runZoneScenario(t *testing.T, zones func(t *testing.T, ctx context.Context,
 	}
 	check("before")
 
-	sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{NoNorthd: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sb.Stop)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	sb, ctx := startNB(t)
 	zoneNB(t, ctx, sb)
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -303,13 +297,7 @@ func TestZoneFlushRetryAndDryRun(t *testing.T) {
 	}
 	for _, dry := range []bool{false, true} {
 		t.Run(fmt.Sprint("dry-run=", dry), func(t *testing.T) {
-			sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{NoNorthd: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(sb.Stop)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
+			sb, ctx := startNB(t)
 			zoneNB(t, ctx, sb)
 			flaky := &flakyFlusher{fails: 2, delay: 300 * time.Millisecond, tries: map[uint16]int{}, ok: map[uint16]int{}}
 			dryLog := &syncBuffer{}
