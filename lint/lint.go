@@ -238,6 +238,7 @@ type linter struct {
 	exprCache      sync.Map // cache key → *expr.Expr or error
 	setCache       sync.Map // cache key → *set
 	fixedCache     sync.Map // ACL UUID → *set of its terms without port groups
+	validCache     sync.Map // reject flow key → error (nil: valid)
 }
 
 // Lint analyses the snapshot.

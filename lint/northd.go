@@ -37,9 +37,17 @@ func (l *linter) northdFindings(v *swView) []Finding {
 // rejectOr validates the actual text of the reject flows northd writes on a
 // stateful switch.
 func (l *linter) rejectOr(v *swView, in *inst) (Finding, bool) {
-	for _, h := range rejectHints {
+	for hi, h := range rejectHints {
 		text := h + in.a.acl.Match
-		err := expr.Valid(text, v.res)
+		// The text's validity depends only on which references exist.
+		key := fmt.Sprintf("%d|%s", hi, v.refKey(in.a, false))
+		var err error
+		if x, ok := l.validCache.Load(key); ok {
+			err, _ = x.(error)
+		} else {
+			err = expr.Valid(text, v.res)
+			l.validCache.Store(key, err)
+		}
 		if err == nil {
 			continue
 		}
