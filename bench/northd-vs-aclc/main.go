@@ -214,7 +214,14 @@ func run(ctx context.Context) (err error) {
 	report(&md, results, growthN, growthS, load0, loadAvg(), time.Since(start))
 	os.Stdout.Write(md.Bytes())
 	if *flagOut != "" {
-		return os.WriteFile(*flagOut, md.Bytes(), 0o644)
+		if err := os.WriteFile(*flagOut, md.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, r := range results {
+		if *flagNorthd && (r.differences > 0 || r.northdFlows != r.aclcFlows) {
+			return fmt.Errorf("size %s: northd wrote %d ACL-stage flows, aclc %d, %d differences", r.name, r.northdFlows, r.aclcFlows, r.differences)
+		}
 	}
 	return nil
 }
