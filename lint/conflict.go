@@ -10,9 +10,6 @@ import (
 // each other: same-priority overlaps with different verdicts, and ACLs
 // shadowed by higher-priority ones.
 
-// maxShadowers bounds the shadowing ACLs listed in one finding.
-const maxShadowers = 5
-
 func (l *linter) conflictFindings(v *swView) []Finding {
 	var out []Finding
 	for st := range v.byStage {
@@ -213,28 +210,21 @@ func (l *linter) shadowing(v *swView, st stage, list []*inst) []Finding {
 func shadowFinding(b *inst, by []*inst, st stage, proven bool) Finding {
 	slices.SortStableFunc(by, func(x, y *inst) int { return y.a.acl.Priority - x.a.acl.Priority })
 	same := true
-	var names []string
 	refs := []ACLRef{b.a.ref}
-	for i, a := range by {
+	for _, a := range by {
 		if a.a.verdict != b.a.verdict {
 			same = false
 		}
-		if i < maxShadowers {
-			names = append(names, fmt.Sprintf("%s (priority %d, %s)", a.a.ref.describeShort(), a.a.acl.Priority, a.a.acl.Action))
-			refs = append(refs, a.a.ref)
-		}
-	}
-	if len(by) > maxShadowers {
-		names = append(names, fmt.Sprintf("and %d more", len(by)-maxShadowers))
+		refs = append(refs, a.a.ref)
 	}
 	f := Finding{Rule: RuleShadowed, ACLs: refs}
 	if !proven {
 		f.Severity = Info
-		f.Message = fmt.Sprintf("undecidable: this ACL may be shadowed in %s by %s, but its match uses constructs aclc cannot reason about exactly", stageNames[st], strings.Join(names, ", "))
+		f.Message = fmt.Sprintf("undecidable: this ACL may be shadowed in %s by the higher-priority ACL(s) listed with it, but its match uses constructs aclc cannot reason about exactly", stageNames[st])
 		f.Fix = "check by hand whether the ACL can ever decide; simplify the match if it cannot"
 		return f
 	}
-	f.Message = fmt.Sprintf("every packet this ACL matches is matched first in %s by %s, so its verdict never applies", stageNames[st], strings.Join(names, ", "))
+	f.Message = fmt.Sprintf("every packet this ACL matches is matched first in %s by the higher-priority ACL(s) listed with it, so its verdict never applies", stageNames[st])
 	if same {
 		f.Severity = Info
 		f.Message += " (same verdict: the ACL is redundant)"

@@ -561,29 +561,37 @@ func (l *linter) lintSwitch(id string) []Finding {
 	return out
 }
 
-// merge folds findings that differ only in their switch into one and sorts
-// the result.
+// merge folds findings about the same ACL with the same rule and message
+// on several switches into one (the union of their switches and of the
+// other ACLs involved) and sorts the result.
 func merge(fs []Finding) []Finding {
-	type key struct{ rule, acls, msg string }
+	type key struct{ rule, acl, msg string }
 	idx := map[key]int{}
 	var out []Finding
 	for _, f := range fs {
-		var ids []string
-		for _, a := range f.ACLs {
-			ids = append(ids, a.UUID)
-		}
-		k := key{f.Rule, strings.Join(ids, ","), f.Message}
-		if i, ok := idx[k]; ok {
-			out[i].Switches = append(out[i].Switches, f.Switches...)
-			if f.Severity > out[i].Severity {
-				out[i].Severity = f.Severity
-			}
+		k := key{f.Rule, f.ACLs[0].UUID, f.Message}
+		i, ok := idx[k]
+		if !ok {
+			idx[k] = len(out)
+			f.ACLs = slices.Clone(f.ACLs)
+			out = append(out, f)
 			continue
 		}
-		idx[k] = len(out)
-		out = append(out, f)
+		out[i].Switches = append(out[i].Switches, f.Switches...)
+		if f.Severity > out[i].Severity {
+			out[i].Severity = f.Severity
+		}
+		for _, a := range f.ACLs[1:] {
+			if !slices.ContainsFunc(out[i].ACLs, func(b ACLRef) bool { return b.UUID == a.UUID }) {
+				out[i].ACLs = append(out[i].ACLs, a)
+			}
+		}
 	}
 	for i := range out {
+		rest := out[i].ACLs[1:]
+		slices.SortFunc(rest, func(a, b ACLRef) int {
+			return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmpOrigin(a.Origin, b.Origin), strings.Compare(a.UUID, b.UUID))
+		})
 		slices.Sort(out[i].Switches)
 		out[i].Switches = slices.Compact(out[i].Switches)
 	}

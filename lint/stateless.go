@@ -127,17 +127,11 @@ func (l *linter) noReply(v *swView, st stage, in *inst) (Finding, bool) {
 		Fix: fmt.Sprintf("add a %s allow-stateless ACL for the replies (sources and destinations swapped, e.g. tcp.src instead of tcp.dst), or use allow-related", other)}
 	switch {
 	case len(deniers) > 0:
-		var names []string
-		for i, d := range deniers {
-			if i == maxShadowers {
-				names = append(names, fmt.Sprintf("and %d more", len(deniers)-maxShadowers))
-				break
-			}
-			names = append(names, fmt.Sprintf("%s (priority %d, %s)", d.a.ref.describeShort(), d.a.acl.Priority, d.a.acl.Action))
+		for _, d := range deniers {
 			f.ACLs = append(f.ACLs, d.a.ref)
 		}
-		f.Message = fmt.Sprintf("stateless traffic skips conntrack, so its replies are new to the %s ACLs; no %s ACL allows them and %s drops them",
-			other, other, strings.Join(names, ", "))
+		f.Message = fmt.Sprintf("stateless traffic skips conntrack, so its replies are new to the %s ACLs; no %s ACL allows them and the drop/reject ACL(s) listed with it drop them",
+			other, other)
 	case l.defaultACLDrop:
 		f.Message = fmt.Sprintf("stateless traffic skips conntrack, so its replies are new to the %s ACLs; no %s ACL allows them and default_acl_drop=true drops them",
 			other, other)
