@@ -54,6 +54,7 @@ var (
 	flagChanges = flag.Int("changes", 20, "single-ACL NB commits to measure")
 	flagACLs    = flag.Int("acls", 50000, "ACLs in the generated NB")
 	flagKeep    = flag.Bool("keep", false, "keep the sandbox directory")
+	flagMemLim  = flag.String("memory-limit", "200", "aclc watch --memory-limit (MiB)")
 )
 
 func main() {
@@ -151,7 +152,8 @@ func run(ctx context.Context) error {
 	if err := os.WriteFile(deltas, nil, 0o644); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, bin, "watch", "--nb", sb.NB, "--timeout", "2m", "--deltas", deltas, "--flush-backend", "none")
+	cmd := exec.CommandContext(ctx, bin, "watch", "--nb", sb.NB, "--timeout", "2m", "--deltas", deltas, "--flush-backend", "none",
+		"--memory-limit", *flagMemLim)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	logFile, err := os.Create(filepath.Join(dir, "watch.log"))
 	if err != nil {
@@ -382,6 +384,7 @@ func reportMarkdown(p nbgen.Params, samples []sample, northdInitial, watchInitia
 	fmt.Fprintf(&b, "NB: %d ACLs, %d switches, %d port groups, %d address sets (nbgen seed %d); %d ACL-stage flows.\n",
 		p.ACLs, p.Switches, p.PortGroups, p.AddressSets, p.Seed, flows)
 	fmt.Fprintf(&b, "Machine: %d CPUs, load average at the end %s.\n\n", numCPU(), strings.Join(strings.Fields(string(load))[:3], " "))
+	fmt.Fprintf(&b, "aclc watch ran with --memory-limit %s (MiB).\n\n", *flagMemLim)
 	fmt.Fprintf(&b, "Initial: northd synced the loaded NB in %v; aclc watch connected, read and compiled it in %v.\n\n",
 		northdInitial.Round(time.Millisecond), watchInitial.Round(time.Millisecond))
 	fmt.Fprintf(&b, "| change | aclc watch: commit → delta | of which in the watcher (first row event → delta) | engine: delta compile (wall) | engine CPU time | flows changed | northd: commit → SB synced | ratio |\n")
