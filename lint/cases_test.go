@@ -50,6 +50,7 @@ var ruleCases = []struct {
 	{"shadowed.yaml", []got{
 		{Rule: "shadowed", Severity: "warning", ACLs: []string{"drop-http", "allow-tcp"}, Switches: []string{"sw0"}, Offset: -1},
 		{Rule: "shadowed", Severity: "warning", ACLs: []string{"drop-ssh-ranges", "allow-tcp"}, Switches: []string{"sw0"}, Offset: -1},
+		{Rule: "shadowed", Severity: "warning", ACLs: []string{"allow-all-tcp", "allow-low-ports", "drop-high-ports"}, Switches: []string{"sw2"}, Offset: -1},
 		{Rule: "missing-prereq", Severity: "info", ACLs: []string{"allow-https-lan"}, Switches: []string{"sw0"}, Offset: 18},
 		{Rule: "missing-prereq", Severity: "info", ACLs: []string{"allow-https-lan"}, Switches: []string{"sw0"}, Offset: 0},
 		{Rule: "shadowed", Severity: "info", ACLs: []string{"allow-https-lan", "allow-tcp"}, Switches: []string{"sw0"}, Offset: -1},

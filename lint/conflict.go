@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -136,10 +137,18 @@ func (x *cubeIndex) container(c cube) *cubeRef {
 	return nil
 }
 
-// covered reports whether every cube of cs lies in an indexed cube, and
-// which ACLs' cubes cover them.
+// covered reports whether every cube of cs lies in the union of the
+// indexed cubes, and which ACLs' cubes cover them. A cube inside a single
+// indexed cube is the fast path; otherwise the indexed cubes that meet it
+// are subtracted from it one by one (sharp), and it is covered when
+// nothing remains.
 func covered(cs []cube, idx ...*cubeIndex) ([]*inst, bool) {
 	var by []*inst
+	use := func(in *inst) {
+		if !slices.Contains(by, in) {
+			by = append(by, in)
+		}
+	}
 	for _, c := range cs {
 		var r *cubeRef
 		for _, x := range idx {
@@ -147,14 +156,147 @@ func covered(cs []cube, idx ...*cubeIndex) ([]*inst, bool) {
 				break
 			}
 		}
-		if r == nil {
+		if r != nil {
+			use(r.in)
+			continue
+		}
+		users, ok := coverByUnion(c, idx)
+		if !ok {
 			return nil, false
 		}
-		if !slices.Contains(by, r.in) {
-			by = append(by, r.in)
+		for _, in := range users {
+			use(in)
 		}
 	}
 	return by, true
+}
+
+// maxPieces bounds the pieces a cube is cut into while subtracting.
+const maxPieces = 256
+
+// coverByUnion subtracts the indexed cubes meeting c from it.
+func coverByUnion(c cube, idx []*cubeIndex) ([]*inst, bool) {
+	// Only the cubes meeting c matter, and with fewer than two of them
+	// the single-cube test has already decided.
+	var meeting []cubeRef
+	for _, x := range idx {
+		x.eachCandidate(c, func(r cubeRef) {
+			if c.meets(r.c) {
+				meeting = append(meeting, r)
+			}
+		})
+	}
+	if len(meeting) < 2 {
+		return nil, false
+	}
+	rest := []cube{c}
+	var users []*inst
+	{
+		for _, r := range meeting {
+			if len(rest) == 0 {
+				return users, true
+			}
+			var next []cube
+			used := false
+			for _, p := range rest {
+				if !p.meets(r.c) {
+					next = append(next, p)
+					continue
+				}
+				used = true
+				pieces, ok := sharp(p, r.c)
+				if !ok {
+					return nil, false
+				}
+				next = append(next, pieces...)
+				if len(next) > maxPieces {
+					return nil, false
+				}
+			}
+			if used && !slices.Contains(users, r.in) {
+				users = append(users, r.in)
+			}
+			rest = next
+		}
+	}
+	return users, len(rest) == 0
+}
+
+// eachCandidate calls fn for each indexed cube that may meet c.
+func (x *cubeIndex) eachCandidate(c cube, fn func(cubeRef)) {
+	for _, r := range x.free {
+		fn(r)
+	}
+	f, ok := c.field(x.field)
+	if !ok || f.str == nil || f.str.in == nil {
+		for _, p := range sortedKeys(x.byPort) {
+			for _, r := range x.byPort[p] {
+				fn(r)
+			}
+		}
+		return
+	}
+	for _, p := range sortedKeys(f.str.in) {
+		if !f.str.out[p] {
+			for _, r := range x.byPort[p] {
+				fn(r)
+			}
+		}
+	}
+}
+
+// sharp returns c minus d as disjoint cubes; ok is false when there would
+// be too many.
+func sharp(c, d cube) ([]cube, bool) {
+	var out []cube
+	cur := c
+	for _, dv := range d {
+		if dv.str != nil {
+			var comp strc
+			if dv.str.in != nil {
+				keep := map[string]bool{}
+				for v := range dv.str.in {
+					if !dv.str.out[v] {
+						keep[v] = true
+					}
+				}
+				comp = strc{out: keep}
+			} else {
+				comp = strc{in: maps.Clone(dv.str.out)}
+			}
+			if dv.str.in != nil || len(dv.str.out) > 0 { // else d admits every string
+				if piece, ok := cur.and(cube{{id: dv.id, str: &comp}}); ok {
+					out = append(out, piece)
+				}
+			}
+			var ok bool
+			if cur, ok = cur.and(cube{dv}); !ok {
+				return out, true
+			}
+			continue
+		}
+		cf, _ := cur.field(dv.id)
+		for i := 0; i < 128; i++ {
+			if !dv.mask.bit(i) || cf != nil && cf.str == nil && cf.mask.bit(i) {
+				continue
+			}
+			bit := u128{1, 0}.shl(i)
+			want := dv.val.and(bit)
+			flipped := u128{want[0] ^ bit[0], want[1] ^ bit[1]}
+			if piece, ok := cur.and(cube{{id: dv.id, val: flipped, mask: bit}}); ok {
+				out = append(out, piece)
+				if len(out) > maxPieces {
+					return nil, false
+				}
+			}
+			var ok bool
+			if cur, ok = cur.and(cube{{id: dv.id, val: want, mask: bit}}); !ok {
+				return out, true
+			}
+			cf, _ = cur.field(dv.id)
+		}
+	}
+	return out, true
 }
 
 // shadowing reports ACLs whose every packet a higher-priority ACL of the

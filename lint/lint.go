@@ -62,22 +62,41 @@ func (s Severity) String() string {
 // MarshalText implements encoding.TextMarshaler.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// Rule names, as they appear in findings.
+// Rule names, as they appear in findings; docs/lint.md describes each.
 const (
-	RuleInvalidMatch      = "invalid-match"
-	RuleDanglingRef       = "dangling-ref"
-	RuleEmptySet          = "empty-set"
-	RuleHostBits          = "host-bits"
-	RuleMissingPrereq     = "missing-prereq"
-	RuleContradiction     = "contradiction"
-	RuleSliceOverflow     = "slice-overflow"
-	RuleNegatedMultibit   = "negated-multibit"
-	RuleSamePriority      = "same-priority-overlap"
-	RuleShadowed          = "shadowed"
-	RuleStatelessNoReply  = "stateless-no-reply"
-	RuleStatelessLBVIP    = "stateless-lb-vip"
-	RuleRejectOr          = "reject-or-discarded"
-	RuleDefaultDropAfterL = "default-drop-after-lb"
+	// RuleInvalidMatch: the match does not parse (or is empty).
+	RuleInvalidMatch = "invalid-match"
+	// RuleDanglingRef: a $address_set or @port_group OVN cannot resolve on
+	// the switch.
+	RuleDanglingRef = "dangling-ref"
+	// RuleEmptySet: a comparison with an empty address set.
+	RuleEmptySet = "empty-set"
+	// RuleHostBits: a masked constant with bits outside its mask.
+	RuleHostBits = "host-bits"
+	// RuleMissingPrereq: a field used without its prerequisite.
+	RuleMissingPrereq = "missing-prereq"
+	// RuleContradiction: a conjunction term that can never match.
+	RuleContradiction = "contradiction"
+	// RuleSliceOverflow: a constant wider than the selected bits.
+	RuleSliceOverflow = "slice-overflow"
+	// RuleNegatedMultibit: `!field' on a multi-bit field.
+	RuleNegatedMultibit = "negated-multibit"
+	// RuleSamePriority: overlapping ACLs with different verdicts at one
+	// priority.
+	RuleSamePriority = "same-priority-overlap"
+	// RuleShadowed: an ACL higher-priority ACLs always decide first.
+	RuleShadowed = "shadowed"
+	// RuleStatelessNoReply: allow-stateless traffic whose replies are
+	// dropped.
+	RuleStatelessNoReply = "stateless-no-reply"
+	// RuleStatelessLBVIP: allow-stateless traffic that skips a load
+	// balancer VIP.
+	RuleStatelessLBVIP = "stateless-lb-vip"
+	// RuleRejectOr: a reject ACL whose 23.03 flow OVN cannot parse.
+	RuleRejectOr = "reject-or-discarded"
+	// RuleDefaultDropAfterLB: default_acl_drop=true dropping allowed
+	// traffic in ls_in_acl_after_lb.
+	RuleDefaultDropAfterLB = "default-drop-after-lb"
 )
 
 // ACLRef identifies an ACL in a finding.

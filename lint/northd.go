@@ -98,13 +98,13 @@ func (l *linter) defaultDropAfterLB(v *swView) []Finding {
 		}
 		fix := "add a from-lport ACL with options:apply-after-lb=true that allows this traffic, or leave default_acl_drop unset"
 		if !some {
-			out = append(out, Finding{Rule: RuleDefaultDropAfterL, Severity: Error, ACLs: []ACLRef{in.a.ref},
+			out = append(out, Finding{Rule: RuleDefaultDropAfterLB, Severity: Error, ACLs: []ACLRef{in.a.ref},
 				Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and no after-LB ACL allows what this ACL allows in ls_in_acl: that traffic (all of it but the replies and related packets of committed connections) is dropped right after load balancing",
 				Fix:     fix})
 			continue
 		}
 		if _, ok := covered(s.over, idx); !ok {
-			out = append(out, Finding{Rule: RuleDefaultDropAfterL, Severity: Warning, ACLs: []ACLRef{in.a.ref},
+			out = append(out, Finding{Rule: RuleDefaultDropAfterLB, Severity: Warning, ACLs: []ACLRef{in.a.ref},
 				Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and the after-LB ACLs allow only part of what this ACL allows in ls_in_acl (or aclc cannot prove they allow all of it): the rest is dropped right after load balancing",
 				Fix:     fix})
 		}

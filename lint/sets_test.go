@@ -58,6 +58,11 @@ func TestSetReasoning(t *testing.T) {
 		{"ip4.src != 10.0.0.1", "ip4.src == 10.0.0.2", false, maybe}, // 32-bit != is approximated
 		{"ct.est && !ct.rel", "ct.est && !ct.rel && ct.rpl", true, yes},
 		{"1", "tcp && udp", true, no},
+		// covered only by the union of cubes
+		{"tcp.dst < 1024 || tcp.dst >= 1024", "tcp", true, yes},
+		{"tcp.dst < 1024 || tcp.dst > 1024", "tcp", false, yes},
+		{`inport == "p1" || inport == "p2"`, "inport == @pg && ip4", true, yes},
+		{`(inport == "p1" && ip4) || ip6`, "inport == @pg && ip", false, yes},
 	}
 	for _, tc := range tests {
 		a, b := mustSet(t, tc.a, r), mustSet(t, tc.b, r)
