@@ -255,7 +255,7 @@ type linter struct {
 	defaultACLDrop bool
 	pgNames        map[string]bool
 	exprCache      sync.Map // cache key → *expr.Expr or error
-	setCache       sync.Map // cache key → *set
+	setCache       sync.Map // ACL UUID → *set, for ACLs without port groups
 	fixedCache     sync.Map // ACL UUID → *set of its terms without port groups
 	validCache     sync.Map // reject flow key → error (nil: valid)
 }
@@ -466,17 +466,23 @@ func (l *linter) setOf(v *swView, in *inst) *set {
 	if in.set != nil {
 		return in.set
 	}
-	key := v.refKey(in.a, true)
-	if x, ok := l.setCache.Load(key); ok {
-		in.set = x.(*set)
-		return in.set
+	// A set that depends on port groups holds this switch's ports, which
+	// no other switch has: only the others are worth sharing.
+	shared := len(in.a.pgRefs) == 0
+	if shared {
+		if x, ok := l.setCache.Load(in.a.acl.UUID); ok {
+			in.set = x.(*set)
+			return in.set
+		}
 	}
 	in.set = l.splitSet(v, in)
 	if in.set == nil {
 		cv := &converter{r: v.res, as: l.as}
 		in.set = cv.toSet(in.e.Root)
 	}
-	l.setCache.Store(key, in.set)
+	if shared {
+		l.setCache.Store(in.a.acl.UUID, in.set)
+	}
 	return in.set
 }
 
