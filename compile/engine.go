@@ -825,12 +825,20 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 			oldFlags[id] = e.flags[id]
 		}
 		slow := ids
+		var patched map[string]DatapathDelta
 		if fast != nil {
-			slow = e.patchACLs(fast, ids)
+			slow, patched = e.patchACLs(fast, ids)
 		}
 		e.recompile(slow)
 		d.Recompiled = len(ids)
 		for _, id := range ids {
+			if dd, ok := patched[id]; ok {
+				// A patch knows what it changed: no need to compare.
+				if len(dd.Added) > 0 || len(dd.Removed) > 0 {
+					d.Datapaths = append(d.Datapaths, dd)
+				}
+				continue
+			}
 			if dd, ok := diffDatapath(id, oldDps[id], e.dps[id]); ok {
 				d.Datapaths = append(d.Datapaths, dd)
 			}

@@ -187,9 +187,10 @@ func (g *global) aclDPFlows(a *nbdb.ACL, fl dpFlags) []lflow.Flow {
 func matchKey(a *nbdb.ACL) string { return strconv.Itoa(a.Priority) + "\x00" + a.Match }
 
 // patchACLs patches the flows of the switches in ids whose flags did not
-// change, and returns the others, which need a full rebuild. It runs on
-// the state after the batch.
-func (e *Engine) patchACLs(p *aclPatch, ids []string) []string {
+// change, and returns the others, which need a full rebuild, and the
+// deltas of the patched ones. It runs on the state after the batch.
+func (e *Engine) patchACLs(p *aclPatch, ids []string) ([]string, map[string]DatapathDelta) {
+	patched := map[string]DatapathDelta{}
 	g := e.g
 	newDPs := make(map[string]set, len(p.acls))
 	for id := range p.acls {
@@ -228,23 +229,29 @@ func (e *Engine) patchACLs(p *aclPatch, ids []string) []string {
 				}
 			}
 		}
-		e.dps[sw] = patchFlows(old, add, rm)
+		nd, added, removed := patchFlows(old, add, rm)
+		e.dps[sw] = nd
+		patched[sw] = DatapathDelta{UUID: sw, Name: nd.Name, Name2: nd.Name2, Added: added, Removed: removed}
 		e.patchProblems(p, od, newDPs)
 	}
-	return slow
+	return slow, patched
 }
 
 // patchFlows returns a copy of old without the flows of rm and with those
-// of add, still sorted and without duplicates, in one pass: the positions
-// of the few added flows are found by binary search, the rest is copied.
-func patchFlows(old *lflow.Datapath, add, rm []lflow.Flow) *lflow.Datapath {
+// of add, still sorted and without duplicates, and the flows actually
+// added and removed. It touches little more than the flow array: the few
+// changed flows are placed by binary search and the rest is copied in
+// runs, never compared or re-sorted.
+func patchFlows(old *lflow.Datapath, add, rm []lflow.Flow) (nd *lflow.Datapath, added, removed []lflow.Flow) {
 	flows := old.Flows
-	drop := map[int]bool{}
+	var drops []int
 	for _, f := range rm {
 		if i, found := slices.BinarySearchFunc(flows, f, lflow.Compare); found {
-			drop[i] = true
+			drops = append(drops, i)
 		}
 	}
+	slices.Sort(drops)
+	drops = slices.Compact(drops)
 	slices.SortFunc(add, lflow.Compare)
 	add = slices.CompactFunc(add, func(a, b lflow.Flow) bool { return lflow.Compare(a, b) == 0 })
 	type insert struct {
@@ -254,32 +261,35 @@ func patchFlows(old *lflow.Datapath, add, rm []lflow.Flow) *lflow.Datapath {
 	var ins []insert
 	for _, f := range add {
 		i, found := slices.BinarySearchFunc(flows, f, lflow.Compare)
-		if found && !drop[i] {
-			continue // already there (another ACL produces it too)
-		}
-		if found {
-			delete(drop, i) // removed and added back: keep it
+		if !found {
+			ins = append(ins, insert{i, f})
 			continue
 		}
-		ins = append(ins, insert{i, f})
-	}
-	nd := &lflow.Datapath{Name: old.Name, Name2: old.Name2, UUID: old.UUID,
-		Flows: make([]lflow.Flow, 0, len(flows)-len(drop)+len(ins))}
-	copyRange := func(from, to int) {
-		for i := from; i < to; i++ {
-			if !drop[i] {
-				nd.Flows = append(nd.Flows, flows[i])
-			}
+		// Already there (another ACL produces it too); if it was to go,
+		// it stays.
+		if k, dropped := slices.BinarySearch(drops, i); dropped {
+			drops = slices.Delete(drops, k, k+1)
 		}
 	}
-	prev := 0
-	for _, in := range ins {
-		copyRange(prev, in.pos)
-		nd.Flows = append(nd.Flows, in.f)
-		prev = in.pos
+	nd = &lflow.Datapath{Name: old.Name, Name2: old.Name2, UUID: old.UUID,
+		Flows: make([]lflow.Flow, 0, len(flows)-len(drops)+len(ins))}
+	prev, di, ii := 0, 0, 0
+	for di < len(drops) || ii < len(ins) {
+		if ii < len(ins) && (di >= len(drops) || ins[ii].pos <= drops[di]) {
+			nd.Flows = append(nd.Flows, flows[prev:ins[ii].pos]...)
+			nd.Flows = append(nd.Flows, ins[ii].f)
+			added = append(added, ins[ii].f)
+			prev = ins[ii].pos
+			ii++
+			continue
+		}
+		nd.Flows = append(nd.Flows, flows[prev:drops[di]]...)
+		removed = append(removed, flows[drops[di]])
+		prev = drops[di] + 1
+		di++
 	}
-	copyRange(prev, len(flows))
-	return nd
+	nd.Flows = append(nd.Flows, flows[prev:]...)
+	return nd, added, removed
 }
 
 // otherProducer reports whether an ACL the batch did not change, on switch
