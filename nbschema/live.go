@@ -180,15 +180,15 @@ func liveOrigin(table, uuid string) string { return "NB " + table + " " + uuid }
 func (nb *NB) Close() { nb.Client.Close() }
 
 // LoadLive connects to the NB of opts, reads the tables aclc needs and
-// returns them as a Snapshot.
+// returns them as a Snapshot. It is a one-shot read: it speaks OVSDB
+// JSON-RPC itself and decodes the rows of one request straight into the
+// Snapshot (see fastread.go), without libovsdb's cache; the Snapshot is
+// the one Connect, Monitor and Snapshot would give.
 func LoadLive(ctx context.Context, opts Options) (*Snapshot, error) {
-	nb, err := Connect(ctx, opts)
+	conn, remote, err := ovsdbconn.DialRaw(ctx, nbTarget, opts.conn())
 	if err != nil {
 		return nil, err
 	}
-	defer nb.Close()
-	if err := nb.Monitor(ctx); err != nil {
-		return nil, err
-	}
-	return nb.Snapshot(ctx)
+	defer conn.Close()
+	return fastRead(ctx, conn, remote, readMethod, opts.readTimeout())
 }

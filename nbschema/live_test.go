@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,23 +251,9 @@ func TestConnectUnreachable(t *testing.T) {
 
 // TestConnectTimeout points at a socket that accepts but never answers.
 func TestConnectTimeout(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "mute.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
+	sock := muteSocket(t)
 	start := time.Now()
-	_, err = nbschema.Connect(context.Background(), nbschema.Options{Remotes: "unix:" + sock, Timeout: 300 * time.Millisecond})
+	_, err := nbschema.Connect(context.Background(), nbschema.Options{Remotes: sock, Timeout: 300 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "did not answer within 300ms") {
 		t.Errorf("got %v, want a timeout error", err)
 	}

@@ -154,14 +154,8 @@ func connectError(ctx context.Context, t Target, opts Options, remotes []string,
 				continue
 			}
 			found = append(found, fmt.Sprintf("%s serves %s", r, strings.Join(dbs, ", ")))
-			for _, other := range []struct{ db, what string }{
-				{"OVN_Northbound", "the OVN Northbound database"},
-				{"OVN_Southbound", "the OVN Southbound database"},
-				{"Open_vSwitch", "the Open vSwitch database"},
-			} {
-				if other.db != t.DB && slices.Contains(dbs, other.db) {
-					hint = " (that is " + other.what + t.Hint + ")"
-				}
+			if h := otherDatabase(t, dbs); h != "" {
+				hint = h
 			}
 		}
 		if len(found) > 0 {

@@ -1,0 +1,35 @@
+package nbschema
+
+import (
+	"context"
+	"slices"
+
+	"github.com/aclc/aclc/internal/ovsdbconn"
+	"github.com/ovn-kubernetes/libovsdb/client"
+)
+
+// FastRead is LoadLive with the read method ("transact" or "monitor")
+// chosen by the test.
+func FastRead(ctx context.Context, opts Options, method string) (*Snapshot, error) {
+	conn, remote, err := ovsdbconn.DialRaw(ctx, nbTarget, opts.conn())
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return fastRead(ctx, conn, remote, method, opts.readTimeout())
+}
+
+// ReadColumns returns the tables and columns the fast reader asks for, and
+// those libovsdb's Monitor asks for (monitoredTables) on the connected
+// client c; nil columns mean all.
+func ReadColumns(c client.Client) (fast, monitor map[string][]string, errs []error) {
+	fast, monitor = map[string][]string{}, map[string][]string{}
+	for _, rt := range readTables {
+		fast[rt.name] = slices.Sorted(slices.Values(rt.columns))
+	}
+	m := c.NewMonitor(monitoredTables()...)
+	for _, tm := range m.Tables {
+		monitor[tm.Table] = slices.Sorted(slices.Values(tm.Fields))
+	}
+	return fast, monitor, m.Errors
+}
