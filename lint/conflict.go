@@ -77,6 +77,9 @@ func (r ACLRef) describeShort() string {
 type cubeRef struct {
 	c  cube
 	in *inst
+	// hull, when not nil, is the hull of all of in's indexed cubes: a
+	// query that does not meet it meets none of them.
+	hull cube
 }
 
 // cubeIndex finds the cubes that may contain a cube: those constraining the
@@ -92,16 +95,18 @@ func newCubeIndex(field string) *cubeIndex {
 	return &cubeIndex{field: idOf(field), byPort: map[string][]cubeRef{}}
 }
 
-func (x *cubeIndex) add(c cube, in *inst) {
-	f, ok := c.field(x.field)
+func (x *cubeIndex) add(c cube, in *inst) { x.addRef(cubeRef{c: c, in: in}) }
+
+func (x *cubeIndex) addRef(r cubeRef) {
+	f, ok := r.c.field(x.field)
 	if !ok || f.str == nil || f.str.in == nil {
-		x.free = append(x.free, cubeRef{c, in})
+		x.free = append(x.free, r)
 		return
 	}
 	sc := f.str
 	for p := range sc.in {
 		if !sc.out[p] {
-			x.byPort[p] = append(x.byPort[p], cubeRef{c, in})
+			x.byPort[p] = append(x.byPort[p], r)
 		}
 	}
 }
@@ -393,8 +398,13 @@ func (l *linter) meetIndex(v *swView, st stage) *cubeIndex {
 	}
 	idx := newCubeIndex(field)
 	for _, in := range v.byStage[st] {
-		for _, c := range l.setOf(v, in).over {
-			idx.add(c, in)
+		over := l.setOf(v, in).over
+		h := hull(over)
+		if h == nil {
+			h = cube{} // no constraint in common: never rejects
+		}
+		for _, c := range over {
+			idx.addRef(cubeRef{c: c, in: in, hull: h})
 		}
 	}
 	v.meet[st] = idx
@@ -405,10 +415,18 @@ func (l *linter) meetIndex(v *swView, st stage) *cubeIndex {
 // meets one of cs, until fn returns false.
 func (x *cubeIndex) meeting(cs []cube, fn func(*inst) bool) {
 	seen := map[*inst]bool{}
+	qh := hull(cs)
 	try := func(refs []cubeRef, c cube) bool {
 		for i := range refs {
 			r := &refs[i]
-			if seen[r.in] || !c.meets(r.c) {
+			if seen[r.in] {
+				continue
+			}
+			if r.hull != nil && !qh.meets(r.hull) {
+				seen[r.in] = true // meets none of cs
+				continue
+			}
+			if !c.meets(r.c) {
 				continue
 			}
 			seen[r.in] = true

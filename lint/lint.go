@@ -416,21 +416,16 @@ func (l *linter) view(id string) *swView {
 	return v
 }
 
-// refKey is the part of the datapath resolver an ACL's parse depends on.
-func (v *swView) refKey(a *aclInfo, withPorts bool) string {
+// refKey is the part of the datapath resolver an ACL's parse depends on:
+// which of its port group references exist here.
+func (v *swView) refKey(a *aclInfo) string {
 	var b strings.Builder
 	b.WriteString(a.acl.UUID)
 	for _, pg := range a.pgRefs {
-		ports, ok := v.res.PortGroups[pg]
-		b.WriteString("|")
-		if !ok {
-			b.WriteString("-")
-			continue
-		}
-		if withPorts {
-			b.WriteString(strings.Join(ports, ","))
+		if _, ok := v.res.PortGroups[pg]; ok {
+			b.WriteString("|+")
 		} else {
-			b.WriteString("+")
+			b.WriteString("|-")
 		}
 	}
 	return b.String()
@@ -442,7 +437,7 @@ func (l *linter) parse(v *swView, a *aclInfo) (*expr.Expr, error) {
 	if a.global != nil {
 		return a.global, nil
 	}
-	key := v.refKey(a, false)
+	key := v.refKey(a)
 	if x, ok := l.exprCache.Load(key); ok {
 		if e, ok := x.(*expr.Expr); ok {
 			return e, nil

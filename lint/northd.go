@@ -40,7 +40,7 @@ func (l *linter) rejectOr(v *swView, in *inst) (Finding, bool) {
 	for hi, h := range rejectHints {
 		text := h + in.a.acl.Match
 		// The text's validity depends only on which references exist.
-		key := fmt.Sprintf("%d|%s", hi, v.refKey(in.a, false))
+		key := fmt.Sprintf("%d|%s", hi, v.refKey(in.a))
 		var err error
 		if x, ok := l.validCache.Load(key); ok {
 			err, _ = x.(error)

@@ -263,6 +263,37 @@ func strWithin(c, d strc) bool {
 	return true
 }
 
+// hull returns the constraints on bit fields that every cube of cs states
+// alike: a cube containing them all (nil matches everything).
+func hull(cs []cube) cube {
+	if len(cs) == 0 {
+		return nil
+	}
+	var out cube
+	for _, f := range cs[0] {
+		if f.str != nil {
+			continue
+		}
+		mask := f.mask
+		for _, c := range cs[1:] {
+			g, ok := c.field(f.id)
+			if !ok || g.str != nil {
+				mask = u128{}
+				break
+			}
+			diff := u128{f.val[0] ^ g.val[0], f.val[1] ^ g.val[1]}
+			mask = u128{mask[0] & g.mask[0] &^ diff[0], mask[1] & g.mask[1] &^ diff[1]}
+			if mask.zero() {
+				break
+			}
+		}
+		if !mask.zero() {
+			out = append(out, fc{id: f.id, val: f.val.and(mask), mask: mask})
+		}
+	}
+	return out
+}
+
 // set is a match as cubes, approximated from above (over) and from below
 // (under); exact when no approximation was needed (then both are equal).
 type set struct {
