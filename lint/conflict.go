@@ -30,12 +30,10 @@ func (l *linter) samePriority(v *swView, st stage, list []*inst) []Finding {
 		for j < len(list) && list[j].a.acl.Priority == list[i].a.acl.Priority {
 			j++
 		}
-		for x := i; x < j; x++ {
-			for y := x + 1; y < j; y++ {
-				a, b := list[x], list[y]
-				if a.a.verdict == b.a.verdict {
-					continue
-				}
+		pairs := l.bucketPairs(v, list[i:j])
+		for _, pr := range pairs {
+			{
+				a, b := list[i+pr[0]], list[i+pr[1]]
 				ov := intersects(l.setOf(v, a), l.setOf(v, b))
 				if ov == no {
 					continue
@@ -56,6 +54,56 @@ func (l *linter) samePriority(v *swView, st stage, list []*inst) []Finding {
 			}
 		}
 		i = j
+	}
+	return out
+}
+
+// bucketIndexMin is the bucket size from which same-priority pairs are
+// found through a cube index instead of by trying every pair.
+const bucketIndexMin = 32
+
+// bucketPairs returns the index pairs (x < y) of ACLs of one priority
+// bucket whose verdicts differ and whose matches may meet.
+func (l *linter) bucketPairs(v *swView, b []*inst) [][2]int {
+	var out [][2]int
+	if len(b) < bucketIndexMin {
+		for x := range b {
+			for y := x + 1; y < len(b); y++ {
+				if b[x].a.verdict != b[y].a.verdict {
+					out = append(out, [2]int{x, y})
+				}
+			}
+		}
+		return out
+	}
+	pos := make(map[*inst]int, len(b))
+	idx := newCubeIndex("inport")
+	if b[0].a.stage == outACL {
+		idx = newCubeIndex("outport")
+	}
+	for i, in := range b {
+		pos[in] = i
+		over := l.setOf(v, in).over
+		h := hull(over)
+		if h == nil {
+			h = cube{}
+		}
+		for _, c := range over {
+			idx.addRef(cubeRef{c: c, in: in, hull: h})
+		}
+	}
+	for x, in := range b {
+		var ys []int
+		idx.meeting(l.setOf(v, in).over, func(o *inst) bool {
+			if y := pos[o]; y > x && o.a.verdict != in.a.verdict {
+				ys = append(ys, y)
+			}
+			return true
+		})
+		slices.Sort(ys)
+		for _, y := range ys {
+			out = append(out, [2]int{x, y})
+		}
 	}
 	return out
 }

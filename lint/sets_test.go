@@ -1,11 +1,14 @@
 package lint
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
 func mustSet(t *testing.T, m string, r expr.Resolver) *set {
@@ -93,5 +96,37 @@ func TestPrefixes(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("prefixes(%d, %d): (-want +got)\n%s", rg[0], rg[1], diff)
 		}
+	}
+}
+
+// TestLargeBucket checks the indexed same-priority search on a bucket
+// larger than bucketIndexMin: only the one overlapping pair is reported.
+func TestLargeBucket(t *testing.T) {
+	s := nbschema.NewSnapshot()
+	port := &nbdb.LogicalSwitchPort{UUID: "port-p1", Name: "p1"}
+	ls := &nbdb.LogicalSwitch{UUID: "ls-sw0", Name: "sw0", Ports: []string{port.UUID}}
+	s.Ports[port.UUID], s.Switches[ls.UUID] = port, ls
+	const n = 2 * bucketIndexMin
+	for i := 0; i < n; i++ {
+		action, dst := "allow-related", 1000+i
+		if i%2 == 1 {
+			action = "drop"
+		}
+		if i == n-1 {
+			dst = 1000 // overlaps ACL 0
+		}
+		name := fmt.Sprintf("acl-%d", i)
+		acl := &nbdb.ACL{UUID: fmt.Sprintf("acl-%02d", i), Name: &name, Direction: "from-lport", Priority: 100, Action: action,
+			Match: fmt.Sprintf(`inport == "p1" && ip4 && tcp && tcp.dst == %d`, dst)}
+		s.ACLs[acl.UUID] = acl
+		ls.ACLs = append(ls.ACLs, acl.UUID)
+	}
+	r, err := Lint(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []got{{Rule: RuleSamePriority, Severity: "warning", ACLs: []string{"acl-0", fmt.Sprintf("acl-%d", n-1)}, Switches: []string{"sw0"}, Offset: -1}}
+	if diff := cmp.Diff(want, summarize(r)); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
 	}
 }
