@@ -33,3 +33,11 @@ func ReadColumns(c client.Client) (fast, monitor map[string][]string, errs []err
 	}
 	return fast, monitor, m.Errors
 }
+
+// SetReadBufferSize sets the fast reader's buffer size (at least 16) until
+// the returned function restores it.
+func SetReadBufferSize(n int) (restore func()) {
+	old := readBufferSize
+	readBufferSize = n
+	return func() { readBufferSize = old }
+}

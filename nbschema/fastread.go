@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"reflect"
 	"strings"
@@ -276,16 +277,18 @@ func (td *tableDecoder) row(j *jreader) (reflect.Value, string, error) {
 		if err != nil {
 			return v, "", err
 		}
+		// key is only valid until the next read.
+		i, ok := td.index[string(key)]
+		isUUID := string(key) == "_uuid"
 		if err := j.expect(':'); err != nil {
 			return v, "", err
 		}
-		if string(key) == "_uuid" {
+		if isUUID {
 			if uuid, err = j.atomString(); err != nil {
 				return v, "", fmt.Errorf("%s _uuid: %w", td.name, err)
 			}
 			continue
 		}
-		i, ok := td.index[string(key)]
 		if !ok {
 			if err := j.skip(); err != nil {
 				return v, "", err
@@ -441,7 +444,7 @@ func (e *serverError) schema() bool {
 // readMessage reads one JSON-RPC message: the reply to the request,
 // decoded into s (done is true), or a request from the server such as
 // echo, answered.
-func readMessage(j *jreader, conn net.Conn, s *Snapshot, method string, tds []*tableDecoder) (done bool, err error) {
+func readMessage(j *jreader, conn io.Writer, s *Snapshot, method string, tds []*tableDecoder) (done bool, err error) {
 	var (
 		rpcMethod string
 		params    json.RawMessage
@@ -626,10 +629,11 @@ func readMonitor(j *jreader, s *Snapshot, tds []*tableDecoder) error {
 				if err != nil {
 					return err
 				}
+				isNew := string(key) == "new" // key is only valid until the next read
 				if err := j.expect(':'); err != nil {
 					return err
 				}
-				if string(key) != "new" {
+				if !isNew {
 					if err := j.skip(); err != nil {
 						return err
 					}

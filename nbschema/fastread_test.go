@@ -84,13 +84,20 @@ func TestFastReadEqualsLibovsdb(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := libovsdbSnapshot(t, sb.NB)
-			for _, method := range []string{"transact", "monitor"} {
-				got, err := nbschema.FastRead(context.Background(), nbschema.Options{Remotes: sb.NB}, method)
-				if err != nil {
-					t.Fatalf("%s: %v", method, err)
+			// Small buffers put buffer refills at every position of
+			// the reply.
+			for _, buf := range []int{0, 16, 37} {
+				if buf > 0 {
+					defer nbschema.SetReadBufferSize(buf)()
 				}
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("%s: fast reader differs from libovsdb (-libovsdb +fast):\n%.4000s", method, diff)
+				for _, method := range []string{"transact", "monitor"} {
+					got, err := nbschema.FastRead(context.Background(), nbschema.Options{Remotes: sb.NB}, method)
+					if err != nil {
+						t.Fatalf("%s, buffer %d: %v", method, buf, err)
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("%s, buffer %d: fast reader differs from libovsdb (-libovsdb +fast):\n%.4000s", method, buf, diff)
+					}
 				}
 			}
 			got := loadLive(t, sb.NB)

@@ -24,8 +24,11 @@ type jreader struct {
 // maxIntern is the longest string interned: a UUID is 36 bytes.
 const maxIntern = 40
 
+// readBufferSize is the size of the reader's buffer.
+var readBufferSize = 256 << 10
+
 func newJReader(r io.Reader) *jreader {
-	return &jreader{r: bufio.NewReaderSize(r, 256<<10), intern: map[string]string{}}
+	return &jreader{r: bufio.NewReaderSize(r, readBufferSize), intern: map[string]string{}}
 }
 
 // peek skips white space and returns the next byte without consuming it.
@@ -103,7 +106,8 @@ func (j *jreader) open(c byte) (bool, error) {
 	return true, nil
 }
 
-// strBytes reads a JSON string; the bytes are valid until the next read.
+// strBytes reads a JSON string; the bytes are valid until the next read
+// (bufio may refill its buffer under them).
 func (j *jreader) strBytes() ([]byte, error) {
 	if err := j.expect('"'); err != nil {
 		return nil, err

@@ -1,0 +1,170 @@
+package nbschema_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+// fakeNB serves one connection on a unix socket: it answers list_dbs with
+// OVN_Northbound, then answers the next request with an echo request
+// followed by reply (the "result" and "error" members, as JSON), and
+// sends the echo reply it gets on echoed. A reply "RAW:text" is sent as
+// text, then the connection is closed.
+func fakeNB(t *testing.T, reply string) (remote string, echoed <-chan json.RawMessage) {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "nb.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	ch := make(chan json.RawMessage, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		dec := json.NewDecoder(c)
+		var req struct{ ID json.RawMessage }
+		if dec.Decode(&req) != nil {
+			return
+		}
+		c.Write([]byte(`{"id":` + string(req.ID) + `,"result":["_Server","OVN_Northbound"],"error":null}`))
+		if dec.Decode(&req) != nil {
+			return
+		}
+		if raw, ok := strings.CutPrefix(reply, "RAW:"); ok {
+			c.Write([]byte(raw)) // and close
+			return
+		}
+		c.Write([]byte(`{"method":"echo","params":["ping"],"id":"echo"}` + "\n" +
+			`{` + reply + `,"id":` + string(req.ID) + `}`))
+		var echo json.RawMessage
+		if dec.Decode(&echo) == nil {
+			ch <- echo
+		}
+	}()
+	return "unix:" + sock, ch
+}
+
+// transactReply is a transact result with the given rows (JSON arrays)
+// for the select operations by index, and no rows for the others.
+func transactReply(rows map[int]string) string {
+	var ops []string
+	for i := range 15 {
+		r := rows[i]
+		if r == "" {
+			r = "[]"
+		}
+		ops = append(ops, `{"rows":`+r+`}`)
+	}
+	return `"error":null,"result":[` + strings.Join(ops, ",") + `]`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestFastReadDecode decodes hand-written OVSDB JSON: every encoding of
+// RFC 7047 5.1 the models use, members in any order, unknown columns,
+// escapes, a string longer than the buffer, and an echo request before
+// the reply; then server errors.
+func TestFastReadDecode(t *testing.T) {
+	long := strings.Repeat(`ip4.src == 10.0.0.1 && \"x\" || `, 40)
+	reply := transactReply(map[int]string{
+		0: `[{"options":["map",[["k","v\"q"],["use_ct_inv_match","false"]]],"_uuid":["uuid","00000000-0000-0000-0000-0000000000g1"],"name":"","external_ids":["map",[]]}]`,
+		1: `[{"name":"sw\u00e9","_uuid":["uuid","ls1"],"ports":["uuid","p2"],"acls":["set",[["uuid","a2"],["uuid","a1"]]],"copp":["set",[]],"load_balancer":["set",[]],"other_config":["map",[["mcast_snoop","true"]]]}]`,
+		2: `[{"_uuid":["uuid","p2"],"name":"p2","tag":["set",[7]],"tag_request":["set",[]],"enabled":false,"addresses":"dynamic","dynamic_addresses":["set",["0a:00:00:00:00:02 10.0.0.2"]],"unknown":{"a":[1,2.5e3,{"b":null}],"c":"\\"}}]`,
+		5: `[{"_uuid":["uuid","a2"],"priority":1001,"match":"` + long + `","action":"drop","direction":"to-lport","log":true,"label":4294967295,"meter":["set",[]],"severity":"info","name":["set",["n"]],"options":["map",[]],"external_ids":["map",[["x","y"]]]},` +
+			` {"match":"ip6","_uuid":["uuid","a1"],"priority":0,"action":"allow","direction":"from-lport","log":false,"label":0,"meter":"m","severity":["set",[]],"name":["set",[]],"options":["map",[["apply-after-lb","true"]]],"external_ids":["map",[]]}]`,
+	})
+	var longMatch string
+	if err := json.Unmarshal([]byte(`"`+long+`"`), &longMatch); err != nil {
+		t.Fatal(err)
+	}
+	want := nbschema.NewSnapshot()
+	want.Global = &nbdb.NBGlobal{UUID: "00000000-0000-0000-0000-0000000000g1",
+		Options: map[string]string{"k": `v"q`, "use_ct_inv_match": "false"}}
+	want.Switches["ls1"] = &nbdb.LogicalSwitch{UUID: "ls1", Name: "swé", Ports: []string{"p2"}, ACLs: []string{"a1", "a2"},
+		OtherConfig: map[string]string{"mcast_snoop": "true"}}
+	want.Ports["p2"] = &nbdb.LogicalSwitchPort{UUID: "p2", Name: "p2", Tag: ptr(7), Enabled: ptr(false),
+		Addresses: []string{"dynamic"}, DynamicAddresses: ptr("0a:00:00:00:00:02 10.0.0.2")}
+	want.ACLs["a2"] = &nbdb.ACL{UUID: "a2", Priority: 1001, Match: longMatch, Action: "drop", Direction: "to-lport",
+		Log: true, Label: 4294967295, Severity: ptr("info"), Name: ptr("n"), ExternalIDs: map[string]string{"x": "y"}}
+	want.ACLs["a1"] = &nbdb.ACL{UUID: "a1", Match: "ip6", Action: "allow", Direction: "from-lport", Meter: ptr("m"),
+		Options: map[string]string{"apply-after-lb": "true"}}
+	want.Origin = map[string]string{
+		"00000000-0000-0000-0000-0000000000g1": "NB NB_Global 00000000-0000-0000-0000-0000000000g1",
+		"ls1": "NB Logical_Switch ls1", "p2": "NB Logical_Switch_Port p2", "a1": "NB ACL a1", "a2": "NB ACL a2",
+	}
+
+	tests := []struct {
+		name, method, reply string
+		want                *nbschema.Snapshot
+		err                 string
+	}{
+		{"transact", "transact", reply, want, ""},
+		{"monitor", "monitor", `"result":{"ACL":{"a1":{"new":{"match":"ip6","priority":0,"action":"allow","direction":"from-lport","meter":["set",["m"]],"options":["map",[["apply-after-lb","true"]]]}}},` +
+			`"Meter":{},"Unknown":{"x":{"new":{}}}},"error":null`, &nbschema.Snapshot{
+			Switches: map[string]*nbdb.LogicalSwitch{}, Ports: map[string]*nbdb.LogicalSwitchPort{},
+			PortGroups: map[string]*nbdb.PortGroup{}, AddressSets: map[string]*nbdb.AddressSet{},
+			ACLs:          map[string]*nbdb.ACL{"a1": want.ACLs["a1"]},
+			LoadBalancers: map[string]*nbdb.LoadBalancer{}, LBGroups: map[string]*nbdb.LoadBalancerGroup{},
+			Meters: map[string]*nbdb.Meter{}, MeterBands: map[string]*nbdb.MeterBand{}, Copps: map[string]*nbdb.Copp{},
+			DHCPOptions: map[string]*nbdb.DHCPOptions{}, DNS: map[string]*nbdb.DNS{},
+			Routers: map[string]*nbdb.LogicalRouter{}, RouterPorts: map[string]*nbdb.LogicalRouterPort{},
+			Origin: map[string]string{"a1": "NB ACL a1"}}, ""},
+		{"unknown column", "transact", `"result":[{"rows":[]},{"error":"syntax error","details":"Logical_Switch has no column named copp"}],"error":null`,
+			nil, "does not match the OVN 23.03 NB schema (7.0.0) aclc was built for: select Logical_Switch: \"syntax error\""},
+		{"request error", "monitor", `"result":null,"error":{"error":"unknown database"}`, nil, `read NB at unix:`},
+		{"two NB_Global", "transact", transactReply(map[int]string{0: `[{"_uuid":["uuid","g1"]},{"_uuid":["uuid","g2"]}]`}),
+			nil, "more than one NB_Global row"},
+		{"bad set", "transact", transactReply(map[int]string{2: `[{"_uuid":["uuid","p"],"tag":["set",["x"]]}]`}),
+			nil, "Logical_Switch_Port column tag: OVSDB integer"},
+		{"malformed", "transact", `"result":[{"rows":[{"_uuid":["uuid","p"],"name":"p`, nil, "JSON: got 'i'"},
+		{"truncated", "transact", `RAW:{"id":1,"result":[{"rows":[{"_uuid":["uuid","p"],"name":"p`, nil, "unexpected EOF"},
+	}
+	for _, tt := range tests {
+		for _, buf := range []int{16, 1 << 16} {
+			t.Run(tt.name+"/buffer "+strconv.Itoa(buf), func(t *testing.T) {
+				defer nbschema.SetReadBufferSize(buf)()
+				remote, echoed := fakeNB(t, tt.reply)
+				got, err := nbschema.FastRead(context.Background(), nbschema.Options{Remotes: remote, Timeout: 5 * time.Second}, tt.method)
+				if tt.err != "" {
+					if err == nil || !strings.Contains(err.Error(), tt.err) {
+						t.Fatalf("got %v, want an error with %q", err, tt.err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+				select {
+				case e := <-echoed:
+					var msg struct {
+						ID     string
+						Result []string
+					}
+					if err := json.Unmarshal(e, &msg); err != nil || msg.ID != "echo" || len(msg.Result) != 1 || msg.Result[0] != "ping" {
+						t.Errorf("echo reply %s", e)
+					}
+				case <-time.After(5 * time.Second):
+					t.Errorf("no echo reply")
+				}
+			})
+		}
+	}
+}
