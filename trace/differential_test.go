@@ -353,18 +353,7 @@ func TestDifferentialOVNTrace(t *testing.T) {
 // loadNB replaces the sandbox NB with snap and waits for northd.
 func loadNB(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, snap *nbschema.Snapshot) {
 	t.Helper()
-	nb, err := nbschema.Connect(ctx, nbschema.Options{Remotes: sb.NB})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nb.Close()
-	if err := nbschema.Store(ctx, nb.Client, nbschema.NewSnapshot(), nbschema.StoreOptions{Replace: true}); err != nil {
-		t.Fatal(err)
-	}
-	if err := nbschema.Store(ctx, nb.Client, snap, nbschema.StoreOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := sb.Sync(ctx); err != nil {
+	if err := sb.Load(ctx, snap); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,0 +1,43 @@
+package ovnsandbox
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema"
+)
+
+// Load replaces the sandbox NB's contents with snap and waits until
+// ovn-northd has written the SB for it. The NB is emptied in a first
+// transaction: fixtures share UUIDs, and one transaction cannot delete a
+// row and insert its UUID again.
+func (s *Sandbox) Load(ctx context.Context, snap *nbschema.Snapshot) error {
+	nb, err := nbschema.Connect(ctx, nbschema.Options{Remotes: s.NB})
+	if err != nil {
+		return err
+	}
+	defer nb.Close()
+	if err := nbschema.Store(ctx, nb.Client, nbschema.NewSnapshot(), nbschema.StoreOptions{Replace: true}); err != nil {
+		return fmt.Errorf("empty the NB: %w", err)
+	}
+	if err := nbschema.Store(ctx, nb.Client, snap, nbschema.StoreOptions{}); err != nil {
+		return err
+	}
+	return s.Sync(ctx)
+}
+
+// ACLStageFlows returns the SB's flows of the stages aclc compiles, as
+// `ovn-sbctl lflow-list` prints them.
+func (s *Sandbox) ACLStageFlows(ctx context.Context) (*lflow.Listing, error) {
+	out, err := s.SBCtl(ctx, "lflow-list")
+	if err != nil {
+		return nil, err
+	}
+	l, err := lflow.ParseText("ovn-sbctl lflow-list", strings.NewReader(out))
+	if err != nil {
+		return nil, err
+	}
+	return l.Filter("", func(f lflow.Flow) bool { return f.Stage.IsACLStage() }), nil
+}
