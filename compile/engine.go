@@ -66,6 +66,9 @@ type Delta struct {
 	// the batch changed an NB_Global option and every switch was rebuilt.
 	Recompiled int
 	Full       bool
+	// Patched is how many of the Recompiled datapaths were patched ACL by
+	// ACL rather than rebuilt.
+	Patched int
 	// ConntrackReleased lists the switches that stopped needing conntrack.
 	ConntrackReleased []ConntrackRelease
 	// DeletedPorts are the names of the logical switch ports deleted by
@@ -831,6 +834,7 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 		}
 		e.recompile(slow)
 		d.Recompiled = len(ids)
+		d.Patched = len(patched)
 		for _, id := range ids {
 			if dd, ok := patched[id]; ok {
 				// A patch knows what it changed: no need to compare.

@@ -24,20 +24,22 @@ func params50k() nbgen.Params {
 }
 
 // benchACLChange measures Engine.Apply for a batch that changes one ACL
-// (its priority, alternately), as the watcher sees it for one NB commit.
+// (its priority), as the watcher sees it for one NB commit, rotating over
+// ACLs spread across the NB.
 func benchACLChange(b *testing.B, p nbgen.Params, onPG bool) {
 	snap := nbgen.Generate(p)
-	var target *nbdb.ACL
+	// Many targets, spread over the NB: each change hits other switches,
+	// whose flows are not in the CPU caches, as in a live NB.
+	var targets []*nbdb.ACL
 	owned := map[string]bool{}
 	for _, id := range nbschema.SortedKeys(snap.PortGroups) {
 		for _, a := range snap.PortGroups[id].ACLs {
 			owned[a] = true
 		}
 	}
-	for _, id := range nbschema.SortedKeys(snap.ACLs) {
-		if owned[id] == onPG {
-			target = snap.ACLs[id]
-			break
+	for i, id := range nbschema.SortedKeys(snap.ACLs) {
+		if owned[id] == onPG && i%97 == 0 {
+			targets = append(targets, snap.ACLs[id])
 		}
 	}
 	e := compile.NewEngine(snap)
@@ -49,8 +51,9 @@ func benchACLChange(b *testing.B, p nbgen.Params, onPG bool) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	for i := 0; i < b.N; i++ {
+		target := targets[i%len(targets)]
 		row := model.Clone(target).(*nbdb.ACL)
-		row.Priority = target.Priority + 1 + i%2
+		row.Priority = target.Priority + 1 + (i/len(targets))%2
 		c0 := threadCPU()
 		start := time.Now()
 		d := e.Apply([]compile.RowChange{{Table: nbdb.ACLTable, UUID: row.UUID, Row: row}})

@@ -33,6 +33,7 @@ type DeltaRecord struct {
 	// Datapaths names every switch the batch changed, with its current
 	// name (and whether it was created or deleted).
 	Recompiled int         `json:"recompiled"`
+	Patched    int         `json:"patched,omitempty"`
 	Full       bool        `json:"full,omitempty"`
 	Added      []DeltaFlow `json:"added"`
 	Removed    []DeltaFlow `json:"removed"`
@@ -70,7 +71,7 @@ func deltaFlow(dd *compile.DatapathDelta, f lflow.Flow) DeltaFlow {
 func NewDeltaRecord(b *Batch) *DeltaRecord {
 	d := b.Delta
 	r := &DeltaRecord{Seq: b.Seq, Time: time.Now().UTC(), Initial: b.Initial, Resync: b.Resync, NB: d.Changes,
-		CompileMicros: b.Compile.Microseconds(), CompileCPUMicros: b.CompileCPU.Microseconds(), LatencyMicros: b.Latency.Microseconds(), Recompiled: d.Recompiled, Full: d.Full,
+		CompileMicros: b.Compile.Microseconds(), CompileCPUMicros: b.CompileCPU.Microseconds(), LatencyMicros: b.Latency.Microseconds(), Recompiled: d.Recompiled, Patched: d.Patched, Full: d.Full,
 		Added: []DeltaFlow{}, Removed: []DeltaFlow{}}
 	if r.NB == nil {
 		r.NB = []compile.RowOp{}
@@ -96,7 +97,7 @@ func writeDeltaLine(w io.Writer, b *Batch) error {
 	enc := json.NewEncoder(&hb)
 	enc.SetEscapeHTML(false)
 	head := NewDeltaRecord(&Batch{Seq: b.Seq, Initial: b.Initial, Resync: b.Resync, Compile: b.Compile, CompileCPU: b.CompileCPU, Latency: b.Latency,
-		Delta: &compile.Delta{Changes: b.Delta.Changes, Recompiled: b.Delta.Recompiled, Full: b.Delta.Full}})
+		Delta: &compile.Delta{Changes: b.Delta.Changes, Recompiled: b.Delta.Recompiled, Patched: b.Delta.Patched, Full: b.Delta.Full}})
 	for i := range b.Delta.Datapaths {
 		dd := &b.Delta.Datapaths[i]
 		head.Datapaths = append(head.Datapaths, DeltaDPOp{UUID: dd.UUID, Name: dd.Name, Name2: dd.Name2, Created: dd.Created, Deleted: dd.Deleted})

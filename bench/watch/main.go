@@ -77,6 +77,7 @@ type sample struct {
 	inWatch           time.Duration // first row event in the watcher -> delta
 	cpu               time.Duration // CPU time of the engine for the delta
 	recompiled, flows int
+	patched           int
 }
 
 func run(ctx context.Context) error {
@@ -225,10 +226,10 @@ func run(ctx context.Context) error {
 		nd := time.Since(t0)
 		s := sample{kind: kind, e2e: e2e, compile: time.Duration(rec.CompileMicros) * time.Microsecond, ndd: nd,
 			inWatch: time.Duration(rec.LatencyMicros) * time.Microsecond, cpu: time.Duration(rec.CompileCPUMicros) * time.Microsecond,
-			recompiled: rec.Recompiled, flows: len(rec.Added) + len(rec.Removed)}
+			recompiled: rec.Recompiled, patched: rec.Patched, flows: len(rec.Added) + len(rec.Removed)}
 		samples = append(samples, s)
-		logf("change %2d (%s): aclc watch %v (in watcher %v, engine %v, CPU %v, %d flows), northd %v", i, kind,
-			e2e.Round(10*time.Microsecond), s.inWatch, s.compile, s.cpu, s.flows, nd.Round(time.Millisecond))
+		logf("change %2d (%s): aclc watch %v (in watcher %v, engine %v, CPU %v, %d flows, %d/%d datapaths patched, rows %v), northd %v", i, kind,
+			e2e.Round(10*time.Microsecond), s.inWatch, s.compile, s.cpu, s.flows, s.patched, s.recompiled, rec.NB, nd.Round(time.Millisecond))
 	}
 	rss, hwm := procMem(cmd.Process.Pid)
 	report := reportMarkdown(p, samples, northdInitial, watchInitial, initialFlows, rss, hwm)
