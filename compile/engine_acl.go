@@ -53,6 +53,10 @@ func (e *Engine) newACLPatch(changes []rowChange) *aclPatch {
 	for _, ch := range changes {
 		switch ch.table {
 		case nbdb.AddressSetTable:
+		case nbdb.NBGlobalTable:
+			// Only changes that leave the compiler's options alone reach
+			// here (others make the batch a full rebuild): nb_cfg bumps,
+			// which ovn-nbctl --wait and CMSs commit with their changes.
 		case nbdb.ACLTable:
 			var o, n *nbdb.ACL
 			if ch.old != nil {
