@@ -3,6 +3,7 @@ package nbschema
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -262,9 +263,9 @@ func mapOf[K comparable, V any](key func(*jreader) (K, error), value func(*jread
 	}
 }
 
-// row decodes one <row> object into a new model; withUUID says the row
-// carries its _uuid column (select) rather than being keyed by it
-// (monitor).
+// row decodes one <row> object into a new model and returns it with the
+// row's _uuid column when the row has one (select; a monitor update is
+// keyed by the UUID instead).
 func (td *tableDecoder) row(j *jreader) (reflect.Value, string, error) {
 	v := reflect.New(td.typ)
 	e := v.Elem()
@@ -414,16 +415,8 @@ func fastRead(ctx context.Context, conn net.Conn, remote string, method string, 
 }
 
 func isTimeout(err error) bool {
-	ne, ok := err.(net.Error)
-	for !ok {
-		u, isWrap := err.(interface{ Unwrap() error })
-		if !isWrap {
-			return false
-		}
-		err = u.Unwrap()
-		ne, ok = err.(net.Error)
-	}
-	return ne.Timeout()
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // serverError is an error the server returned for the request, or for one

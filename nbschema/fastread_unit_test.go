@@ -105,7 +105,10 @@ func TestFastReadDecode(t *testing.T) {
 		Options: map[string]string{"apply-after-lb": "true"}}
 	want.Origin = map[string]string{
 		"00000000-0000-0000-0000-0000000000g1": "NB NB_Global 00000000-0000-0000-0000-0000000000g1",
-		"ls1": "NB Logical_Switch ls1", "p2": "NB Logical_Switch_Port p2", "a1": "NB ACL a1", "a2": "NB ACL a2",
+		"ls1":                                  "NB Logical_Switch ls1",
+		"p2":                                   "NB Logical_Switch_Port p2",
+		"a1":                                   "NB ACL a1",
+		"a2":                                   "NB ACL a2",
 	}
 
 	tests := []struct {
