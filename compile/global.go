@@ -168,25 +168,33 @@ func (g *global) datapath(id string) *datapath {
 			od.localnetPorts = append(od.localnetPorts, lsp)
 		}
 	}
-	// ls_get_acl_flags
+	// ls_get_acl_flags; like northd, stop at the first allow-related ACL
+	// (it implies has_acls): the incremental engine calls this for every
+	// switch it patches, and reading every ACL of every port group there
+	// is most of a one-ACL delta's cost.
 	if len(od.acls) > 0 {
 		od.hasACLs = true
 		for _, a := range od.acls {
 			if a.Action == "allow-related" {
 				od.hasStatefulACL = true
+				break
 			}
 		}
 	}
 	for _, pg := range od.pgs {
+		if od.hasStatefulACL {
+			break
+		}
 		if sh := g.shared[pg.UUID]; sh != nil {
 			od.hasACLs = od.hasACLs || len(pg.ACLs) > 0
-			od.hasStatefulACL = od.hasStatefulACL || sh.info(g).hasStateful
+			od.hasStatefulACL = sh.info(g).hasStateful
 			continue
 		}
 		for _, a := range pg.ACLs {
 			od.hasACLs = true
 			if acl, ok := s.ACLs[a]; ok && acl.Action == "allow-related" {
 				od.hasStatefulACL = true
+				break
 			}
 		}
 	}
