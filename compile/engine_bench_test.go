@@ -28,7 +28,9 @@ func params50k() nbgen.Params {
 // ACLs spread across the NB. With nbCfg the batch also bumps
 // NB_Global.nb_cfg, as `ovn-nbctl --wait` and CMSs do in the same
 // transaction.
-func benchACLChange(b *testing.B, p nbgen.Params, onPG, nbCfg bool) { benchACLChangeCache(b, p, onPG, nbCfg, false) }
+func benchACLChange(b *testing.B, p nbgen.Params, onPG, nbCfg bool) {
+	benchACLChangeCache(b, p, onPG, nbCfg, false)
+}
 
 // thrash evicts the CPU caches, as ovn-northd's multi-second recompute on
 // the same cores does between two NB commits in a live deployment.
