@@ -50,7 +50,7 @@ func TestCLILint(t *testing.T) {
 		{name: "fixture and --nb", args: []string{"lint", "--nb", "unix:/nonexistent", fx("shadowed.yaml")},
 			wantErr: "either a FIXTURE or --nb", wantStatus: 2},
 		{name: "two fixtures", args: []string{"lint", fx("shadowed.yaml"), fx("host-bits.yaml")},
-			wantErr: "accepts at most 1 arg", wantStatus: 1},
+			wantErr: "accepts at most 1 arg", wantStatus: 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -155,6 +155,8 @@ func TestBadInput(t *testing.T) {
 		{name: "bad stage", fixture: "{}\n", args: []string{"--stage", "ls_in_l2_lkup"}, want: []string{"unknown stage"}, code: 2},
 		{name: "unknown datapath", fixture: "switches: [{name: sw0}]\n", args: []string{"--datapath", "sw9"}, want: []string{"sw9"}, code: 2},
 		{name: "unknown flag", args: []string{"compile", "--frobnicate"}, want: []string{"frobnicate"}, code: 2},
+		{name: "unknown command", args: []string{"frobnicate"}, want: []string{`unknown command "frobnicate"`}, code: 2},
+		{name: "too many arguments", args: []string{"compile", "a.yaml", "b.yaml"}, want: []string{"accepts at most 1 arg"}, code: 2},
 		{name: "strict with invalid match", fixture: "switches:\n  - name: s\n    acls:\n      - {direction: to-lport, priority: 1, match: \"ip4.src == 10.0.0.300\", action: drop}\n",
 			args: []string{"--strict"}, want: []string{"bad.yaml:4:9", "invalid match", "offset 11", "Invalid numeric constant"}, code: 1},
 		{name: "strict with reject wrapped into an invalid flow", args: []string{"compile", "--strict", "../../testdata/fixtures/reject-or-match.yaml"},

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -91,5 +92,20 @@ func run(args []string) int {
 		return ee.code
 	}
 	fmt.Fprintf(os.Stderr, "aclc: %v\n", err)
+	if isUsageError(err) {
+		return 2
+	}
 	return 1
+}
+
+// isUsageError recognizes the usage errors cobra itself returns (unknown
+// command, wrong number of arguments), which exit 2 like flag errors.
+func isUsageError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command ", "accepts ", "requires at least ", "requires exactly "} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return strings.Contains(msg, "arg(s), received")
 }
