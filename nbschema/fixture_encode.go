@@ -103,6 +103,25 @@ type encoder struct {
 	// owned records which rows have been written inline, to catch rows
 	// with two owners.
 	owned map[string]string
+	// names counts the names of the rows that switches, routers and
+	// groups refer to (a name used twice must be written as a UUID).
+	names *refNames
+}
+
+// refNames counts load balancer, group and COPP names.
+type refNames struct{ lb, lbg, copp map[string]int }
+
+// refNames counts the referable names once per encoding.
+func (e *encoder) refNames() *refNames {
+	if e.names == nil {
+		s := e.snap
+		e.names = &refNames{
+			lb:   countNames(s.LoadBalancers, func(r *nbdb.LoadBalancer) string { return r.Name }),
+			lbg:  countNames(s.LBGroups, func(r *nbdb.LoadBalancerGroup) string { return r.Name }),
+			copp: countNames(s.Copps, func(r *nbdb.Copp) string { return r.Name }),
+		}
+	}
+	return e.names
 }
 
 func (e *encoder) fail(format string, args ...any) {
@@ -321,9 +340,8 @@ func ownerNoun(table string) string {
 func (e *encoder) switches() []*yaml.Node {
 	s := e.snap
 	var out []*yaml.Node
-	lbNames := countNames(s.LoadBalancers, func(r *nbdb.LoadBalancer) string { return r.Name })
-	lbgNames := countNames(s.LBGroups, func(r *nbdb.LoadBalancerGroup) string { return r.Name })
-	coppNames := countNames(s.Copps, func(r *nbdb.Copp) string { return r.Name })
+	n := e.refNames()
+	lbNames, lbgNames, coppNames := n.lb, n.lbg, n.copp
 	for _, id := range byName(s.Switches, func(r *nbdb.LogicalSwitch) string { return r.Name }) {
 		ls := s.Switches[id]
 		what := "switch " + ls.Name
@@ -532,7 +550,7 @@ func (e *encoder) loadBalancers() []*yaml.Node {
 func (e *encoder) lbGroups() []*yaml.Node {
 	s := e.snap
 	var out []*yaml.Node
-	lbNames := countNames(s.LoadBalancers, func(r *nbdb.LoadBalancer) string { return r.Name })
+	lbNames := e.refNames().lb
 	for _, id := range byName(s.LBGroups, func(r *nbdb.LoadBalancerGroup) string { return r.Name }) {
 		g := s.LBGroups[id]
 		m := rowNode(g.UUID)
@@ -624,9 +642,8 @@ func (e *encoder) dnsRows() []*yaml.Node {
 func (e *encoder) routers() []*yaml.Node {
 	s := e.snap
 	var out []*yaml.Node
-	lbNames := countNames(s.LoadBalancers, func(r *nbdb.LoadBalancer) string { return r.Name })
-	lbgNames := countNames(s.LBGroups, func(r *nbdb.LoadBalancerGroup) string { return r.Name })
-	coppNames := countNames(s.Copps, func(r *nbdb.Copp) string { return r.Name })
+	n := e.refNames()
+	lbNames, lbgNames, coppNames := n.lb, n.lbg, n.copp
 	for _, id := range byName(s.Routers, func(r *nbdb.LogicalRouter) string { return r.Name }) {
 		lr := s.Routers[id]
 		what := "router " + lr.Name

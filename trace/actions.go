@@ -140,6 +140,14 @@ func inner(s string, open, close byte) (string, bool) {
 	return strings.TrimSpace(s[i+1 : j]), true
 }
 
+// keywordActions are the actions whose leading word says all the tracer
+// needs to know about them (arguments, if any, do not matter to it).
+var keywordActions = map[string]actKind{
+	"output": aOutput, "drop": aDrop, "ct_next": aCTNext, "ct_commit_nat": aCTCommitNAT,
+	"ct_clear": aCTClear, "ct_commit": aCTCommit,
+	"sample": aNoop, "trigger_event": aNoop, "put_fdb": aNoop, "set_queue": aNoop, "meter": aNoop, "handle_svc_check": aNoop,
+}
+
 func parseAction(st string) (action, error) {
 	a := action{text: st + ";", table: -1}
 	w := word(st)
@@ -176,24 +184,6 @@ func parseAction(st string) (action, error) {
 			}
 		}
 		return a, nil
-	case "output":
-		a.kind = aOutput
-		return a, nil
-	case "drop":
-		a.kind = aDrop
-		return a, nil
-	case "ct_next":
-		a.kind = aCTNext
-		return a, nil
-	case "ct_commit_nat":
-		a.kind = aCTCommitNAT
-		return a, nil
-	case "ct_clear":
-		a.kind = aCTClear
-		return a, nil
-	case "ct_commit":
-		a.kind = aCTCommit
-		return a, nil
 	case "ct_lb", "ct_lb_mark":
 		a.kind, a.name = aCTLB, w
 		if rest != "" {
@@ -221,8 +211,9 @@ func parseAction(st string) (action, error) {
 		a.kind = aLog
 		a.args, _ = inner(rest, '(', ')')
 		return a, nil
-	case "sample", "trigger_event", "put_fdb", "set_queue", "meter", "handle_svc_check":
-		a.kind = aNoop
+	}
+	if k, ok := keywordActions[w]; ok {
+		a.kind = k
 		return a, nil
 	}
 	if l, r, ok := strings.Cut(st, "<->"); ok {
