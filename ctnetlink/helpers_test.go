@@ -8,27 +8,12 @@ import (
 	"github.com/aclc/aclc/ctnetlink"
 	"github.com/aclc/aclc/internal/netnstest"
 	"github.com/aclc/aclc/internal/testenv"
-	"golang.org/x/sys/unix"
 )
 
 // zoneEntries returns n TCP entries of zone: 1.1.1.1:sport -> 2.2.2.2:80
 // with sport 1..n, the same tuples in every zone.
 func zoneEntries(zone uint16, n int) []ctnetlink.Entry {
-	es := make([]ctnetlink.Entry, n)
-	for i := range es {
-		e := &es[i]
-		e.Family = ctnetlink.FamilyIPv4
-		e.Zone = zone
-		e.Timeout = 600
-		e.Status = ctnetlink.Status(2) // SEEN_REPLY
-		e.TCPState = 3                 // ESTABLISHED
-		e.Orig.IP.SourceAddress = netip.AddrFrom4([4]byte{1, 1, 1, 1})
-		e.Orig.IP.DestinationAddress = netip.AddrFrom4([4]byte{2, 2, 2, 2})
-		e.Orig.Proto.Protocol = unix.IPPROTO_TCP
-		e.Orig.Proto.SourcePort = uint16(i + 1)
-		e.Orig.Proto.DestinationPort = 80
-	}
-	return es
+	return netnstest.TCPEntries(zone, n, netip.AddrFrom4([4]byte{1, 1, 1, 1}), netip.AddrFrom4([4]byte{2, 2, 2, 2}), 1)
 }
 
 // table returns zones×perZone entries in zones 0..zones-1.

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"golang.org/x/sys/unix"
 
 	"github.com/aclc/aclc/ctnetlink"
 	"github.com/aclc/aclc/internal/netnstest"
@@ -27,21 +26,7 @@ import (
 
 // ctEntries returns n established TCP entries in zone.
 func ctEntries(zone uint16, n int) []ctnetlink.Entry {
-	es := make([]ctnetlink.Entry, n)
-	for i := range es {
-		e := &es[i]
-		e.Family = ctnetlink.FamilyIPv4
-		e.Zone = zone
-		e.Timeout = 600
-		e.Status = ctnetlink.Status(2) // SEEN_REPLY
-		e.TCPState = 3                 // ESTABLISHED
-		e.Orig.IP.SourceAddress = netip.AddrFrom4([4]byte{10, 0, 0, 1})
-		e.Orig.IP.DestinationAddress = netip.AddrFrom4([4]byte{10, 0, 0, 2})
-		e.Orig.Proto.Protocol = unix.IPPROTO_TCP
-		e.Orig.Proto.SourcePort = uint16(1000 + i)
-		e.Orig.Proto.DestinationPort = 80
-	}
-	return es
+	return netnstest.TCPEntries(zone, n, netip.AddrFrom4([4]byte{10, 0, 0, 1}), netip.AddrFrom4([4]byte{10, 0, 0, 2}), 1000)
 }
 
 // zonePorts is the test's zone assignment: port -> zone. Zones 0 and 9
