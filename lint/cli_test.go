@@ -9,23 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aclc/aclc/internal/testenv"
 	"github.com/google/go-cmp/cmp"
 )
 
 // TestCLILint builds aclc and runs `aclc lint`, the command line face of
 // this package (cmd/aclc/lint.go): formats and exit codes.
 func TestCLILint(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds cmd/aclc")
-	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go tool not on PATH")
-	}
-	bin := filepath.Join(t.TempDir(), "aclc")
-	if out, err := exec.Command(gobin, "build", "-o", bin, "github.com/aclc/aclc/cmd/aclc").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testenv.AclcBinary(t)
 	fx := func(name string) string { return filepath.Join("testdata", name) }
 	tests := []struct {
 		name       string

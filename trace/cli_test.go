@@ -5,49 +5,23 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-)
 
-var (
-	buildOnce sync.Once
-	aclcBin   string
-	buildErr  error
+	"github.com/aclc/aclc/internal/testenv"
 )
 
 // TestMain removes the aclc binary the CLI test built.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if aclcBin != "" {
-		os.RemoveAll(filepath.Dir(aclcBin))
-	}
+	testenv.RemoveAclcBinary()
 	os.Exit(code)
 }
 
 // aclc builds cmd/aclc once and returns the binary's path.
 func aclc(t *testing.T) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the aclc binary")
-	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "aclc-trace-cli")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		aclcBin = filepath.Join(dir, "aclc")
-		out, err := exec.Command("go", "build", "-o", aclcBin, "../cmd/aclc").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("go build ../cmd/aclc: %v", buildErr)
-	}
-	return aclcBin
+	return testenv.AclcBinary(t)
 }
 
 // TestCLI runs `aclc trace` as a user would: output formats, --help, and

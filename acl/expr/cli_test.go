@@ -9,23 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aclc/aclc/internal/testenv"
 	"github.com/google/go-cmp/cmp"
 )
 
 // TestCLIMatchCheck builds aclc and runs `aclc match check`, the command
 // line face of this package (cmd/aclc/match.go).
 func TestCLIMatchCheck(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds cmd/aclc")
-	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go tool not on PATH")
-	}
-	bin := filepath.Join(t.TempDir(), "aclc")
-	if out, err := exec.Command(gobin, "build", "-o", bin, "github.com/aclc/aclc/cmd/aclc").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testenv.AclcBinary(t)
 	fixture := filepath.Join(t.TempDir(), "nb.yaml")
 	writeFile(t, fixture, `
 address_sets:

@@ -27,6 +27,8 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	testenv.RemoveAclcBinary() // built by the ct tests
+
 	os.Exit(code)
 }
 

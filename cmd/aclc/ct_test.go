@@ -3,13 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -17,33 +15,11 @@ import (
 	"github.com/aclc/aclc/internal/testenv"
 )
 
-var ctBin struct {
-	once sync.Once
-	path string
-	err  error
-}
-
 // ctAclc builds aclc once per test binary, into a directory anyone may
 // read (the permission test runs it as nobody).
 func ctAclc(t *testing.T) string {
 	t.Helper()
-	ctBin.once.Do(func() {
-		dir, err := os.MkdirTemp("", "aclc-ct-test-")
-		if err != nil {
-			ctBin.err = err
-			return
-		}
-		_ = os.Chmod(dir, 0o755)
-		ctBin.path = filepath.Join(dir, "aclc")
-		out, err := exec.Command("go", "build", "-o", ctBin.path, ".").CombinedOutput()
-		if err != nil {
-			ctBin.err = errors.New(string(out))
-		}
-	})
-	if ctBin.err != nil {
-		t.Fatalf("go build: %v", ctBin.err)
-	}
-	return ctBin.path
+	return testenv.AclcBinary(t)
 }
 
 // ctRun runs aclc with args and returns stdout, stderr and the exit code.
