@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -186,9 +187,9 @@ func (m refIndex) del(k, v string) {
 type Engine struct {
 	g *global
 
-	dps   map[string]*lflow.Datapath // switch UUID -> sorted flows
-	probs map[string][]Problem       // switch UUID -> its problems
-	flags map[string]dpFlags         // switch UUID -> what its fixed flows depend on
+	dps   map[string]*dpFlows  // switch UUID -> sorted flows
+	probs map[string][]Problem // switch UUID -> its problems
+	flags map[string]dpFlags   // switch UUID -> what its fixed flows depend on
 
 	// Reverse references, kept whether or not the target row exists.
 	portSwitches refIndex // LSP -> switches listing it
@@ -223,7 +224,7 @@ func NewEngine(s *nbschema.Snapshot) *Engine {
 
 func (e *Engine) reset(s *nbschema.Snapshot) {
 	e.g = newGlobal(s)
-	e.dps = make(map[string]*lflow.Datapath, len(s.Switches))
+	e.dps = make(map[string]*dpFlows, len(s.Switches))
 	e.probs = make(map[string][]Problem, len(s.Switches))
 	e.flags = make(map[string]dpFlags, len(s.Switches))
 	e.portSwitches = refIndex{}
@@ -262,7 +263,7 @@ func (e *Engine) Snapshot() *nbschema.Snapshot { return e.g.s }
 func (e *Engine) Listing() *lflow.Listing {
 	l := &lflow.Listing{Datapaths: make([]*lflow.Datapath, 0, len(e.dps))}
 	for _, dp := range e.dps {
-		l.Datapaths = append(l.Datapaths, dp)
+		l.Datapaths = append(l.Datapaths, dp.datapath())
 	}
 	sortDatapaths(l)
 	return l
@@ -272,7 +273,7 @@ func (e *Engine) Listing() *lflow.Listing {
 func (e *Engine) NumFlows() int {
 	n := 0
 	for _, dp := range e.dps {
-		n += len(dp.Flows)
+		n += dp.flows.Len()
 	}
 	return n
 }
@@ -513,12 +514,16 @@ func (e *Engine) refs(table, id string, row model.Model, add bool) {
 // collector gathers what a batch touches.
 type collector struct {
 	switches set
-	ports    set // LSPs whose portSwitch may change
-	acls     set // ACLs whose cached flows or owner may change
-	lrpNames set
-	meters   set // meter names
-	asNames  set // address set and port group (_ip4/_ip6) names
-	pgNames  set
+	// membership: the batch touches switches, their ports or port groups,
+	// so which port groups a switch has may change (not for ACL-only
+	// batches).
+	membership bool
+	ports      set // LSPs whose portSwitch may change
+	acls       set // ACLs whose cached flows or owner may change
+	lrpNames   set
+	meters     set // meter names
+	asNames    set // address set and port group (_ip4/_ip6) names
+	pgNames    set
 }
 
 func newCollector() *collector {
@@ -560,6 +565,7 @@ func (e *Engine) lrpNameSwitches(c *collector, name string) {
 func (e *Engine) affected(c *collector, table, id string, row model.Model) {
 	switch r := row.(type) {
 	case *nbdb.LogicalSwitch:
+		c.membership = true
 		c.switches[id] = struct{}{}
 		for _, p := range r.Ports {
 			c.ports[p] = struct{}{}
@@ -568,11 +574,13 @@ func (e *Engine) affected(c *collector, table, id string, row model.Model) {
 			c.acls[a] = struct{}{}
 		}
 	case *nbdb.LogicalSwitchPort:
+		c.membership = true
 		c.ports[id] = struct{}{}
 		for _, sw := range e.portSwitches[id] {
 			c.switches[sw] = struct{}{}
 		}
 	case *nbdb.PortGroup:
+		c.membership = true
 		e.pgSwitches(c, r)
 		c.pgNames[r.Name] = struct{}{}
 		c.asNames[r.Name+"_ip4"] = struct{}{}
@@ -745,7 +753,7 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 		}
 	}
 
-	oldFlags := make(map[string]dpFlags, len(e.flags))
+	var oldFlags map[string]dpFlags
 	deletedPorts := map[string]string{} // LSP UUID -> name
 	c := newCollector()
 	// Old state: what the rows reached before the batch.
@@ -755,9 +763,9 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 		}
 	}
 	if d.Full {
-		for id, v := range e.flags {
-			oldFlags[id] = v
-		}
+		oldFlags = maps.Clone(e.flags)
+	} else {
+		oldFlags = map[string]dpFlags{}
 	}
 	// ACL fast path: when the batch only changes ACLs and which ACLs
 	// switches and port groups list, a switch whose flags stay the same
@@ -820,7 +828,7 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
-		oldDps := make(map[string]*lflow.Datapath, len(ids))
+		oldDps := make(map[string]*dpFlows, len(ids))
 		for _, id := range ids {
 			oldDps[id] = e.dps[id]
 		}
@@ -895,6 +903,9 @@ func (e *Engine) updateIndexes(c *collector) {
 	}
 	// Port groups per switch, sorted by UUID like newGlobal.
 	for sw := range c.switches {
+		if !c.membership {
+			break
+		}
 		ls, ok := s.Switches[sw]
 		if !ok {
 			delete(g.switchPGs, sw)
@@ -1058,7 +1069,7 @@ func (e *Engine) recompile(ids []string) {
 			delete(e.flags, id)
 			continue
 		}
-		e.dps[id] = res[i].dp
+		e.dps[id] = newDPFlows(res[i].dp)
 		if len(res[i].probs) > 0 {
 			e.probs[id] = res[i].probs
 		} else {
@@ -1070,39 +1081,42 @@ func (e *Engine) recompile(ids []string) {
 
 // diffDatapath compares the old and new flows of one switch (either may be
 // nil) by a merge of the two sorted flow lists.
-func diffDatapath(id string, old, cur *lflow.Datapath) (DatapathDelta, bool) {
+func diffDatapath(id string, old, cur *dpFlows) (DatapathDelta, bool) {
 	dd := DatapathDelta{UUID: id}
 	switch {
 	case old == nil && cur == nil:
 		return dd, false
 	case old == nil:
-		dd.Name, dd.Name2, dd.Created = cur.Name, cur.Name2, true
-		dd.Added = slices.Clone(cur.Flows)
+		dd.Name, dd.Name2, dd.Created = cur.name, cur.name2, true
+		dd.Added = cur.flows.appendTo(nil)
 		return dd, true
 	case cur == nil:
-		dd.Name, dd.Name2, dd.Deleted = old.Name, old.Name2, true
-		dd.Removed = slices.Clone(old.Flows)
+		dd.Name, dd.Name2, dd.Deleted = old.name, old.name2, true
+		dd.Removed = old.flows.appendTo(nil)
 		return dd, true
 	}
-	dd.Name, dd.Name2 = cur.Name, cur.Name2
-	a, b := old.Flows, cur.Flows
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		switch c := lflow.Compare(a[i], b[j]); {
+	dd.Name, dd.Name2 = cur.name, cur.name2
+	a, b := cursor{fs: old.flows}, cursor{fs: cur.flows}
+	for a.ok() && b.ok() {
+		switch c := lflow.Compare(a.flow(), b.flow()); {
 		case c == 0:
-			i++
-			j++
+			a.next()
+			b.next()
 		case c < 0:
-			dd.Removed = append(dd.Removed, a[i])
-			i++
+			dd.Removed = append(dd.Removed, a.flow())
+			a.next()
 		default:
-			dd.Added = append(dd.Added, b[j])
-			j++
+			dd.Added = append(dd.Added, b.flow())
+			b.next()
 		}
 	}
-	dd.Removed = append(dd.Removed, a[i:]...)
-	dd.Added = append(dd.Added, b[j:]...)
-	changed := len(dd.Added) > 0 || len(dd.Removed) > 0 || old.Name != cur.Name || old.Name2 != cur.Name2
+	for ; a.ok(); a.next() {
+		dd.Removed = append(dd.Removed, a.flow())
+	}
+	for ; b.ok(); b.next() {
+		dd.Added = append(dd.Added, b.flow())
+	}
+	changed := len(dd.Added) > 0 || len(dd.Removed) > 0 || old.name != cur.name || old.name2 != cur.name2
 	return dd, changed
 }
 

@@ -2,7 +2,6 @@ package compile
 
 import (
 	"reflect"
-	"slices"
 	"strconv"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
@@ -207,7 +206,7 @@ func (e *Engine) patchACLs(p *aclPatch, ids []string) ([]string, map[string]Data
 			slow = append(slow, sw)
 			continue
 		}
-		od := g.datapath(sw)
+		od := g.datapathFlags(sw)
 		fl := flagsOf(od)
 		if fl != e.flags[sw] {
 			slow = append(slow, sw)
@@ -233,67 +232,12 @@ func (e *Engine) patchACLs(p *aclPatch, ids []string) ([]string, map[string]Data
 				}
 			}
 		}
-		nd, added, removed := patchFlows(old, add, rm)
-		e.dps[sw] = nd
-		patched[sw] = DatapathDelta{UUID: sw, Name: nd.Name, Name2: nd.Name2, Added: added, Removed: removed}
+		fs, added, removed := old.flows.patch(add, rm)
+		e.dps[sw] = &dpFlows{name: old.name, name2: old.name2, uuid: old.uuid, flows: fs}
+		patched[sw] = DatapathDelta{UUID: sw, Name: old.name, Name2: old.name2, Added: added, Removed: removed}
 		e.patchProblems(p, od, newDPs)
 	}
 	return slow, patched
-}
-
-// patchFlows returns a copy of old without the flows of rm and with those
-// of add, still sorted and without duplicates, and the flows actually
-// added and removed. It touches little more than the flow array: the few
-// changed flows are placed by binary search and the rest is copied in
-// runs, never compared or re-sorted.
-func patchFlows(old *lflow.Datapath, add, rm []lflow.Flow) (nd *lflow.Datapath, added, removed []lflow.Flow) {
-	flows := old.Flows
-	var drops []int
-	for _, f := range rm {
-		if i, found := slices.BinarySearchFunc(flows, f, lflow.Compare); found {
-			drops = append(drops, i)
-		}
-	}
-	slices.Sort(drops)
-	drops = slices.Compact(drops)
-	slices.SortFunc(add, lflow.Compare)
-	add = slices.CompactFunc(add, func(a, b lflow.Flow) bool { return lflow.Compare(a, b) == 0 })
-	type insert struct {
-		pos int
-		f   lflow.Flow
-	}
-	var ins []insert
-	for _, f := range add {
-		i, found := slices.BinarySearchFunc(flows, f, lflow.Compare)
-		if !found {
-			ins = append(ins, insert{i, f})
-			continue
-		}
-		// Already there (another ACL produces it too); if it was to go,
-		// it stays.
-		if k, dropped := slices.BinarySearch(drops, i); dropped {
-			drops = slices.Delete(drops, k, k+1)
-		}
-	}
-	nd = &lflow.Datapath{Name: old.Name, Name2: old.Name2, UUID: old.UUID,
-		Flows: make([]lflow.Flow, 0, len(flows)-len(drops)+len(ins))}
-	prev, di, ii := 0, 0, 0
-	for di < len(drops) || ii < len(ins) {
-		if ii < len(ins) && (di >= len(drops) || ins[ii].pos <= drops[di]) {
-			nd.Flows = append(nd.Flows, flows[prev:ins[ii].pos]...)
-			nd.Flows = append(nd.Flows, ins[ii].f)
-			added = append(added, ins[ii].f)
-			prev = ins[ii].pos
-			ii++
-			continue
-		}
-		nd.Flows = append(nd.Flows, flows[prev:drops[di]]...)
-		removed = append(removed, flows[drops[di]])
-		prev = drops[di] + 1
-		di++
-	}
-	nd.Flows = append(nd.Flows, flows[prev:]...)
-	return nd, added, removed
 }
 
 // otherProducer reports whether an ACL the batch did not change, on switch

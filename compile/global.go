@@ -142,19 +142,18 @@ type datapath struct {
 	hasLBVIP       bool
 }
 
+// datapath returns switch id with everything its compile reads: its
+// flags and port groups (datapathFlags), its ACLs, and its router and
+// localnet ports.
 func (g *global) datapath(id string) *datapath {
 	s := g.s
-	ls := s.Switches[id]
-	od := &datapath{id: id, ls: ls}
-	for _, a := range ls.ACLs {
+	od := g.datapathFlags(id)
+	for _, a := range od.ls.ACLs {
 		if acl, ok := s.ACLs[a]; ok {
 			od.acls = append(od.acls, acl)
 		}
 	}
-	for _, pgID := range g.switchPGs[id] {
-		od.pgs = append(od.pgs, s.PortGroups[pgID])
-	}
-	for _, p := range ls.Ports {
+	for _, p := range od.ls.Ports {
 		lsp, ok := s.Ports[p]
 		if !ok || g.portSwitch[p] != id {
 			continue
@@ -168,14 +167,25 @@ func (g *global) datapath(id string) *datapath {
 			od.localnetPorts = append(od.localnetPorts, lsp)
 		}
 	}
+	return od
+}
+
+// datapathFlags returns switch id with its port groups and its flags
+// (ls_get_acl_flags and the LB check) but neither its ACLs nor its ports:
+// all that the incremental engine needs of each switch it patches.
+func (g *global) datapathFlags(id string) *datapath {
+	s := g.s
+	ls := s.Switches[id]
+	od := &datapath{id: id, ls: ls}
+	for _, pgID := range g.switchPGs[id] {
+		od.pgs = append(od.pgs, s.PortGroups[pgID])
+	}
 	// ls_get_acl_flags; like northd, stop at the first allow-related ACL
-	// (it implies has_acls): the incremental engine calls this for every
-	// switch it patches, and reading every ACL of every port group there
-	// is most of a one-ACL delta's cost.
-	if len(od.acls) > 0 {
-		od.hasACLs = true
-		for _, a := range od.acls {
-			if a.Action == "allow-related" {
+	// (it implies has_acls).
+	for _, a := range ls.ACLs {
+		if acl, ok := s.ACLs[a]; ok {
+			od.hasACLs = true
+			if acl.Action == "allow-related" {
 				od.hasStatefulACL = true
 				break
 			}

@@ -76,14 +76,25 @@ type Batch struct {
 	Resync bool
 	// Delta is the engine's delta.
 	Delta *compile.Delta
-	// Listing is the full current flows (shared with the engine: read only).
-	Listing *lflow.Listing
+	// listing returns the full current flows; see Listing.
+	listing func() *lflow.Listing
+	flows   *lflow.Listing
 	// Compile is the time the engine took for the delta; Latency the time
 	// from the first row event of the batch to the delta being emitted.
 	Compile, Latency time.Duration
 	// CompileCPU is the CPU time of the thread that ran the engine during
 	// Compile (0 when not measured).
 	CompileCPU time.Duration
+}
+
+// Listing returns the full current flows after the batch (shared with the
+// engine: read only). It is built on first use, from the engine's state at
+// that moment: call it before the batch's OnBatch returns.
+func (b *Batch) Listing() *lflow.Listing {
+	if b.flows == nil && b.listing != nil {
+		b.flows = b.listing()
+	}
+	return b.flows
 }
 
 // threadCPU returns the CPU time the calling thread has used.
@@ -231,7 +242,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if w.cfg.Metrics != nil {
 		w.cfg.Metrics.setFlows(listing)
 	}
-	if err := w.emit(&Batch{Initial: true, Delta: initial, Listing: listing, Compile: took}); err != nil {
+	if err := w.emit(&Batch{Initial: true, Delta: initial, flows: listing, Compile: took}); err != nil {
 		return err
 	}
 	// Reading and compiling a large NB leaves much garbage (the decoded
@@ -381,7 +392,7 @@ func (w *Watcher) process(ctx context.Context) error {
 	if len(d.Changes) == 0 {
 		return nil
 	}
-	return w.emit(&Batch{Delta: d, Listing: w.engine.Listing(), Compile: took, CompileCPU: cpu, Latency: time.Since(first)})
+	return w.emit(&Batch{Delta: d, listing: w.engine.Listing, Compile: took, CompileCPU: cpu, Latency: time.Since(first)})
 }
 
 // cacheSnapshot builds a Snapshot that shares its rows with the libovsdb
@@ -460,7 +471,7 @@ func (w *Watcher) resync(_ context.Context, why string) error {
 	if len(d.Changes) == 0 {
 		return nil
 	}
-	return w.emit(&Batch{Resync: true, Delta: d, Listing: w.engine.Listing(), Compile: took, Latency: took})
+	return w.emit(&Batch{Resync: true, Delta: d, listing: w.engine.Listing, Compile: took, Latency: took})
 }
 
 // emit hands a batch on: deltas line, snapshot, metrics, then zone
@@ -477,7 +488,7 @@ func (w *Watcher) emit(b *Batch) error {
 		}
 	}
 	if w.cfg.WriteSnapshot != nil && (b.Initial || !b.Delta.Empty()) {
-		data, err := listingText(b.Listing)
+		data, err := listingText(b.Listing())
 		if err == nil {
 			err = w.cfg.WriteSnapshot(data)
 		}

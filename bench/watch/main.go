@@ -55,6 +55,7 @@ var (
 	flagACLs    = flag.Int("acls", 50000, "ACLs in the generated NB")
 	flagKeep    = flag.Bool("keep", false, "keep the sandbox directory")
 	flagMemLim  = flag.String("memory-limit", "200", "aclc watch --memory-limit (MiB)")
+	flagWrap    = flag.String("wrap", "", "run aclc watch under this command (e.g. \"perf record -g -o perf.data --\"), for profiling")
 )
 
 func main() {
@@ -153,8 +154,9 @@ func run(ctx context.Context) error {
 	if err := os.WriteFile(deltas, nil, 0o644); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, bin, "watch", "--nb", sb.NB, "--timeout", "2m", "--deltas", deltas, "--flush-backend", "none",
+	argv := append(strings.Fields(*flagWrap), bin, "watch", "--nb", sb.NB, "--timeout", "2m", "--deltas", deltas, "--flush-backend", "none",
 		"--memory-limit", *flagMemLim)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	logFile, err := os.Create(filepath.Join(dir, "watch.log"))
 	if err != nil {
