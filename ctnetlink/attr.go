@@ -18,14 +18,25 @@ import (
 // (dump, zone flush) still go through ti-mo/netfilter.
 
 // attrs appends netlink attributes with big-endian (netfilter) payloads
-// after 4 reserved bytes for the netfilter header.
-type attrs struct{ b []byte }
+// after 4 reserved bytes for the netfilter header. Several messages can be
+// laid out one after another in the same buffer (see start), which is how
+// a batch of requests is built without an allocation per request.
+type attrs struct {
+	b   []byte
+	off int // where the current message starts in b
+}
 
 // nfHeaderLen is the size of struct nfgenmsg.
 const nfHeaderLen = 4
 
 // newAttrs returns an encoder with room for about n bytes of attributes.
 func newAttrs(n int) attrs { return attrs{b: make([]byte, nfHeaderLen, nfHeaderLen+n)} }
+
+// start begins a new message after whatever a already holds.
+func (a *attrs) start() {
+	a.off = len(a.b)
+	a.b = append(a.b, 0, 0, 0, 0)
+}
 
 // put appends the header of an attribute with n payload bytes and returns
 // the payload slice to fill.
@@ -67,8 +78,9 @@ func (a *attrs) message(h netfilter.Header) (netlink.Message, error) {
 		t, _ = headerTemplates.LoadOrStore(h, m)
 	}
 	tm := t.(netlink.Message)
-	copy(a.b[:nfHeaderLen], tm.Data)
-	return netlink.Message{Header: tm.Header, Data: a.b}, nil
+	copy(a.b[a.off:a.off+nfHeaderLen], tm.Data)
+	// Capped: an append to one message never writes into the next.
+	return netlink.Message{Header: tm.Header, Data: a.b[a.off:len(a.b):len(a.b)]}, nil
 }
 
 // headerTemplates maps a netfilter.Header to its marshalled message.

@@ -2,8 +2,10 @@ package ctnetlink
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/mdlayher/netlink"
 	"golang.org/x/sys/unix"
@@ -51,6 +53,12 @@ type Conn struct {
 	netnsName  string
 	batchBytes int
 	support    *Support
+
+	// raw is the socket under nl, for sending batches already in wire
+	// format; nil when nl has none (a test's fake kernel), and batches
+	// then go through SendMessages.
+	raw syscall.RawConn
+	seq uint32 // sequence numbers of those batches
 }
 
 // netnsPath returns the namespace file cfg selects and a name for errors.
@@ -116,6 +124,12 @@ func NewConn(nl *netlink.Conn, cfg *Config) *Conn {
 
 func (c *Conn) init(nl *netlink.Conn, cfg *Config) {
 	c.nl = nl
+	if rc, err := nl.SyscallConn(); err == nil {
+		c.raw = rc
+		// Random, like the library's own counter for the other requests
+		// on this socket; the two never have requests in flight at once.
+		c.seq = rand.Uint32()
+	}
 	c.batchBytes = cfg.BatchBytes
 	if c.batchBytes <= 0 {
 		c.batchBytes = DefaultBatchBytes

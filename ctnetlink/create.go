@@ -26,14 +26,14 @@ func (c *Conn) Create(entries []Entry) (CreateResult, error) {
 	var res CreateResult
 	var err error
 	res.Inserted, res.Existing, err = c.batchRun(len(entries),
-		func(i int) (netlink.Message, error) { return createRequest(entries[i]) },
+		func(i int, a *attrs) (netlink.Message, error) { return createRequest(a, entries[i]) },
 		unix.EEXIST,
 		func(i int) string { return fmt.Sprintf("entry %d (%s zone %d)", i, entries[i].Orig, entries[i].Zone) })
 	return res, c.opError("create", -1, err)
 }
 
-// createRequest builds the create request of one entry.
-func createRequest(e Entry) (netlink.Message, error) {
+// createRequest builds the create request of one entry, appended to a.
+func createRequest(a *attrs, e Entry) (netlink.Message, error) {
 	if e.Timeout == 0 {
 		return netlink.Message{}, fmt.Errorf("entry %s: a timeout is required", e.Orig)
 	}
@@ -41,9 +41,9 @@ func createRequest(e Entry) (netlink.Message, error) {
 	if !reply.IP.SourceAddress.IsValid() {
 		reply = invert(e.Orig)
 	}
-	a := newAttrs(160)
-	encodeTuple(&a, ctaTupleOrig, e.Orig)
-	encodeTuple(&a, ctaTupleReply, reply)
+	a.start()
+	encodeTuple(a, ctaTupleOrig, e.Orig)
+	encodeTuple(a, ctaTupleReply, reply)
 	a.u32(ctaStatus, uint32(e.Status|conntrack.StatusConfirmed))
 	a.u32(ctaTimeout, e.Timeout)
 	if e.Mark != 0 {

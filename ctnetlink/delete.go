@@ -25,17 +25,17 @@ func (c *Conn) Delete(entries []Entry) (DeleteResult, error) {
 	var res DeleteResult
 	var err error
 	res.Deleted, res.Gone, err = c.batchRun(len(entries),
-		func(i int) (netlink.Message, error) { return deleteRequest(entries[i]) },
+		func(i int, a *attrs) (netlink.Message, error) { return deleteRequest(a, entries[i]) },
 		unix.ENOENT,
 		func(i int) string { return fmt.Sprintf("entry %d (%s, id %d)", i, entries[i].Orig, entries[i].ID) })
 	return res, c.opError("delete", -1, err)
 }
 
 // deleteRequest builds the delete of one entry: original tuple, zone and
-// ID, in the entry's own family.
-func deleteRequest(e Entry) (netlink.Message, error) {
-	a := newAttrs(80)
-	encodeTuple(&a, ctaTupleOrig, e.Orig)
+// ID, in the entry's own family, appended to a.
+func deleteRequest(a *attrs, e Entry) (netlink.Message, error) {
+	a.start()
+	encodeTuple(a, ctaTupleOrig, e.Orig)
 	a.u16(ctaZone, e.Zone)
 	a.u32(ctaID, e.ID)
 	return a.message(header(msgDelete, e.Family, 0, 0))

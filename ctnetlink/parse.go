@@ -6,8 +6,11 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ti-mo/conntrack"
 	"golang.org/x/sys/unix"
@@ -60,26 +63,134 @@ func ParseLoad(r io.Reader, name string) ([]Entry, error) {
 
 // parseText parses the whole text of a load file.
 func parseText(text, name string) ([]Entry, error) {
-	entries := make([]Entry, 0, strings.Count(text, "\n")+1)
-	var words []string // reused: a load file has hundreds of thousands of lines
-	for line := 1; text != ""; line++ {
-		l := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			l, text = text[:i], text[i+1:]
-		} else {
-			text = ""
+	var entries []Entry
+	_, err := scanText(text, name, func(lines int) { entries = make([]Entry, lines) },
+		func(line int, e Entry) { entries[line] = e })
+	if err != nil {
+		return nil, err
+	}
+	// Blank and comment lines left zero entries (a valid one always has a
+	// timeout): close the gaps.
+	return slices.DeleteFunc(entries, func(e Entry) bool { return e.Timeout == 0 }), nil
+}
+
+// scanText parses every line of text, on every core for a big text, and
+// returns the number of entries or the error of the first bad line. It
+// calls size once with the number of lines, then fn for each entry with
+// its line's index (from 0), concurrently from several goroutines but each
+// index once.
+func scanText(text, name string, size func(lines int), fn func(line int, e Entry)) (int, error) {
+	parts := splitLines(text, runtime.GOMAXPROCS(0), 1<<20)
+	lines := 0
+	for i := range parts {
+		parts[i].first = lines
+		lines += parts[i].lines
+	}
+	size(lines)
+	errs := make([]*ParseError, len(parts))
+	counts := make([]int, len(parts))
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Go(func() {
+			n := 0 // not counts[i]++: the parts' counters share a cache line
+			errs[i] = scanLines(p.text, func(l int, e Entry) {
+				n++
+				fn(p.first+l, e)
+			})
+			counts[i] = n
+		})
+	}
+	wg.Wait()
+	total := 0
+	for i, err := range errs {
+		if err != nil {
+			err.File, err.Line = name, parts[i].first+err.Line
+			return 0, err
 		}
-		words = appendFields(words[:0], l)
-		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
+		total += counts[i]
+	}
+	return total, nil
+}
+
+// linePart is a run of whole lines of a load file.
+type linePart struct {
+	text         string
+	first, lines int // index of its first line in the file; its line count
+}
+
+// splitLines cuts text into at most n runs of whole lines, each at least
+// min bytes long (a small file stays in one run).
+func splitLines(text string, n, min int) []linePart {
+	var parts []linePart
+	for text != "" {
+		end := len(text)
+		if n > 1 && len(text)/n >= min {
+			end = len(text) / n
+			if i := strings.IndexByte(text[end:], '\n'); i >= 0 {
+				end += i + 1
+			} else {
+				end = len(text)
+			}
+		}
+		part := text[:end]
+		lines := strings.Count(part, "\n")
+		if !strings.HasSuffix(part, "\n") {
+			lines++
+		}
+		parts = append(parts, linePart{text: part, lines: lines})
+		text = text[end:]
+		n--
+	}
+	return parts
+}
+
+// scanLines parses the lines of text and calls fn with each entry and its
+// line's index within text (from 0); blank and comment lines are skipped.
+// A returned error has the line number within text and no file name.
+func scanLines(text string, fn func(line int, e Entry)) *ParseError {
+	var sc lineScanner
+	sc.text = text
+	for {
+		line, e, err := sc.next()
+		if err != nil {
+			return err
+		}
+		if line < 0 {
+			return nil
+		}
+		fn(line, e)
+	}
+}
+
+// lineScanner parses a load text one entry at a time.
+type lineScanner struct {
+	text  string
+	line  int      // lines consumed
+	words []string // reused: a load file has hundreds of thousands of lines
+}
+
+// next returns the next entry and its line's index (from 0), or line -1 at
+// the end. An error has the line number (from 1) and no file name.
+func (sc *lineScanner) next() (int, Entry, *ParseError) {
+	for sc.text != "" {
+		l := sc.text
+		if j := strings.IndexByte(sc.text, '\n'); j >= 0 {
+			l, sc.text = sc.text[:j], sc.text[j+1:]
+		} else {
+			sc.text = ""
+		}
+		sc.line++
+		sc.words = appendFields(sc.words[:0], l)
+		if len(sc.words) == 0 || strings.HasPrefix(sc.words[0], "#") {
 			continue
 		}
-		e, err := parseLine(words)
+		e, err := parseLine(sc.words)
 		if err != nil {
-			return nil, &ParseError{File: name, Line: line, Err: err}
+			return 0, Entry{}, &ParseError{Line: sc.line, Err: err}
 		}
-		entries = append(entries, e)
+		return sc.line - 1, e, nil
 	}
-	return entries, nil
+	return -1, Entry{}, nil
 }
 
 // appendFields appends the space-separated words of s to dst, like
@@ -254,6 +365,23 @@ func (s *lineSpec) entry() (Entry, error) {
 
 // number parses a decimal or 0x-hex number in 0..max.
 func number(s string, max int64) (int, error) {
+	if len(s) > 0 && len(s) < 10 && s[0] != '0' {
+		// Plain decimal, the common case: no strconv.
+		n := int64(0)
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				n = -1
+				break
+			}
+			n = n*10 + int64(s[i]-'0')
+		}
+		if n >= 0 {
+			if n > max {
+				return 0, fmt.Errorf("want a number in 0..%d", max)
+			}
+			return int(n), nil
+		}
+	}
 	n, err := strconv.ParseInt(s, 0, 64)
 	if err != nil || n < 0 || n > max {
 		return 0, fmt.Errorf("want a number in 0..%d", max)
@@ -263,6 +391,12 @@ func number(s string, max int64) (int, error) {
 
 // parseProto parses a protocol name or number.
 func parseProto(s string) (int, error) {
+	switch s { // the usual spellings, without walking the map
+	case "tcp":
+		return unix.IPPROTO_TCP, nil
+	case "udp":
+		return unix.IPPROTO_UDP, nil
+	}
 	for num, name := range protoNames {
 		if strings.EqualFold(s, name) {
 			return int(num), nil
@@ -277,15 +411,17 @@ func parseProto(s string) (int, error) {
 // parseStatus parses a comma-separated -u list.
 func parseStatus(s string) (conntrack.Status, error) {
 	var st conntrack.Status
-	for _, f := range strings.Split(s, ",") {
-		switch strings.ToUpper(f) {
-		case "SEEN_REPLY":
+	for more := true; more; {
+		var f string
+		f, s, more = strings.Cut(s, ",")
+		switch {
+		case strings.EqualFold(f, "SEEN_REPLY"):
 			st |= conntrack.StatusSeenReply
-		case "ASSURED":
+		case strings.EqualFold(f, "ASSURED"):
 			st |= conntrack.StatusAssured
-		case "FIXED_TIMEOUT":
+		case strings.EqualFold(f, "FIXED_TIMEOUT"):
 			st |= conntrack.StatusFixedTimeout
-		case "UNSET":
+		case strings.EqualFold(f, "UNSET"):
 		default:
 			return 0, fmt.Errorf("unknown status %q", f)
 		}

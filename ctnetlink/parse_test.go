@@ -2,9 +2,12 @@ package ctnetlink_test
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -128,5 +131,56 @@ func TestParseLoadFileMissing(t *testing.T) {
 	_, err := ctnetlink.ParseLoadFile(filepath.Join(t.TempDir(), "nope"))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("ParseLoadFile of a missing file: %v, want ErrNotExist", err)
+	}
+}
+
+// TestParseLoadBig parses files big enough to be split over cores: the
+// entries keep the file's order, blank and comment lines in every part are
+// skipped, and a bad line is reported with its line number in the whole
+// file, the first one when several parts have one.
+func TestParseLoadBig(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	const n = 60000 // about 5 MB: four parts
+	line := func(i int) string {
+		return fmt.Sprintf("-I -w %d -s 10.0.0.1 -d 10.0.0.2 -p udp --sport %d --dport 53 -t 30\n", i%7, i%60000+1)
+	}
+	var b strings.Builder
+	var want []uint16
+	lineNo := map[int]int{} // entry index -> file line
+	cur := 0
+	for i := range n {
+		if i%1000 == 0 {
+			b.WriteString("# comment\n\n")
+			cur += 2
+		}
+		b.WriteString(line(i))
+		cur++
+		lineNo[i] = cur
+		want = append(want, uint16(i%60000+1))
+	}
+	text := b.String()
+	got, err := ctnetlink.ParseLoad(strings.NewReader(text), "big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ports []uint16
+	for _, e := range got {
+		ports = append(ports, e.Orig.Proto.SourcePort)
+	}
+	if diff := cmp.Diff(want, ports); diff != "" {
+		t.Fatalf("source ports in order (-want +got):\n%s", diff)
+	}
+
+	// Break two lines, in different parts: the first is reported.
+	lines := strings.SplitAfter(text, "\n")
+	for _, bad := range [][]int{{lineNo[50000]}, {lineNo[20000], lineNo[50000]}, {lineNo[0]}, {lineNo[n-1]}} {
+		broken := slices.Clone(lines)
+		for _, l := range bad {
+			broken[l-1] = "-I -s 10.0.0.1 -d 10.0.0.2 -p udp --sport 1 --dport 2\n" // no timeout
+		}
+		_, err := ctnetlink.ParseLoad(strings.NewReader(strings.Join(broken, "")), "big")
+		if want := fmt.Sprintf("big:%d: -t (timeout > 0) is required", bad[0]); err == nil || err.Error() != want {
+			t.Errorf("lines %v broken: error %v, want %q", bad, err, want)
+		}
 	}
 }

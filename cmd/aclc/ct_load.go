@@ -23,21 +23,22 @@ table fills up (ENOMEM) load stops and reports how many entries went in.
 Entries that already exist are left alone and counted.`,
 	Args: exactArgs(1),
 	RunE: func(cmd *cobra.Command, args []string) error {
-		entries, err := ctnetlink.ParseLoadFile(args[0])
+		load, err := ctnetlink.OpenLoad(args[0])
 		if err != nil {
 			return err
 		}
+		defer load.Close()
 		var res ctnetlink.CreateResult
 		err = ctWithConn(func(c *ctnetlink.Conn) error {
-			res, err = c.Create(entries)
+			res, err = c.CreateLoad(load)
 			return err
 		})
 		if errors.Is(err, ctnetlink.ErrTableFull) {
 			return fmt.Errorf("conntrack table full: inserted %d of %d entries from %s (%d already present) before the kernel refused more: %w",
-				res.Inserted, len(entries), args[0], res.Existing, err)
+				res.Inserted, load.Len(), args[0], res.Existing, err)
 		}
 		if err != nil {
-			return fmt.Errorf("%s: inserted %d of %d entries: %w", args[0], res.Inserted, len(entries), err)
+			return fmt.Errorf("%s: inserted %d of %d entries: %w", args[0], res.Inserted, load.Len(), err)
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "inserted %d entries from %s (%d already present)\n", res.Inserted, args[0], res.Existing)
 		return nil
