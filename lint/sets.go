@@ -97,16 +97,17 @@ type fc struct {
 // that cubes compare small integers instead of names.
 type fieldID uint16
 
-var fieldIDs = func() map[string]fieldID {
+// Built on first use: the symbol table is, too (see expr.DefaultSymtab).
+var fieldIDs = sync.OnceValue(func() map[string]fieldID {
 	m := map[string]fieldID{}
 	for i, n := range expr.DefaultSymtab().Names() {
 		m[n] = fieldID(i + 1)
 	}
 	return m
-}()
+})
 
 // idOf returns the number of the symbol called name (0 if none).
-func idOf(name string) fieldID { return fieldIDs[name] }
+func idOf(name string) fieldID { return fieldIDs()[name] }
 
 // cube is a conjunction of field constraints sorted by field name; the
 // empty cube matches everything. Cubes are never modified once built.

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aclc/aclc/acl/expr"
 )
@@ -32,8 +33,9 @@ var dropNames = map[string]bool{
 	"xxreg0": true, "xxreg1": true, "xreg4": true, "flags": true,
 }
 
-// swapFields and dropInReply are swapNames and dropNames by field number.
-var swapFields, dropInReply = func() (map[fieldID]fieldID, map[fieldID]bool) {
+// replyFields are swapNames and dropNames by field number, built on first
+// use.
+var replyFields = sync.OnceValues(func() (swap map[fieldID]fieldID, drop map[fieldID]bool) {
 	sw, dr := map[fieldID]fieldID{}, map[fieldID]bool{}
 	for a, b := range swapNames {
 		sw[idOf(a)] = idOf(b)
@@ -42,12 +44,13 @@ var swapFields, dropInReply = func() (map[fieldID]fieldID, map[fieldID]bool) {
 		dr[idOf(a)] = true
 	}
 	return sw, dr
-}()
+})
 
 // replyCube is the reply of the traffic c describes: sources and
 // destinations swapped, request-only constraints dropped (an
 // approximation from above).
 func replyCube(c cube) cube {
+	swapFields, dropInReply := replyFields()
 	out := make(cube, 0, len(c))
 	for _, f := range c {
 		if dropInReply[f.id] {

@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"sort"
+	"sync"
 )
 
 // Level is a symbol's measurement level, OVN's enum expr_level. It decides
@@ -98,11 +99,14 @@ func (t Symtab) Names() []string {
 // Lookup returns the symbol called name, or nil.
 func (t Symtab) Lookup(name string) *Symbol { return t[name] }
 
-var defaultSymtab = buildSymtab()
+// defaultSymtab is built on first use, not at program start: building it
+// parses every predicate and costs about a millisecond that commands which
+// never parse a match (aclc ct, nb load) should not pay.
+var defaultSymtab = sync.OnceValue(buildSymtab)
 
 // DefaultSymtab returns OVN 23.03's logical-flow symbol table. The table is
 // shared; callers must not modify it.
-func DefaultSymtab() Symtab { return defaultSymtab }
+func DefaultSymtab() Symtab { return defaultSymtab() }
 
 func buildSymtab() Symtab {
 	t := Symtab{}
