@@ -122,53 +122,67 @@ var protoNames = map[uint8]string{
 // String formats e the way `conntrack -L` does, e.g.
 //
 //	tcp      6 49 ESTABLISHED src=1.1.1.1 dst=2.2.2.2 sport=1 dport=3 src=2.2.2.2 dst=1.1.1.1 sport=3 dport=1 [ASSURED] mark=0 zone=5 use=1
-func (e Entry) String() string {
-	var b strings.Builder
-	e.appendText(&b)
-	return b.String()
-}
+func (e Entry) String() string { return string(e.AppendText(nil)) }
 
-// appendText writes the conntrack -L line of e (without newline) to b.
-func (e Entry) appendText(b *strings.Builder) {
+// AppendText appends the conntrack -L line of e (without newline) to b:
+// what `aclc ct list` prints, one entry at a time, without fmt.
+func (e Entry) AppendText(b []byte) []byte {
 	p := e.Orig.Proto.Protocol
 	name, ok := protoNames[p]
 	if !ok {
 		name = "unknown"
 	}
-	fmt.Fprintf(b, "%-8s %d %d ", name, p, e.Timeout)
+	b = append(b, name...)
+	for i := len(name); i < 8; i++ {
+		b = append(b, ' ')
+	}
+	b = append(b, ' ')
+	b = strconv.AppendUint(b, uint64(p), 10)
+	b = append(b, ' ')
+	b = strconv.AppendUint(b, uint64(e.Timeout), 10)
+	b = append(b, ' ')
 	if p == unix.IPPROTO_TCP {
-		b.WriteString(e.TCPState.String())
-		b.WriteByte(' ')
+		b = append(b, e.TCPState.String()...)
+		b = append(b, ' ')
 	}
-	appendTuple(b, e.Orig)
+	b = appendTuple(b, e.Orig)
 	if e.Status&conntrack.StatusSeenReply == 0 {
-		b.WriteString("[UNREPLIED] ")
+		b = append(b, "[UNREPLIED] "...)
 	}
-	appendTuple(b, e.Reply)
+	b = appendTuple(b, e.Reply)
 	if e.Status&conntrack.StatusAssured != 0 {
-		b.WriteString("[ASSURED] ")
+		b = append(b, "[ASSURED] "...)
 	}
-	b.WriteString("mark=")
-	b.WriteString(strconv.FormatUint(uint64(e.Mark), 10))
+	b = append(b, "mark="...)
+	b = strconv.AppendUint(b, uint64(e.Mark), 10)
 	if e.Zone != 0 {
-		b.WriteString(" zone=")
-		b.WriteString(strconv.Itoa(int(e.Zone)))
+		b = append(b, " zone="...)
+		b = strconv.AppendUint(b, uint64(e.Zone), 10)
 	}
-	b.WriteString(" use=")
-	b.WriteString(strconv.FormatUint(uint64(e.Use), 10))
+	b = append(b, " use="...)
+	return strconv.AppendUint(b, uint64(e.Use), 10)
 }
 
-// appendTuple writes "src=A dst=B sport=S dport=D " (or ICMP fields).
-func appendTuple(b *strings.Builder, t Tuple) {
-	b.WriteString("src=")
-	b.WriteString(t.IP.SourceAddress.String())
-	b.WriteString(" dst=")
-	b.WriteString(t.IP.DestinationAddress.String())
-	b.WriteByte(' ')
+// appendTuple appends "src=A dst=B sport=S dport=D " (or ICMP fields).
+func appendTuple(b []byte, t Tuple) []byte {
+	b = append(b, "src="...)
+	b = t.IP.SourceAddress.AppendTo(b)
+	b = append(b, " dst="...)
+	b = t.IP.DestinationAddress.AppendTo(b)
+	b = append(b, ' ')
+	num := func(b []byte, key string, v uint64) []byte {
+		b = append(b, key...)
+		b = strconv.AppendUint(b, v, 10)
+		return append(b, ' ')
+	}
 	switch p := t.Proto; {
 	case p.Protocol == unix.IPPROTO_ICMP || p.Protocol == unix.IPPROTO_ICMPV6:
-		fmt.Fprintf(b, "type=%d code=%d id=%d ", p.ICMPType, p.ICMPCode, p.ICMPID)
+		b = num(b, "type=", uint64(p.ICMPType))
+		b = num(b, "code=", uint64(p.ICMPCode))
+		b = num(b, "id=", uint64(p.ICMPID))
 	case hasPorts(p.Protocol):
-		fmt.Fprintf(b, "sport=%d dport=%d ", p.SourcePort, p.DestinationPort)
+		b = num(b, "sport=", uint64(p.SourcePort))
+		b = num(b, "dport=", uint64(p.DestinationPort))
 	}
+	return b
 }

@@ -34,12 +34,14 @@ every zone and the others are dropped here.`,
 		}
 		w := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 		enc := json.NewEncoder(w)
+		line := make([]byte, 0, 256)
 		err = ctWithConn(func(c *ctnetlink.Conn) error {
 			return c.DumpZone(zone, family, func(e ctnetlink.Entry) error {
 				if ctListFlags.format == "json" {
 					return enc.Encode(ctJSONEntryOf(e))
 				}
-				_, err := fmt.Fprintln(w, e)
+				line = append(e.AppendText(line[:0]), '\n')
+				_, err := w.Write(line)
 				return err
 			})
 		})
