@@ -17,10 +17,11 @@ import (
 )
 
 // fakeNB serves one connection on a unix socket: it answers list_dbs with
-// OVN_Northbound, then answers the next request with an echo request
-// followed by reply (the "result" and "error" members, as JSON), and
-// sends the echo reply it gets on echoed. A reply "RAW:text" is sent as
-// text, then the connection is closed.
+// OVN_Northbound and the reader's _Server query with a standalone
+// database, then answers the next request with an echo request followed
+// by reply (the "result" and "error" members, as JSON), and sends the echo
+// reply it gets on echoed. A reply "RAW:text" is sent as text, then the
+// connection is closed.
 func fakeNB(t *testing.T, reply string) (remote string, echoed <-chan json.RawMessage) {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "nb.sock")
@@ -42,9 +43,20 @@ func fakeNB(t *testing.T, reply string) (remote string, echoed <-chan json.RawMe
 			return
 		}
 		c.Write([]byte(`{"id":` + string(req.ID) + `,"result":["_Server","OVN_Northbound"],"error":null}`))
-		if dec.Decode(&req) != nil {
+		var next struct {
+			ID     json.RawMessage
+			Params []json.RawMessage
+		}
+		if dec.Decode(&next) != nil {
 			return
 		}
+		if len(next.Params) > 0 && string(next.Params[0]) == `"_Server"` {
+			c.Write([]byte(`{"id":` + string(next.ID) + `,"result":[{"rows":[{"model":"standalone","leader":true,"connected":true}]}],"error":null}`))
+			if dec.Decode(&next) != nil {
+				return
+			}
+		}
+		req.ID = next.ID
 		if raw, ok := strings.CutPrefix(reply, "RAW:"); ok {
 			c.Write([]byte(raw)) // and close
 			return

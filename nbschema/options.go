@@ -30,6 +30,10 @@ type Options struct {
 	// Reconnect makes the client reconnect (and re-monitor) after losing
 	// the NB, for long-running watchers. One-shot commands leave it off.
 	Reconnect bool
+	// NoLeaderOnly lets a clustered NB be read from a follower (ovn-nbctl
+	// --no-leader-only). By default only the leader is read, as ovn-nbctl
+	// and ovn-northd do; a member cut off from its cluster never is.
+	NoLeaderOnly bool
 }
 
 // nbTarget is how ovsdbconn reaches the NB.
@@ -42,7 +46,7 @@ var nbTarget = ovsdbconn.Target{
 // conn returns the connection options for package ovsdbconn.
 func (o Options) conn() ovsdbconn.Options {
 	return ovsdbconn.Options{Remotes: o.Remotes, PrivateKey: o.PrivateKey, Certificate: o.Certificate,
-		CACert: o.CACert, Timeout: o.Timeout, Reconnect: o.Reconnect}
+		CACert: o.CACert, Timeout: o.Timeout, Reconnect: o.Reconnect, NoLeaderOnly: o.NoLeaderOnly}
 }
 
 func (o Options) timeout() time.Duration { return o.conn().TimeoutOrDefault() }

@@ -95,16 +95,6 @@ func (p *pki) issue(t *testing.T, name string, serial int64) (keyFile, certFile 
 	return keyFile, certFile
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // TestConnectSSL runs an NB ovsdb-server on an pssl: remote and connects
 // with -p/-c/-C files; a client certificate from another CA is refused,
 // and so is a server that the client's CA did not sign.
@@ -121,7 +111,7 @@ func TestConnectSSL(t *testing.T) {
 	if out, err := exec.Command("ovsdb-tool", "create", db, ovnsandbox.NBSchema).CombinedOutput(); err != nil {
 		t.Fatalf("ovsdb-tool create: %v: %s", err, out)
 	}
-	port := freePort(t)
+	port := testenv.FreePort(t)
 	cmd := exec.Command("ovsdb-server", "--no-chdir",
 		"--remote="+fmt.Sprintf("pssl:%d:127.0.0.1", port),
 		"--private-key="+srvKey, "--certificate="+srvCert, "--ca-cert="+filepath.Join(dir, "good-ca.pem"),

@@ -16,6 +16,7 @@ type nbFlags struct {
 	certificate string
 	caCert      string
 	timeout     time.Duration
+	noLeader    bool
 }
 
 // register adds --nb, -p/--private-key, -c/--certificate, -C/--ca-cert and
@@ -27,23 +28,25 @@ func (f *nbFlags) register(cmd *cobra.Command) {
 	fl.StringVarP(&f.certificate, "certificate", "c", "", "certificate PEM file for ssl: remotes")
 	fl.StringVarP(&f.caCert, "ca-cert", "C", "", "CA certificate PEM file for ssl: remotes")
 	fl.DurationVar(&f.timeout, "timeout", nbschema.DefaultTimeout, "give up connecting to the NB after this long")
+	fl.BoolVar(&f.noLeader, "no-leader-only", false, "with a clustered NB, also read from a follower (default: the leader only, as ovn-nbctl)")
 }
 
 // options returns the nbschema connection options the flags describe.
 func (f *nbFlags) options() nbschema.Options {
 	return nbschema.Options{
-		Remotes:     f.remote,
-		PrivateKey:  f.privateKey,
-		Certificate: f.certificate,
-		CACert:      f.caCert,
-		Timeout:     f.timeout,
+		Remotes:      f.remote,
+		PrivateKey:   f.privateKey,
+		Certificate:  f.certificate,
+		CACert:       f.caCert,
+		Timeout:      f.timeout,
+		NoLeaderOnly: f.noLeader,
 	}
 }
 
 // set reports whether any NB flag was given on the command line, so that a
 // command can refuse both a fixture and --nb.
 func (f *nbFlags) set(cmd *cobra.Command) bool {
-	for _, name := range []string{"nb", "private-key", "certificate", "ca-cert", "timeout"} {
+	for _, name := range []string{"nb", "private-key", "certificate", "ca-cert", "timeout", "no-leader-only"} {
 		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
 			return true
 		}

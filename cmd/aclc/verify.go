@@ -43,7 +43,8 @@ The SB defaults to $OVN_SB_DB, else ` + sbschema.DefaultRemote + `; -p/-c/-C app
 		}
 		nbo := verifyNB.options()
 		sb, err := sbschema.LoadLogicalSwitchFlows(ctx, ovsdbconn.Options{Remotes: verifySB,
-			PrivateKey: nbo.PrivateKey, Certificate: nbo.Certificate, CACert: nbo.CACert, Timeout: nbo.Timeout})
+			PrivateKey: nbo.PrivateKey, Certificate: nbo.Certificate, CACert: nbo.CACert, Timeout: nbo.Timeout,
+			NoLeaderOnly: nbo.NoLeaderOnly})
 		if err != nil {
 			return err
 		}

@@ -54,6 +54,11 @@ type Options struct {
 	// Reconnect makes the client reconnect (and re-monitor) after losing
 	// the server, with backoff and an inactivity probe.
 	Reconnect bool
+	// NoLeaderOnly lets a clustered database be read from a follower.
+	// By default only the leader is used, as ovn-nbctl and ovn-northd do:
+	// a follower may lag behind it. A member not connected to its
+	// cluster is never used.
+	NoLeaderOnly bool
 }
 
 // TimeoutOrDefault returns Timeout, or DefaultTimeout when it is zero.
@@ -106,7 +111,7 @@ func Dial(ctx context.Context, t Target, opts Options, dbModel model.ClientDBMod
 	if err != nil {
 		return nil, nil, err
 	}
-	copts := []client.Option{client.WithLeaderOnly(false)}
+	copts := []client.Option{client.WithLeaderOnly(!opts.NoLeaderOnly)}
 	for _, r := range remotes {
 		copts = append(copts, client.WithEndpoint(r))
 	}

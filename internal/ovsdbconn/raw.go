@@ -31,11 +31,30 @@ func DialRaw(ctx context.Context, t Target, opts Options) (net.Conn, string, err
 		}
 	}
 	timeout := opts.TimeoutOrDefault()
+	deadline := time.Now().Add(timeout)
+	for {
+		c, remote, again, err := dialRawOnce(ctx, t, opts, remotes, tlsCfg, timeout)
+		if !again || time.Now().After(deadline) || ctx.Err() != nil {
+			return c, remote, err
+		}
+		// Only followers (or members cut off from their cluster) answered:
+		// an election may be under way. Ask again, as ovn-nbctl does,
+		// until the timeout.
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// dialRawOnce tries each remote once. again reports that the only
+// remotes serving t.DB were cluster members that may not be used (a
+// follower under leader-only, or a member not connected to its cluster):
+// worth another round.
+func dialRawOnce(ctx context.Context, t Target, opts Options, remotes []string, tlsCfg *tls.Config, timeout time.Duration) (net.Conn, string, bool, error) {
 	var (
-		errs  []error
-		found []string
-		hint  string
-		muted bool
+		errs    []error
+		found   []string
+		members []string
+		hint    string
+		muted   bool
 	)
 	for _, r := range remotes {
 		c, dbs, err := dialList(ctx, r, tlsCfg, timeout)
@@ -47,7 +66,18 @@ func DialRaw(ctx context.Context, t Target, opts Options) (net.Conn, string, err
 			continue
 		}
 		if slices.Contains(dbs, t.DB) {
-			return c, r, nil
+			why, err := usable(c, t.DB, opts, timeout)
+			if err != nil {
+				c.Close()
+				errs = append(errs, fmt.Errorf("%s: %w", r, err))
+				continue
+			}
+			if why == "" {
+				return c, r, false, nil
+			}
+			c.Close()
+			members = append(members, r+" "+why)
+			continue
 		}
 		c.Close()
 		found = append(found, fmt.Sprintf("%s serves %s", r, strings.Join(dbs, ", ")))
@@ -57,12 +87,40 @@ func DialRaw(ctx context.Context, t Target, opts Options) (net.Conn, string, err
 	}
 	where := strings.Join(remotes, ",")
 	switch {
+	case len(members) > 0:
+		advice := ""
+		if !opts.NoLeaderOnly {
+			advice = " (--no-leader-only reads from a follower)"
+		}
+		return nil, "", true, fmt.Errorf("no usable %s cluster member at %s: %s%s", t.Label, where, strings.Join(members, "; "), advice)
 	case len(found) > 0:
-		return nil, "", fmt.Errorf("%s has no %s database: %s%s", where, t.DB, strings.Join(found, "; "), hint)
+		return nil, "", false, fmt.Errorf("%s has no %s database: %s%s", where, t.DB, strings.Join(found, "; "), hint)
 	case muted:
-		return nil, "", fmt.Errorf("%s at %s did not answer within %v (--timeout): %w", t.Label, where, timeout, errors.Join(errs...))
+		return nil, "", false, fmt.Errorf("%s at %s did not answer within %v (--timeout): %w", t.Label, where, timeout, errors.Join(errs...))
 	}
-	return nil, "", fmt.Errorf("cannot reach %s at %s: %w", t.Label, where, errors.Join(errs...))
+	return nil, "", false, fmt.Errorf("cannot reach %s at %s: %w", t.Label, where, errors.Join(errs...))
+}
+
+// usable says why the server on c may not be read for db ("" if it may):
+// a clustered member must be connected to its cluster, and be the leader
+// unless opts.NoLeaderOnly — a follower may lag, and one cut off from its
+// cluster may serve old data indefinitely. ovn-nbctl and ovn-northd read
+// from the leader by default too.
+func usable(c net.Conn, db string, opts Options, timeout time.Duration) (string, error) {
+	c.SetDeadline(time.Now().Add(timeout))
+	defer c.SetDeadline(time.Time{})
+	role, err := roleOf(c, db)
+	switch {
+	case err != nil:
+		return "", err
+	case !role.clustered:
+		return "", nil
+	case !role.connected:
+		return "is not connected to its cluster", nil
+	case !role.leader && !opts.NoLeaderOnly:
+		return "is a follower", nil
+	}
+	return "", nil
 }
 
 // otherDatabase returns the hint for a server that serves dbs but not t.DB:
@@ -125,11 +183,24 @@ func dialRemote(ctx context.Context, remote string, tlsCfg *tls.Config) (net.Con
 	return nil, fmt.Errorf("unknown remote %q", remote)
 }
 
-// listDBs sends list_dbs on c and returns the reply, answering the
-// server's echo requests meanwhile. It reads byte by byte what it needs
-// only, so that the connection can be used for further requests.
+// listDBs sends list_dbs on c and returns the reply.
 func listDBs(c net.Conn) ([]string, error) {
-	if err := json.NewEncoder(c).Encode(map[string]any{"method": "list_dbs", "params": []any{}, "id": "list_dbs"}); err != nil {
+	raw, err := call(c, "list_dbs", []any{})
+	if err != nil {
+		return nil, err
+	}
+	var dbs []string
+	if err := json.Unmarshal(raw, &dbs); err != nil {
+		return nil, fmt.Errorf("list_dbs reply: %w", err)
+	}
+	return dbs, nil
+}
+
+// call sends one JSON-RPC request on c and returns its result, answering
+// the server's echo requests meanwhile. It reads byte by byte what it
+// needs only, so that the connection can be used for further requests.
+func call(c net.Conn, method string, params any) (json.RawMessage, error) {
+	if err := json.NewEncoder(c).Encode(map[string]any{"method": method, "params": params, "id": method}); err != nil {
 		return nil, err
 	}
 	for {
@@ -139,13 +210,13 @@ func listDBs(c net.Conn) ([]string, error) {
 		}
 		var msg struct {
 			ID     json.RawMessage `json:"id"`
-			Result []string        `json:"result"`
+			Result json.RawMessage `json:"result"`
 			Error  json.RawMessage `json:"error"`
 			Method string          `json:"method"`
 			Params json.RawMessage `json:"params"`
 		}
 		if err := json.Unmarshal(raw, &msg); err != nil {
-			return nil, fmt.Errorf("list_dbs reply: %w", err)
+			return nil, fmt.Errorf("%s reply: %w", method, err)
 		}
 		if msg.Method == "echo" {
 			reply, _ := json.Marshal(map[string]any{"id": msg.ID, "result": msg.Params, "error": nil})
@@ -158,10 +229,51 @@ func listDBs(c net.Conn) ([]string, error) {
 			continue
 		}
 		if len(msg.Error) > 0 && string(msg.Error) != "null" {
-			return nil, fmt.Errorf("list_dbs: %s", msg.Error)
+			return nil, fmt.Errorf("%s: %s", method, msg.Error)
 		}
 		return msg.Result, nil
 	}
+}
+
+// clusterRole is what a server says of one of its databases in its
+// _Server database: clustered or not and, if clustered, whether it is the
+// leader and whether it is connected to the rest of its cluster.
+type clusterRole struct {
+	clustered, leader, connected bool
+}
+
+// roleOf asks the server on c for its role for db. A server without a
+// _Server database (before Open vSwitch 2.9) is taken as standalone.
+func roleOf(c net.Conn, db string) (clusterRole, error) {
+	raw, err := call(c, "transact", []any{"_Server", map[string]any{
+		"op": "select", "table": "Database", "where": []any{[]any{"name", "==", db}},
+		"columns": []string{"model", "leader", "connected"},
+	}})
+	if err != nil {
+		if strings.Contains(err.Error(), "unknown database") {
+			return clusterRole{}, nil
+		}
+		return clusterRole{}, err
+	}
+	var res []struct {
+		Rows []struct {
+			Model     string `json:"model"`
+			Leader    bool   `json:"leader"`
+			Connected bool   `json:"connected"`
+		} `json:"rows"`
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return clusterRole{}, fmt.Errorf("_Server reply: %w", err)
+	}
+	if len(res) != 1 || res[0].Error != "" || len(res[0].Rows) != 1 {
+		return clusterRole{}, nil
+	}
+	r := res[0].Rows[0]
+	if r.Model != "clustered" {
+		return clusterRole{}, nil
+	}
+	return clusterRole{clustered: true, leader: r.Leader, connected: r.Connected}, nil
 }
 
 // readMessage reads one JSON value (an object) from c without reading
