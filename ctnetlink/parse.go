@@ -80,7 +80,7 @@ func parseText(text, name string) ([]Entry, error) {
 // its line's index (from 0), concurrently from several goroutines but each
 // index once.
 func scanText(text, name string, size func(lines int), fn func(line int, e Entry)) (int, error) {
-	parts := splitLines(text, runtime.GOMAXPROCS(0), 1<<20)
+	parts := splitLines(text, runtime.GOMAXPROCS(0), splitMin)
 	lines := 0
 	for i := range parts {
 		parts[i].first = lines
@@ -111,6 +111,10 @@ func scanText(text, name string, size func(lines int), fn func(line int, e Entry
 	}
 	return total, nil
 }
+
+// splitMin is the smallest part of a load file parsed on its own core
+// (tests lower it to split small texts).
+var splitMin = 1 << 20
 
 // linePart is a run of whole lines of a load file.
 type linePart struct {
@@ -320,8 +324,15 @@ func (s *lineSpec) entry() (Entry, error) {
 	p := &e.Orig.Proto
 	p.Protocol = uint8(s.proto)
 	e.Orig.IP.SourceAddress, e.Orig.IP.DestinationAddress = s.src, s.dst
+	icmp := p.Protocol == unix.IPPROTO_ICMP || p.Protocol == unix.IPPROTO_ICMPV6
+	if !hasPorts(p.Protocol) && (s.sport >= 0 || s.dport >= 0 || s.rsport >= 0 || s.rdport >= 0) {
+		return Entry{}, errors.New("port options only apply to tcp, udp, udplite, sctp, dccp and gre")
+	}
+	if !icmp && (s.icmpType >= 0 || s.icmpCode >= 0 || s.icmpID >= 0) {
+		return Entry{}, errors.New("--icmp-type, --icmp-code and --icmp-id only apply to icmp and icmpv6")
+	}
 	switch {
-	case p.Protocol == unix.IPPROTO_ICMP || p.Protocol == unix.IPPROTO_ICMPV6:
+	case icmp:
 		if s.icmpType < 0 || s.icmpCode < 0 || s.icmpID < 0 {
 			return Entry{}, errors.New("--icmp-type, --icmp-code and --icmp-id are required for icmp")
 		}

@@ -109,6 +109,10 @@ func TestParseLoadErrors(t *testing.T) {
 		{"mixed families", "-I -s 1.1.1.1 -d ::1 -p udp --sport 1 --dport 2 -t 5", "f:1: -s and -d are of different families"},
 		{"icmp without id", "-I -s 1.1.1.1 -d 2.2.2.2 -p icmp --icmp-type 8 --icmp-code 0 -t 5", "f:1: --icmp-type, --icmp-code and --icmp-id are required"},
 		{"bad status", "-I -s 1.1.1.1 -d 2.2.2.2 -p udp --sport 1 --dport 2 -u SEEN -t 5", `f:1: -u SEEN: unknown status "SEEN"`},
+		// Found by FuzzParseLoad: a reply port on a protocol without ports
+		// was kept in the entry but could not be sent to the kernel.
+		{"port without ports", "-I -s 1.1.1.1 -d 2.2.2.2 -p 0 --reply-port-dst 1 -t 10", "f:1: port options only apply to tcp, udp"},
+		{"icmp option on udp", "-I -s 1.1.1.1 -d 2.2.2.2 -p udp --sport 1 --dport 2 --icmp-type 8 -t 5", "f:1: --icmp-type, --icmp-code and --icmp-id only apply to icmp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
