@@ -1,6 +1,7 @@
 package ctnetlink
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"unsafe"
@@ -34,6 +35,11 @@ func OpenLoad(path string) (*Load, error) {
 	l := &Load{name: path, text: text, unmap: unmap}
 	l.entries, err = scanText(text, path, func(int) {}, func(int, Entry) {})
 	if err != nil {
+		// The cause may point into the mapped text (netip's errors keep
+		// the string they failed on): keep only its message.
+		if pe, ok := err.(*ParseError); ok && pe.Err != nil {
+			pe.Err = errors.New(pe.Err.Error())
+		}
 		l.Close()
 		return nil, err
 	}

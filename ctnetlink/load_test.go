@@ -118,3 +118,20 @@ func TestOpenLoadBadLine(t *testing.T) {
 		t.Errorf("OpenLoad of an empty file: %v, %v", l, err)
 	}
 }
+
+// TestOpenLoadErrorOutlivesFile: the error of a bad address is still
+// readable, through errors.Unwrap too, after the file's mapping is gone.
+func TestOpenLoadErrorOutlivesFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.txt")
+	os.WriteFile(path, []byte("-I -s 1.1.1.x -d 2.2.2.2 -p udp --sport 1 --dport 2 -t 5\n"), 0o644)
+	_, err := OpenLoad(path)
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("OpenLoad: %v, want a ParseError", err)
+	}
+	for e := error(pe); e != nil; e = errors.Unwrap(e) {
+		if msg := e.Error(); !strings.Contains(msg, "1.1.1.x") {
+			t.Errorf("error %q does not name the bad address", msg)
+		}
+	}
+}
