@@ -26,7 +26,9 @@ type Load struct {
 
 // OpenLoad reads and checks the load file at path. Any bad line is an
 // error (a *ParseError naming path:line) and nothing is returned, so a
-// file that fails to parse inserts nothing. Close the Load when done.
+// file that fails to parse inserts nothing. Close the Load when done. A
+// regular file is mapped, not copied: it must not be truncated while the
+// Load is open (reading a page past the new end would fault, SIGBUS).
 func OpenLoad(path string) (*Load, error) {
 	text, unmap, err := mapFile(path)
 	if err != nil {
