@@ -35,7 +35,7 @@ type readTable struct {
 
 // readTables are the tables and columns LoadLive reads, as monitoredTables.
 var readTables = []readTable{
-	{nbdb.NBGlobalTable, &nbdb.NBGlobal{}, []string{"name", "options", "external_ids"}},
+	{nbdb.NBGlobalTable, &nbdb.NBGlobal{}, []string{"name", "nb_cfg", "options", "external_ids"}},
 	{nbdb.LogicalSwitchTable, &nbdb.LogicalSwitch{}, []string{"name", "ports", "acls", "load_balancer",
 		"load_balancer_group", "dns_records", "copp", "other_config", "external_ids"}},
 	{nbdb.LogicalSwitchPortTable, &nbdb.LogicalSwitchPort{}, []string{"name", "type", "addresses",

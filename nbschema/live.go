@@ -55,7 +55,7 @@ func monitoredTables() []client.MonitorOption {
 	lr := &nbdb.LogicalRouter{}
 	lrp := &nbdb.LogicalRouterPort{}
 	return []client.MonitorOption{
-		client.WithTable(g, &g.Name, &g.Options, &g.ExternalIDs),
+		client.WithTable(g, &g.Name, &g.NbCfg, &g.Options, &g.ExternalIDs),
 		client.WithTable(ls, &ls.Name, &ls.Ports, &ls.ACLs, &ls.LoadBalancer, &ls.LoadBalancerGroup,
 			&ls.DNSRecords, &ls.Copp, &ls.OtherConfig, &ls.ExternalIDs),
 		client.WithTable(lsp, &lsp.Name, &lsp.Type, &lsp.Addresses, &lsp.DynamicAddresses, &lsp.PortSecurity, &lsp.Options,

@@ -23,6 +23,11 @@ type DeltaRecord struct {
 	// NB is the NB transaction(s) of the batch: every row it inserted,
 	// updated or deleted in the tables aclc follows.
 	NB []compile.RowOp `json:"nb"`
+	// NbCfg is NB_Global's nb_cfg once the batch is applied: the sequence
+	// number that ovn-nbctl --wait and CMSs bump in the transaction of
+	// their change (and northd copies to the SB's sb_cfg), so a CMS can
+	// tell that aclc has processed its change. Omitted while 0.
+	NbCfg int `json:"nb_cfg,omitempty"`
 	// CompileMicros is the engine's time for the delta; LatencyMicros the
 	// time from the first row event of the batch reaching the watcher to
 	// the delta being ready.
@@ -70,7 +75,7 @@ func deltaFlow(dd *compile.DatapathDelta, f lflow.Flow) DeltaFlow {
 // NewDeltaRecord builds the --deltas record of a batch.
 func NewDeltaRecord(b *Batch) *DeltaRecord {
 	d := b.Delta
-	r := &DeltaRecord{Seq: b.Seq, Time: time.Now().UTC(), Initial: b.Initial, Resync: b.Resync, NB: d.Changes,
+	r := &DeltaRecord{Seq: b.Seq, Time: time.Now().UTC(), Initial: b.Initial, Resync: b.Resync, NB: d.Changes, NbCfg: b.NbCfg,
 		CompileMicros: b.Compile.Microseconds(), CompileCPUMicros: b.CompileCPU.Microseconds(), LatencyMicros: b.Latency.Microseconds(), Recompiled: d.Recompiled, Patched: d.Patched, Full: d.Full,
 		Added: []DeltaFlow{}, Removed: []DeltaFlow{}}
 	if r.NB == nil {
@@ -96,7 +101,7 @@ func writeDeltaLine(w io.Writer, b *Batch) error {
 	var hb bytes.Buffer
 	enc := json.NewEncoder(&hb)
 	enc.SetEscapeHTML(false)
-	head := NewDeltaRecord(&Batch{Seq: b.Seq, Initial: b.Initial, Resync: b.Resync, Compile: b.Compile, CompileCPU: b.CompileCPU, Latency: b.Latency,
+	head := NewDeltaRecord(&Batch{Seq: b.Seq, Initial: b.Initial, Resync: b.Resync, Compile: b.Compile, CompileCPU: b.CompileCPU, Latency: b.Latency, NbCfg: b.NbCfg,
 		Delta: &compile.Delta{Changes: b.Delta.Changes, Recompiled: b.Delta.Recompiled, Patched: b.Delta.Patched, Full: b.Delta.Full}})
 	for i := range b.Delta.Datapaths {
 		dd := &b.Delta.Datapaths[i]

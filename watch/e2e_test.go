@@ -2,6 +2,8 @@ package watch_test
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -170,10 +172,39 @@ func TestWatchFollowsNorthd(t *testing.T) {
 		t.Fatalf("only %d changes", n)
 	}
 
+	// Every northdFlows above bumped nb_cfg (ovn-nbctl --wait=sb sync): the
+	// delta lines say which nb_cfg they reflect, and the last one reaches
+	// the NB's.
+	out, err := sb.NBCtl(ctx, "get", "NB_Global", ".", "nb_cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCfg, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil || wantCfg < len(nbChanges) {
+		t.Fatalf("NB nb_cfg %q, want at least %d", out, len(nbChanges))
+	}
+	for deadline := time.Now().Add(10 * time.Second); lastNbCfg(t, w.deltas.String()) != wantCfg; {
+		if time.Now().After(deadline) {
+			t.Fatalf("last delta line has nb_cfg %d, want the NB's %d", lastNbCfg(t, w.deltas.String()), wantCfg)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
 	final, _ := w.readSnapshot(t)
 	replayed, lines := replayDeltas(t, w.deltas.String())
 	if textOf(t, replayed) != textOf(t, final) {
 		t.Fatalf("replaying the %d --deltas lines does not give the snapshot", lines)
 	}
 	t.Logf("%d NB changes, %d delta lines, final %d flows", len(nbChanges), lines, final.NumFlows())
+}
+
+// lastNbCfg returns the nb_cfg of the last --deltas line.
+func lastNbCfg(t *testing.T, data string) int {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(data), "\n")
+	var rec watch.DeltaRecord
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec.NbCfg
 }

@@ -85,6 +85,8 @@ type Batch struct {
 	// CompileCPU is the CPU time of the thread that ran the engine during
 	// Compile (0 when not measured).
 	CompileCPU time.Duration
+	// NbCfg is NB_Global's nb_cfg after the batch (0 without NB_Global).
+	NbCfg int
 }
 
 // Listing returns the full current flows after the batch (shared with the
@@ -242,7 +244,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if w.cfg.Metrics != nil {
 		w.cfg.Metrics.setFlows(listing)
 	}
-	if err := w.emit(&Batch{Initial: true, Delta: initial, flows: listing, Compile: took}); err != nil {
+	if err := w.emit(&Batch{Initial: true, Delta: initial, flows: listing, Compile: took, NbCfg: w.nbCfg()}); err != nil {
 		return err
 	}
 	// Reading and compiling a large NB leaves much garbage (the decoded
@@ -392,7 +394,15 @@ func (w *Watcher) process(ctx context.Context) error {
 	if len(d.Changes) == 0 {
 		return nil
 	}
-	return w.emit(&Batch{Delta: d, listing: w.engine.Listing, Compile: took, CompileCPU: cpu, Latency: time.Since(first)})
+	return w.emit(&Batch{Delta: d, listing: w.engine.Listing, Compile: took, CompileCPU: cpu, Latency: time.Since(first), NbCfg: w.nbCfg()})
+}
+
+// nbCfg returns NB_Global's nb_cfg as the engine has it.
+func (w *Watcher) nbCfg() int {
+	if g := w.engine.Snapshot().Global; g != nil {
+		return g.NbCfg
+	}
+	return 0
 }
 
 // cacheSnapshot builds a Snapshot that shares its rows with the libovsdb
@@ -471,7 +481,7 @@ func (w *Watcher) resync(_ context.Context, why string) error {
 	if len(d.Changes) == 0 {
 		return nil
 	}
-	return w.emit(&Batch{Resync: true, Delta: d, listing: w.engine.Listing, Compile: took, Latency: took})
+	return w.emit(&Batch{Resync: true, Delta: d, listing: w.engine.Listing, Compile: took, Latency: took, NbCfg: w.nbCfg()})
 }
 
 // emit hands a batch on: deltas line, snapshot, metrics, then zone
