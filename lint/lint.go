@@ -20,6 +20,7 @@ package lint
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -258,6 +259,11 @@ type linter struct {
 	setCache       sync.Map // ACL UUID → *set, for ACLs without port groups
 	fixedCache     sync.Map // ACL UUID → *set of its terms without port groups
 	validCache     sync.Map // reject flow key → error (nil: valid)
+
+	// uses counts, per ACL, the switches still to be linted that see it:
+	// its cached sets are dropped after the last one (at 50k ACLs they
+	// were most of the memory of a run).
+	uses map[string]*atomic.Int32
 }
 
 // Lint analyses the snapshot.
@@ -303,7 +309,25 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 	add(l.globalFindings())
 
 	swIDs := nbschema.SortedKeys(s.Switches)
-	parallel(len(swIDs), func(i int) { add(l.lintSwitch(swIDs[i])) })
+	views := make([]*swView, len(swIDs))
+	parallel(len(swIDs), func(i int) { views[i] = l.view(swIDs[i]) })
+	l.uses = map[string]*atomic.Int32{}
+	for _, v := range views {
+		for _, in := range v.acls {
+			n := l.uses[in.a.acl.UUID]
+			if n == nil {
+				n = &atomic.Int32{}
+				l.uses[in.a.acl.UUID] = n
+			}
+			n.Add(1)
+		}
+	}
+	views = neighbourOrder(views)
+	parallel(len(views), func(i int) {
+		add(l.lintSwitch(views[i]))
+		l.release(views[i])
+		views[i] = nil
+	})
 
 	r := &Report{Findings: merge(all)}
 	r.Stats.ACLs, r.Stats.Switches = len(s.ACLs), len(s.Switches)
@@ -566,8 +590,7 @@ func hasPGRef(n expr.Node) bool {
 }
 
 // lintSwitch runs every per-switch rule on one switch.
-func (l *linter) lintSwitch(id string) []Finding {
-	v := l.view(id)
+func (l *linter) lintSwitch(v *swView) []Finding {
 	var out []Finding
 	for _, in := range v.acls {
 		out = append(out, l.matchFindings(v, in)...)
@@ -587,6 +610,54 @@ func (l *linter) lintSwitch(id string) []Finding {
 		out[i].Switches = []string{v.name}
 	}
 	return out
+}
+
+// neighbourOrder returns the views in breadth-first order over "shares a
+// port group": the switches a port group spans are then linted close
+// together, and release can drop its ACLs' cached sets soon after the
+// first of them. The order does not change the report (findings are
+// merged and sorted).
+func neighbourOrder(views []*swView) []*swView {
+	byPG := map[string][]int{}
+	for i, v := range views {
+		for _, pg := range slices.Sorted(maps.Keys(v.res.PortGroups)) {
+			byPG[pg] = append(byPG[pg], i)
+		}
+	}
+	out := make([]*swView, 0, len(views))
+	done := make([]bool, len(views))
+	for start := range views {
+		if done[start] {
+			continue
+		}
+		done[start] = true
+		queue := []int{start}
+		for len(queue) > 0 {
+			i := queue[0]
+			queue = queue[1:]
+			out = append(out, views[i])
+			for _, pg := range slices.Sorted(maps.Keys(views[i].res.PortGroups)) {
+				for _, j := range byPG[pg] {
+					if !done[j] {
+						done[j] = true
+						queue = append(queue, j)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// release drops the cached sets of the ACLs no switch still to be linted
+// sees once v is done.
+func (l *linter) release(v *swView) {
+	for _, in := range v.acls {
+		if l.uses[in.a.acl.UUID].Add(-1) == 0 {
+			l.setCache.Delete(in.a.acl.UUID)
+			l.fixedCache.Delete(in.a.acl.UUID)
+		}
+	}
 }
 
 // merge folds findings about the same ACL with the same rule and message
