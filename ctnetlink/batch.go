@@ -24,8 +24,9 @@ import (
 // through the current one inside sendmsg (on the same socket, in order),
 // so a bulk create costs about the kernel's time rather than the sum of
 // both. build must therefore be safe to call from another goroutine; it is
-// called once per request, in index order, and perhaps for a batch beyond
-// one that stopped (whose requests are then not sent).
+// called once per request, in index order, perhaps for some requests past
+// a batch that stopped (they are then not sent), and never after exchange
+// has returned.
 func (c *Conn) exchange(n int, build func(i int, a *attrs) (netlink.Message, error), onErr func(i int, err error) bool) (int, error) {
 	// A slot is one batch being built or sent: its requests, laid out
 	// one after another in one buffer. Two slots take turns.
@@ -43,9 +44,15 @@ func (c *Conn) exchange(n int, build func(i int, a *attrs) (netlink.Message, err
 	for range 2 {
 		free <- &slot{msgs: make([]netlink.Message, 0, 1024), a: attrs{b: make([]byte, 0, c.batchBytes+4096)}}
 	}
-	stop := make(chan struct{})
-	defer close(stop)
+	// When exchange returns the builder has stopped: build is never
+	// called afterwards (a Load's text may be unmapped right after).
+	stop, done := make(chan struct{}), make(chan struct{})
+	defer func() {
+		close(stop)
+		<-done
+	}()
 	go func() {
+		defer close(done)
 		defer close(ready)
 		var carry []byte // a request built that did not fit the previous batch
 		var carryHdr netlink.Header
@@ -60,6 +67,11 @@ func (c *Conn) exchange(n int, build func(i int, a *attrs) (netlink.Message, err
 			sl.a.b, sl.a.off = sl.a.b[:0], 0
 			size := 0
 			for ; next < n; next++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
 				var m netlink.Message
 				if carry != nil {
 					// Copied: it lives in the other slot's buffer.

@@ -6,7 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/mdlayher/netlink"
+	"golang.org/x/sys/unix"
 )
 
 // writeLoadFile writes n udp entries in zone 9, with a comment and a blank
@@ -133,5 +138,31 @@ func TestOpenLoadErrorOutlivesFile(t *testing.T) {
 		if msg := e.Error(); !strings.Contains(msg, "1.1.1.x") {
 			t.Errorf("error %q does not name the bad address", msg)
 		}
+	}
+}
+
+// TestExchangeStopsBuilder: once a batched operation has returned (here
+// stopped by ENOMEM), the goroutine building batches calls build no more —
+// CreateLoad's build reads a mapped file that the caller unmaps next.
+func TestExchangeStopsBuilder(t *testing.T) {
+	es := fakeEntries([]uint16{1}, 5000)
+	k := &fakeKernel{capacity: 300}
+	c := k.conn(&Config{BatchBytes: 8192})
+	var returned atomic.Bool
+	var late atomic.Int32
+	_, _, err := c.batchRun(len(es), func(i int, a *attrs) (netlink.Message, error) {
+		if returned.Load() {
+			late.Add(1)
+		}
+		time.Sleep(20 * time.Microsecond) // a slow builder, still at work when the error comes
+		return createRequest(a, es[i])
+	}, unix.EEXIST, func(i int) string { return fmt.Sprint("entry ", i) })
+	returned.Store(true)
+	if !errors.Is(err, unix.ENOMEM) {
+		t.Fatalf("batchRun: %v, want ENOMEM", err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := late.Load(); n > 0 {
+		t.Fatalf("build was called %d times after the operation returned", n)
 	}
 }
