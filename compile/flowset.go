@@ -8,7 +8,8 @@ import (
 )
 
 // chunkSize is the number of flows a flowSet chunk holds when it is built;
-// a patch splits a chunk that grows past twice this. 32 flows are 2 KiB.
+// a patch cuts a chunk that grows past twice this back into chunks of this
+// size. 32 flows are 2 KiB.
 const chunkSize = 32
 
 // flowSet is one switch's flows in lflow-list order, held as a list of
@@ -133,8 +134,14 @@ func (fs flowSet) patch(add, rm []lflow.Flow) (out flowSet, added, removed []lfl
 		switch {
 		case len(nc) == 0:
 		case len(nc) > 2*chunkSize:
-			h := len(nc) / 2
-			out.chunks = append(out.chunks, nc[:h:h], nc[h:])
+			// Grown past twice the size (a big patch may add any number
+			// of flows to one chunk): cut it back into chunks of
+			// chunkSize, sharing its array.
+			for len(nc) > chunkSize {
+				out.chunks = append(out.chunks, nc[:chunkSize:chunkSize])
+				nc = nc[chunkSize:]
+			}
+			out.chunks = append(out.chunks, nc)
 		default:
 			out.chunks = append(out.chunks, nc)
 		}

@@ -21,6 +21,9 @@ func TestFlowSetPatch(t *testing.T) {
 		return lflow.Flow{Stage: lflow.InACL, Priority: 1000 + r.IntN(50), Match: fmt.Sprintf("m%d", r.IntN(400)), Actions: "next;"}
 	}
 	for _, start := range []int{0, 1, chunkSize, 1000} {
+		// Patches up to 3 chunks big, and every 10th round one of 10
+		// chunks in another stage, which all land in one chunk (after
+		// every ls_in_acl flow), so that chunk must be cut into several.
 		var flows []lflow.Flow
 		for range start {
 			flows = append(flows, flow())
@@ -33,6 +36,12 @@ func TestFlowSetPatch(t *testing.T) {
 			var add, rm []lflow.Flow
 			for range r.IntN(3 * chunkSize) {
 				add = append(add, flow())
+			}
+			if round%10 == 9 {
+				p := 1000 + r.IntN(50)
+				for k := range 10 * chunkSize {
+					add = append(add, lflow.Flow{Stage: lflow.OutACL, Priority: p, Match: fmt.Sprintf("m%d-%04d", r.IntN(400), k), Actions: "next;"})
+				}
 			}
 			for range r.IntN(3 * chunkSize) {
 				if len(want) > 0 && r.IntN(4) > 0 {
