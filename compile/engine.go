@@ -901,10 +901,11 @@ func (e *Engine) updateIndexes(c *collector) {
 			}
 		}
 	}
-	// Port groups per switch, sorted by UUID like newGlobal.
+	// Port groups per switch, sorted by UUID like newGlobal (they only
+	// change when the batch touches switches, ports or port groups).
 	for sw := range c.switches {
 		if !c.membership {
-			break
+			break // ACL-only batch
 		}
 		ls, ok := s.Switches[sw]
 		if !ok {

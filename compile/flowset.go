@@ -81,9 +81,9 @@ type chunkInsert struct {
 // removed. A flow in both add and rm stays (another producer keeps it).
 // add is sorted in place.
 func (fs flowSet) patch(add, rm []lflow.Flow) (out flowSet, added, removed []lflow.Flow) {
+	slices.SortFunc(add, lflow.Compare)
+	add = slices.CompactFunc(add, func(a, b lflow.Flow) bool { return lflow.Compare(a, b) == 0 })
 	if len(fs.chunks) == 0 {
-		slices.SortFunc(add, lflow.Compare)
-		add = slices.CompactFunc(add, func(a, b lflow.Flow) bool { return lflow.Compare(a, b) == 0 })
 		flows := slices.Clone(add)
 		return newFlowSet(flows), flows, nil
 	}
@@ -104,8 +104,6 @@ func (fs flowSet) patch(add, rm []lflow.Flow) (out flowSet, added, removed []lfl
 			}
 		}
 	}
-	slices.SortFunc(add, lflow.Compare)
-	add = slices.CompactFunc(add, func(a, b lflow.Flow) bool { return lflow.Compare(a, b) == 0 })
 	for _, f := range add {
 		ci, pos, found := fs.find(f)
 		if !found {

@@ -618,9 +618,11 @@ func (l *linter) lintSwitch(v *swView) []Finding {
 // first of them. The order does not change the report (findings are
 // merged and sorted).
 func neighbourOrder(views []*swView) []*swView {
+	pgs := make([][]string, len(views)) // each view's port groups, sorted
 	byPG := map[string][]int{}
 	for i, v := range views {
-		for _, pg := range slices.Sorted(maps.Keys(v.res.PortGroups)) {
+		pgs[i] = slices.Sorted(maps.Keys(v.res.PortGroups))
+		for _, pg := range pgs[i] {
 			byPG[pg] = append(byPG[pg], i)
 		}
 	}
@@ -636,7 +638,7 @@ func neighbourOrder(views []*swView) []*swView {
 			i := queue[0]
 			queue = queue[1:]
 			out = append(out, views[i])
-			for _, pg := range slices.Sorted(maps.Keys(views[i].res.PortGroups)) {
+			for _, pg := range pgs[i] {
 				for _, j := range byPG[pg] {
 					if !done[j] {
 						done[j] = true
