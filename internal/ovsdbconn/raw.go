@@ -89,7 +89,7 @@ func dialRawOnce(ctx context.Context, t Target, opts Options, remotes []string, 
 	switch {
 	case len(members) > 0:
 		advice := ""
-		if !opts.NoLeaderOnly {
+		if !opts.NoLeaderOnly && slices.ContainsFunc(members, func(m string) bool { return strings.HasSuffix(m, "is a follower") }) {
 			advice = " (--no-leader-only reads from a follower)"
 		}
 		return nil, "", true, fmt.Errorf("no usable %s cluster member at %s: %s%s", t.Label, where, strings.Join(members, "; "), advice)
