@@ -246,9 +246,9 @@ func (e *Engine) reset(s *nbschema.Snapshot) {
 	e.portsByName = refIndex{}
 	e.matchACLs = refIndex{}
 	e.labelACLs = refIndex{}
-	for _, t := range engineTables {
-		for id, row := range t.rows(s) {
-			e.refs(t.name, id, row, true)
+	for _, t := range nbschema.Tables() {
+		for id, row := range t.Rows(s) {
+			e.refs(t.Name, id, row, true)
 		}
 	}
 	e.recompile(nbschema.SortedKeys(s.Switches))
@@ -308,132 +308,25 @@ func (e *Engine) SwitchPortNames(id string) []string {
 	return out
 }
 
-// engineTable describes one NB table the engine follows.
-type engineTable struct {
-	name string
-	rows func(*nbschema.Snapshot) map[string]model.Model
-	get  func(*nbschema.Snapshot, string) (model.Model, bool)
-	set  func(*nbschema.Snapshot, string, model.Model) // nil row: delete
-}
-
-func tableOf[T model.Model](name string, m func(*nbschema.Snapshot) map[string]T) engineTable {
-	return engineTable{
-		name: name,
-		rows: func(s *nbschema.Snapshot) map[string]model.Model {
-			out := make(map[string]model.Model, len(m(s)))
-			for k, v := range m(s) {
-				out[k] = v
-			}
-			return out
-		},
-		get: func(s *nbschema.Snapshot, id string) (model.Model, bool) {
-			v, ok := m(s)[id]
-			if !ok {
-				return nil, false
-			}
-			return v, true
-		},
-		set: func(s *nbschema.Snapshot, id string, row model.Model) {
-			if row == nil {
-				delete(m(s), id)
-				return
-			}
-			m(s)[id] = row.(T)
-		},
-	}
-}
-
-// engineTables are the NB tables the compiler reads, in the order a full
-// snapshot lists them.
-var engineTables = []engineTable{
-	{
-		name: nbdb.NBGlobalTable,
-		rows: func(s *nbschema.Snapshot) map[string]model.Model {
-			if s.Global == nil {
-				return nil
-			}
-			return map[string]model.Model{s.Global.UUID: s.Global}
-		},
-		get: func(s *nbschema.Snapshot, id string) (model.Model, bool) {
-			if s.Global == nil || s.Global.UUID != id {
-				return nil, false
-			}
-			return s.Global, true
-		},
-		set: func(s *nbschema.Snapshot, id string, row model.Model) {
-			if row == nil {
-				if s.Global != nil && s.Global.UUID == id {
-					s.Global = nil
-				}
-				return
-			}
-			s.Global = row.(*nbdb.NBGlobal)
-		},
-	},
-	tableOf(nbdb.LogicalSwitchTable, func(s *nbschema.Snapshot) map[string]*nbdb.LogicalSwitch { return s.Switches }),
-	tableOf(nbdb.LogicalSwitchPortTable, func(s *nbschema.Snapshot) map[string]*nbdb.LogicalSwitchPort { return s.Ports }),
-	tableOf(nbdb.PortGroupTable, func(s *nbschema.Snapshot) map[string]*nbdb.PortGroup { return s.PortGroups }),
-	tableOf(nbdb.AddressSetTable, func(s *nbschema.Snapshot) map[string]*nbdb.AddressSet { return s.AddressSets }),
-	tableOf(nbdb.ACLTable, func(s *nbschema.Snapshot) map[string]*nbdb.ACL { return s.ACLs }),
-	tableOf(nbdb.LoadBalancerTable, func(s *nbschema.Snapshot) map[string]*nbdb.LoadBalancer { return s.LoadBalancers }),
-	tableOf(nbdb.LoadBalancerGroupTable, func(s *nbschema.Snapshot) map[string]*nbdb.LoadBalancerGroup { return s.LBGroups }),
-	tableOf(nbdb.MeterTable, func(s *nbschema.Snapshot) map[string]*nbdb.Meter { return s.Meters }),
-	tableOf(nbdb.MeterBandTable, func(s *nbschema.Snapshot) map[string]*nbdb.MeterBand { return s.MeterBands }),
-	tableOf(nbdb.CoppTable, func(s *nbschema.Snapshot) map[string]*nbdb.Copp { return s.Copps }),
-	tableOf(nbdb.DHCPOptionsTable, func(s *nbschema.Snapshot) map[string]*nbdb.DHCPOptions { return s.DHCPOptions }),
-	tableOf(nbdb.DNSTable, func(s *nbschema.Snapshot) map[string]*nbdb.DNS { return s.DNS }),
-	tableOf(nbdb.LogicalRouterTable, func(s *nbschema.Snapshot) map[string]*nbdb.LogicalRouter { return s.Routers }),
-	tableOf(nbdb.LogicalRouterPortTable, func(s *nbschema.Snapshot) map[string]*nbdb.LogicalRouterPort { return s.RouterPorts }),
-}
-
-// EngineTables returns the names of the NB tables the engine follows.
-func EngineTables() []string {
-	out := make([]string, len(engineTables))
-	for i, t := range engineTables {
-		out[i] = t.name
-	}
-	return out
-}
-
-func findTable(name string) *engineTable {
-	for i := range engineTables {
-		if engineTables[i].name == name {
-			return &engineTables[i]
-		}
-	}
-	return nil
-}
-
-// SetSnapshotRow puts row (nil: deletes the row) into the map of s for
-// table, one of EngineTables. It reports false for another table.
-func SetSnapshotRow(s *nbschema.Snapshot, table, uuid string, row model.Model) bool {
-	t := findTable(table)
-	if t == nil {
-		return false
-	}
-	t.set(s, uuid, row)
-	return true
-}
-
 // ForEachRow calls fn for every row of table the engine holds. fn must not
 // modify the row or call back into the engine.
 func (e *Engine) ForEachRow(table string, fn func(uuid string, row model.Model)) {
-	t := findTable(table)
+	t := nbschema.TableByName(table)
 	if t == nil {
 		return
 	}
-	for id, row := range t.rows(e.g.s) {
+	for id, row := range t.Rows(e.g.s) {
 		fn(id, row)
 	}
 }
 
 // Row returns the engine's current row UUID of table, or nil.
 func (e *Engine) Row(table, uuid string) model.Model {
-	t := findTable(table)
+	t := nbschema.TableByName(table)
 	if t == nil {
 		return nil
 	}
-	r, ok := t.get(e.g.s, uuid)
+	r, ok := t.Row(e.g.s, uuid)
 	if !ok {
 		return nil
 	}
@@ -648,38 +541,6 @@ func globalOptions(g *nbdb.NBGlobal) []string {
 	return out
 }
 
-// SortRowSets sorts the set columns of row the way a Snapshot holds them
-// (OVSDB's order), so that rows read from a libovsdb cache compare equal
-// to rows of a Snapshot and compile the same.
-func SortRowSets(row model.Model) {
-	switch r := row.(type) {
-	case *nbdb.LogicalSwitch:
-		sortAll(r.Ports, r.ACLs, r.LoadBalancer, r.LoadBalancerGroup, r.DNSRecords, r.QOSRules, r.ForwardingGroups)
-	case *nbdb.LogicalSwitchPort:
-		sortAll(r.Addresses, r.PortSecurity, r.MirrorRules)
-	case *nbdb.PortGroup:
-		sortAll(r.Ports, r.ACLs)
-	case *nbdb.AddressSet:
-		sortAll(r.Addresses)
-	case *nbdb.LoadBalancer:
-		sortAll(r.SelectionFields, r.HealthCheck)
-	case *nbdb.LoadBalancerGroup:
-		sortAll(r.LoadBalancer)
-	case *nbdb.Meter:
-		sortAll(r.Bands)
-	case *nbdb.LogicalRouter:
-		sortAll(r.Ports, r.LoadBalancer, r.LoadBalancerGroup, r.Nat, r.Policies, r.StaticRoutes)
-	case *nbdb.LogicalRouterPort:
-		sortAll(r.Networks, r.GatewayChassis, r.Ipv6Prefix)
-	}
-}
-
-func sortAll(lists ...[]string) {
-	for _, l := range lists {
-		sort.Strings(l)
-	}
-}
-
 // Apply applies one batch of row changes and returns the delta of flows.
 // Changes of tables the engine does not follow are ignored, as are rows
 // whose content did not change.
@@ -687,26 +548,26 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 	s := e.g.s
 	d := &Delta{}
 	type step struct {
-		t        *engineTable
+		t        *nbschema.Table
 		id       string
 		old, new model.Model
 	}
 	var steps []step
 	seen := map[[2]string]int{}
 	for _, ch := range changes {
-		t := findTable(ch.Table)
+		t := nbschema.TableByName(ch.Table)
 		if t == nil {
 			continue
 		}
 		if ch.Row != nil {
-			SortRowSets(ch.Row)
+			t.SortSets(ch.Row)
 		}
 		k := [2]string{ch.Table, ch.UUID}
 		if i, dup := seen[k]; dup {
 			steps[i].new = ch.Row // the last state of a row wins
 			continue
 		}
-		old, _ := t.get(s, ch.UUID)
+		old, _ := t.Row(s, ch.UUID)
 		seen[k] = len(steps)
 		steps = append(steps, step{t: t, id: ch.UUID, old: old, new: ch.Row})
 	}
@@ -722,7 +583,7 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 		case st.new == nil:
 			op = "delete"
 		}
-		d.Changes = append(d.Changes, RowOp{Table: st.t.name, UUID: st.id, Op: op})
+		d.Changes = append(d.Changes, RowOp{Table: st.t.Name, UUID: st.id, Op: op})
 		kept = append(kept, st)
 	}
 	steps = kept
@@ -738,7 +599,7 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 
 	// A changed NB_Global option changes every switch: rebuild all.
 	for _, st := range steps {
-		if st.t.name != nbdb.NBGlobalTable {
+		if st.t.Name != nbdb.NBGlobalTable {
 			continue
 		}
 		var o, n *nbdb.NBGlobal
@@ -759,7 +620,7 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 	// Old state: what the rows reached before the batch.
 	for _, st := range steps {
 		if st.old != nil {
-			e.affected(c, st.t.name, st.id, st.old)
+			e.affected(c, st.t.Name, st.id, st.old)
 		}
 	}
 	if d.Full {
@@ -774,26 +635,26 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 	if !d.Full {
 		rcs := make([]rowChange, len(steps))
 		for i, st := range steps {
-			rcs[i] = rowChange{table: st.t.name, id: st.id, old: st.old, new: st.new}
+			rcs[i] = rowChange{table: st.t.Name, id: st.id, old: st.old, new: st.new}
 		}
 		fast = e.newACLPatch(rcs)
 	}
 	for _, st := range steps {
 		if st.old != nil {
-			e.refs(st.t.name, st.id, st.old, false)
+			e.refs(st.t.Name, st.id, st.old, false)
 		}
 		if st.new != nil {
-			e.refs(st.t.name, st.id, st.new, true)
+			e.refs(st.t.Name, st.id, st.new, true)
 		}
-		st.t.set(s, st.id, st.new)
-		if st.t.name == nbdb.LogicalSwitchPortTable && st.new == nil {
+		st.t.Set(s, st.id, st.new)
+		if st.t.Name == nbdb.LogicalSwitchPortTable && st.new == nil {
 			deletedPorts[st.id] = st.old.(*nbdb.LogicalSwitchPort).Name
 		}
 	}
 	// New state: what they reach now.
 	for _, st := range steps {
 		if st.new != nil {
-			e.affected(c, st.t.name, st.id, st.new)
+			e.affected(c, st.t.Name, st.id, st.new)
 		}
 	}
 
@@ -1127,16 +988,15 @@ func diffDatapath(id string, old, cur *dpFlows) (DatapathDelta, bool) {
 func (e *Engine) Resync(s *nbschema.Snapshot) *Delta {
 	var changes []RowChange
 	cur := e.g.s
-	for _, t := range engineTables {
-		now := t.rows(s)
-		for id, row := range now {
-			if old, ok := t.get(cur, id); !ok || !reflect.DeepEqual(old, row) {
-				changes = append(changes, RowChange{Table: t.name, UUID: id, Row: row})
+	for _, t := range nbschema.Tables() {
+		for id, row := range t.Rows(s) {
+			if old, ok := t.Row(cur, id); !ok || !reflect.DeepEqual(old, row) {
+				changes = append(changes, RowChange{Table: t.Name, UUID: id, Row: row})
 			}
 		}
-		for id := range t.rows(cur) {
-			if _, ok := now[id]; !ok {
-				changes = append(changes, RowChange{Table: t.name, UUID: id})
+		for id := range t.Rows(cur) {
+			if !t.Has(s, id) {
+				changes = append(changes, RowChange{Table: t.Name, UUID: id})
 			}
 		}
 	}

@@ -24,8 +24,12 @@ func FastRead(ctx context.Context, opts Options, method string) (*Snapshot, erro
 // client c; nil columns mean all.
 func ReadColumns(c client.Client) (fast, monitor map[string][]string, errs []error) {
 	fast, monitor = map[string][]string{}, map[string][]string{}
-	for _, rt := range readTables {
-		fast[rt.name] = slices.Sorted(slices.Values(rt.columns))
+	tds, err := tableDecoders()
+	if err != nil {
+		return nil, nil, []error{err}
+	}
+	for _, td := range tds {
+		fast[td.Name] = slices.Sorted(slices.Values(td.Columns))
 	}
 	m := c.NewMonitor(monitoredTables()...)
 	for _, tm := range m.Tables {

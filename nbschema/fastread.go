@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ovn-kubernetes/libovsdb/model"
+
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
@@ -22,41 +24,6 @@ import (
 // the NB several times faster, in a fraction of the memory. aclc watch
 // still uses Connect, Monitor and Snapshot (libovsdb), which follow
 // changes.
-
-// readTable is one table the fast reader reads: its name, model type,
-// the Snapshot map its rows go to and the columns to read (nil: all of
-// them). They are the tables and columns of monitoredTables, which
-// TestReadTablesMatchMonitor checks.
-type readTable struct {
-	name    string
-	model   any // a pointer to the nbdb model, e.g. &nbdb.ACL{}
-	columns []string
-}
-
-// readTables are the tables and columns LoadLive reads, as monitoredTables.
-var readTables = []readTable{
-	{nbdb.NBGlobalTable, &nbdb.NBGlobal{}, []string{"name", "nb_cfg", "options", "external_ids"}},
-	{nbdb.LogicalSwitchTable, &nbdb.LogicalSwitch{}, []string{"name", "ports", "acls", "load_balancer",
-		"load_balancer_group", "dns_records", "copp", "other_config", "external_ids"}},
-	{nbdb.LogicalSwitchPortTable, &nbdb.LogicalSwitchPort{}, []string{"name", "type", "addresses",
-		"dynamic_addresses", "port_security", "options", "dhcpv4_options", "dhcpv6_options", "enabled",
-		"parent_name", "tag_request", "tag", "external_ids"}},
-	{nbdb.PortGroupTable, &nbdb.PortGroup{}, []string{"name", "ports", "acls", "external_ids"}},
-	{nbdb.AddressSetTable, &nbdb.AddressSet{}, []string{"name", "addresses", "external_ids"}},
-	{nbdb.ACLTable, &nbdb.ACL{}, nil},
-	{nbdb.LoadBalancerTable, &nbdb.LoadBalancer{}, []string{"name", "protocol", "vips", "options",
-		"selection_fields", "ip_port_mappings", "external_ids"}},
-	{nbdb.LoadBalancerGroupTable, &nbdb.LoadBalancerGroup{}, []string{"name", "load_balancer"}},
-	{nbdb.MeterTable, &nbdb.Meter{}, nil},
-	{nbdb.MeterBandTable, &nbdb.MeterBand{}, nil},
-	{nbdb.CoppTable, &nbdb.Copp{}, nil},
-	{nbdb.DHCPOptionsTable, &nbdb.DHCPOptions{}, nil},
-	{nbdb.DNSTable, &nbdb.DNS{}, nil},
-	{nbdb.LogicalRouterTable, &nbdb.LogicalRouter{}, []string{"name", "enabled", "options", "external_ids",
-		"ports", "load_balancer", "load_balancer_group", "copp"}},
-	{nbdb.LogicalRouterPortTable, &nbdb.LogicalRouterPort{}, []string{"name", "mac", "networks", "options",
-		"peer", "enabled", "external_ids"}},
-}
 
 // readMethod is how LoadLive asks for the rows: "transact" (one
 // transaction of select operations) or "monitor" (a monitor request whose
@@ -69,7 +36,7 @@ type columnDecoder func(j *jreader, field reflect.Value) error
 
 // tableDecoder decodes the rows of one table.
 type tableDecoder struct {
-	readTable
+	*Table
 	typ     reflect.Type // the model struct type
 	uuid    int          // field index of _uuid
 	columns []string     // the columns requested, never nil
@@ -83,11 +50,11 @@ var (
 	decodersErr  error
 )
 
-// tableDecoders builds, once, the decoders of readTables from the `ovsdb`
-// tags and field types of the models.
+// tableDecoders builds, once, the decoders of the registry's tables from
+// the `ovsdb` tags and field types of the models.
 func tableDecoders() ([]*tableDecoder, error) {
 	decodersOnce.Do(func() {
-		for _, rt := range readTables {
+		for _, rt := range tables {
 			td, err := newTableDecoder(rt)
 			if err != nil {
 				decodersErr = err
@@ -99,9 +66,9 @@ func tableDecoders() ([]*tableDecoder, error) {
 	return decoders, decodersErr
 }
 
-func newTableDecoder(rt readTable) (*tableDecoder, error) {
-	typ := reflect.TypeOf(rt.model).Elem()
-	td := &tableDecoder{readTable: rt, typ: typ, uuid: -1, index: map[string]int{},
+func newTableDecoder(rt *Table) (*tableDecoder, error) {
+	typ := rt.model
+	td := &tableDecoder{Table: rt, typ: typ, uuid: -1, index: map[string]int{},
 		decode: make([]columnDecoder, typ.NumField())}
 	all := map[string]int{}
 	for i := range typ.NumField() {
@@ -118,7 +85,7 @@ func newTableDecoder(rt readTable) (*tableDecoder, error) {
 	if td.uuid < 0 {
 		return nil, fmt.Errorf("model %s has no _uuid field", typ)
 	}
-	cols := rt.columns
+	cols := rt.Columns
 	if cols == nil {
 		for i := range typ.NumField() {
 			if col := typ.Field(i).Tag.Get("ovsdb"); col != "" && col != "_uuid" {
@@ -133,7 +100,7 @@ func newTableDecoder(rt readTable) (*tableDecoder, error) {
 		}
 		dec, err := decoderFor(typ.Field(i).Type)
 		if err != nil {
-			return nil, fmt.Errorf("%s column %s: %w", rt.name, col, err)
+			return nil, fmt.Errorf("%s column %s: %w", rt.Name, col, err)
 		}
 		td.index[col] = i
 		td.decode[i] = dec
@@ -286,7 +253,7 @@ func (td *tableDecoder) row(j *jreader) (reflect.Value, string, error) {
 		}
 		if isUUID {
 			if uuid, err = j.atomString(); err != nil {
-				return v, "", fmt.Errorf("%s _uuid: %w", td.name, err)
+				return v, "", fmt.Errorf("%s _uuid: %w", td.Name, err)
 			}
 			continue
 		}
@@ -297,7 +264,7 @@ func (td *tableDecoder) row(j *jreader) (reflect.Value, string, error) {
 			continue
 		}
 		if err := td.decode[i](j, e.Field(i)); err != nil {
-			return v, "", fmt.Errorf("%s column %s: %w", td.name, td.typ.Field(i).Tag.Get("ovsdb"), err)
+			return v, "", fmt.Errorf("%s column %s: %w", td.Name, td.typ.Field(i).Tag.Get("ovsdb"), err)
 		}
 	}
 	return v, uuid, nil
@@ -306,47 +273,14 @@ func (td *tableDecoder) row(j *jreader) (reflect.Value, string, error) {
 // add puts a decoded row into the Snapshot.
 func (td *tableDecoder) add(s *Snapshot, v reflect.Value, uuid string) error {
 	if uuid == "" {
-		return fmt.Errorf("%s row without _uuid", td.name)
+		return fmt.Errorf("%s row without _uuid", td.Name)
 	}
 	v.Elem().Field(td.uuid).SetString(uuid)
-	s.Origin[uuid] = liveOrigin(td.name, uuid)
-	switch r := v.Interface().(type) {
-	case *nbdb.NBGlobal:
-		if s.Global != nil {
-			return fmt.Errorf("NB has more than one NB_Global row, want at most 1")
-		}
-		s.Global = r
-	case *nbdb.LogicalSwitch:
-		s.Switches[uuid] = r
-	case *nbdb.LogicalSwitchPort:
-		s.Ports[uuid] = r
-	case *nbdb.PortGroup:
-		s.PortGroups[uuid] = r
-	case *nbdb.AddressSet:
-		s.AddressSets[uuid] = r
-	case *nbdb.ACL:
-		s.ACLs[uuid] = r
-	case *nbdb.LoadBalancer:
-		s.LoadBalancers[uuid] = r
-	case *nbdb.LoadBalancerGroup:
-		s.LBGroups[uuid] = r
-	case *nbdb.Meter:
-		s.Meters[uuid] = r
-	case *nbdb.MeterBand:
-		s.MeterBands[uuid] = r
-	case *nbdb.Copp:
-		s.Copps[uuid] = r
-	case *nbdb.DHCPOptions:
-		s.DHCPOptions[uuid] = r
-	case *nbdb.DNS:
-		s.DNS[uuid] = r
-	case *nbdb.LogicalRouter:
-		s.Routers[uuid] = r
-	case *nbdb.LogicalRouterPort:
-		s.RouterPorts[uuid] = r
-	default:
-		return fmt.Errorf("no Snapshot map for %s", td.name)
+	s.Origin[uuid] = liveOrigin(td.Name, uuid)
+	if td.Name == nbdb.NBGlobalTable && s.Global != nil {
+		return fmt.Errorf("NB has more than one NB_Global row, want at most 1")
 	}
+	td.set(s, uuid, v.Interface().(model.Model))
 	return nil
 }
 
@@ -357,13 +291,13 @@ func readRequest(method string, tds []*tableDecoder) ([]byte, error) {
 	case "transact":
 		params = []any{nbTarget.DB}
 		for _, td := range tds {
-			params = append(params, map[string]any{"op": "select", "table": td.name, "where": []any{},
+			params = append(params, map[string]any{"op": "select", "table": td.Name, "where": []any{},
 				"columns": append([]string{"_uuid"}, td.columns...)})
 		}
 	case "monitor":
 		req := map[string]any{}
 		for _, td := range tds {
-			req[td.name] = map[string]any{"columns": td.columns, "select": map[string]bool{"initial": true,
+			req[td.Name] = map[string]any{"columns": td.columns, "select": map[string]bool{"initial": true,
 				"insert": false, "delete": false, "modify": false}}
 		}
 		params = []any{nbTarget.DB, nil, req}
@@ -373,7 +307,7 @@ func readRequest(method string, tds []*tableDecoder) ([]byte, error) {
 	return json.Marshal(map[string]any{"method": method, "params": params, "id": "aclc-read"})
 }
 
-// fastRead reads the tables of readTables from the NB on conn (remote
+// fastRead reads the registry's tables from the NB on conn (remote
 // names it in messages) with one request, and returns them as a Snapshot.
 func fastRead(ctx context.Context, conn net.Conn, remote string, method string, timeout time.Duration) (*Snapshot, error) {
 	tds, err := tableDecoders()
@@ -569,7 +503,7 @@ func readTransact(j *jreader, s *Snapshot, tds []*tableDecoder) error {
 			if details != nil {
 				msg = json.RawMessage(string(opErr) + " " + string(details))
 			}
-			return &serverError{op: "select " + td.name, msg: msg}
+			return &serverError{op: "select " + td.Name, msg: msg}
 		}
 	}
 	if n < len(tds) {
@@ -583,7 +517,7 @@ func readTransact(j *jreader, s *Snapshot, tds []*tableDecoder) error {
 func readMonitor(j *jreader, s *Snapshot, tds []*tableDecoder) error {
 	byName := map[string]*tableDecoder{}
 	for _, td := range tds {
-		byName[td.name] = td
+		byName[td.Name] = td
 	}
 	for more, err := j.open('{'); more || err != nil; more, err = j.next('}') {
 		if err != nil {

@@ -311,30 +311,16 @@ func byName[T any](rows map[string]T, name func(T) string) []string {
 
 // checkOwned reports ports, ACLs, bands and router ports that no owner wrote.
 func (e *encoder) checkOwned() {
-	s := e.snap
-	check := func(table string, keys []string) {
-		for _, k := range keys {
+	for _, t := range tables {
+		if t.Owner == "" {
+			continue
+		}
+		for _, k := range t.uuids(e.snap) {
 			if _, ok := e.owned[k]; !ok {
-				e.fail("%s %s belongs to no %s; a fixture cannot express it", table, k, ownerNoun(table))
+				e.fail("%s %s belongs to no %s; a fixture cannot express it", t.Name, k, t.Owner)
 			}
 		}
 	}
-	check(nbdb.LogicalSwitchPortTable, SortedKeys(s.Ports))
-	check(nbdb.ACLTable, SortedKeys(s.ACLs))
-	check(nbdb.MeterBandTable, SortedKeys(s.MeterBands))
-	check(nbdb.LogicalRouterPortTable, SortedKeys(s.RouterPorts))
-}
-
-func ownerNoun(table string) string {
-	switch table {
-	case nbdb.LogicalSwitchPortTable:
-		return "switch"
-	case nbdb.ACLTable:
-		return "switch or port group"
-	case nbdb.MeterBandTable:
-		return "meter"
-	}
-	return "router"
 }
 
 func (e *encoder) switches() []*yaml.Node {

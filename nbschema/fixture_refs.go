@@ -59,7 +59,7 @@ func (b *builder) rowUUID(f fields, table, key string) string {
 		u = s
 	}
 	if prev, dup := b.uuids[u]; dup {
-		if derived && key != "" && uniqueNames[table] {
+		if t := TableByName(table); derived && key != "" && t != nil && t.UniqueNames {
 			// Same table, same name: addName reports the duplicate name.
 			return u
 		}
@@ -75,18 +75,8 @@ func (b *builder) rowUUID(f fields, table, key string) string {
 	return u
 }
 
-// uniqueNames are the tables whose rows a fixture names uniquely: those
-// OVSDB indexes by name, plus the fixture handles of switches, routers,
-// DHCP options and DNS rows. Load balancer names may repeat.
-var uniqueNames = map[string]bool{
-	nbdb.LogicalSwitchTable: true, nbdb.LogicalSwitchPortTable: true, nbdb.PortGroupTable: true,
-	nbdb.AddressSetTable: true, nbdb.LoadBalancerGroupTable: true, nbdb.MeterTable: true,
-	nbdb.CoppTable: true, nbdb.DHCPOptionsTable: true, nbdb.DNSTable: true,
-	nbdb.LogicalRouterTable: true, nbdb.LogicalRouterPortTable: true,
-}
-
 // addName records that the row uuid of table is called name; tables in
-// uniqueNames reject a second row of the same name.
+// whose registry entry has UniqueNames reject a second row of the same name.
 func (b *builder) addName(table, name, uuid string, n *yaml.Node, path string) {
 	if name == "" {
 		return
@@ -96,7 +86,7 @@ func (b *builder) addName(table, name, uuid string, n *yaml.Node, path string) {
 		byName = map[string][]string{}
 		b.names[table] = byName
 	}
-	if uniqueNames[table] && len(byName[name]) > 0 {
+	if t := TableByName(table); t != nil && t.UniqueNames && len(byName[name]) > 0 {
 		b.errorf(n, path, "duplicate %s name %q (first defined at %s)", tableNoun(table), name, b.where[table+"\x00"+name])
 		return
 	}
@@ -180,67 +170,14 @@ func (b *builder) known(table string) string {
 
 // hasRow reports whether the snapshot holds a row of table with uuid.
 func (s *Snapshot) hasRow(table, uuid string) bool {
-	var ok bool
-	switch table {
-	case nbdb.LogicalSwitchTable:
-		_, ok = s.Switches[uuid]
-	case nbdb.LogicalSwitchPortTable:
-		_, ok = s.Ports[uuid]
-	case nbdb.PortGroupTable:
-		_, ok = s.PortGroups[uuid]
-	case nbdb.AddressSetTable:
-		_, ok = s.AddressSets[uuid]
-	case nbdb.ACLTable:
-		_, ok = s.ACLs[uuid]
-	case nbdb.LoadBalancerTable:
-		_, ok = s.LoadBalancers[uuid]
-	case nbdb.LoadBalancerGroupTable:
-		_, ok = s.LBGroups[uuid]
-	case nbdb.MeterTable:
-		_, ok = s.Meters[uuid]
-	case nbdb.MeterBandTable:
-		_, ok = s.MeterBands[uuid]
-	case nbdb.CoppTable:
-		_, ok = s.Copps[uuid]
-	case nbdb.DHCPOptionsTable:
-		_, ok = s.DHCPOptions[uuid]
-	case nbdb.DNSTable:
-		_, ok = s.DNS[uuid]
-	case nbdb.LogicalRouterTable:
-		_, ok = s.Routers[uuid]
-	case nbdb.LogicalRouterPortTable:
-		_, ok = s.RouterPorts[uuid]
-	}
-	return ok
+	t := TableByName(table)
+	return t != nil && t.Has(s, uuid)
 }
 
 // tableNoun names an NB table the way an operator says it.
 func tableNoun(table string) string {
-	switch table {
-	case nbdb.LogicalSwitchTable:
-		return "switch"
-	case nbdb.LogicalSwitchPortTable:
-		return "switch port"
-	case nbdb.PortGroupTable:
-		return "port group"
-	case nbdb.AddressSetTable:
-		return "address set"
-	case nbdb.LoadBalancerTable:
-		return "load balancer"
-	case nbdb.LoadBalancerGroupTable:
-		return "load balancer group"
-	case nbdb.MeterTable:
-		return "meter"
-	case nbdb.CoppTable:
-		return "copp"
-	case nbdb.DHCPOptionsTable:
-		return "dhcp_options entry"
-	case nbdb.DNSTable:
-		return "dns entry"
-	case nbdb.LogicalRouterTable:
-		return "router"
-	case nbdb.LogicalRouterPortTable:
-		return "router port"
+	if t := TableByName(table); t != nil {
+		return t.Noun
 	}
 	return table
 }

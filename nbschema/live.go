@@ -7,7 +7,6 @@ import (
 	"github.com/aclc/aclc/internal/ovsdbconn"
 
 	"github.com/ovn-kubernetes/libovsdb/client"
-	"github.com/ovn-kubernetes/libovsdb/model"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
@@ -39,44 +38,16 @@ func Connect(ctx context.Context, opts Options) (*NB, error) {
 	return &NB{Client: c, Remotes: remotes, opts: opts}, nil
 }
 
-// monitoredTables are the NB tables and columns aclc reads: what the ACL
-// compiler needs and the fixture format expresses, nothing more (no
-// NB_Global counters, no NAT, routes or policies, no port status; but
-// dynamic_addresses, which northd fills for "dynamic" addresses and uses
-// like addresses).
+// monitoredTables are the NB tables and columns aclc reads (the
+// registry's): what the ACL compiler needs and the fixture format
+// expresses, nothing more (no NB_Global counters, no NAT, routes or
+// policies, no port status).
 func monitoredTables() []client.MonitorOption {
-	g := &nbdb.NBGlobal{}
-	ls := &nbdb.LogicalSwitch{}
-	lsp := &nbdb.LogicalSwitchPort{}
-	pg := &nbdb.PortGroup{}
-	as := &nbdb.AddressSet{}
-	lb := &nbdb.LoadBalancer{}
-	lbg := &nbdb.LoadBalancerGroup{}
-	lr := &nbdb.LogicalRouter{}
-	lrp := &nbdb.LogicalRouterPort{}
-	return []client.MonitorOption{
-		client.WithTable(g, &g.Name, &g.NbCfg, &g.Options, &g.ExternalIDs),
-		client.WithTable(ls, &ls.Name, &ls.Ports, &ls.ACLs, &ls.LoadBalancer, &ls.LoadBalancerGroup,
-			&ls.DNSRecords, &ls.Copp, &ls.OtherConfig, &ls.ExternalIDs),
-		client.WithTable(lsp, &lsp.Name, &lsp.Type, &lsp.Addresses, &lsp.DynamicAddresses, &lsp.PortSecurity, &lsp.Options,
-			&lsp.Dhcpv4Options, &lsp.Dhcpv6Options, &lsp.Enabled, &lsp.ParentName, &lsp.TagRequest,
-			&lsp.Tag, &lsp.ExternalIDs),
-		client.WithTable(pg, &pg.Name, &pg.Ports, &pg.ACLs, &pg.ExternalIDs),
-		client.WithTable(as, &as.Name, &as.Addresses, &as.ExternalIDs),
-		client.WithTable(&nbdb.ACL{}),
-		client.WithTable(lb, &lb.Name, &lb.Protocol, &lb.Vips, &lb.Options, &lb.SelectionFields,
-			&lb.IPPortMappings, &lb.ExternalIDs),
-		client.WithTable(lbg, &lbg.Name, &lbg.LoadBalancer),
-		client.WithTable(&nbdb.Meter{}),
-		client.WithTable(&nbdb.MeterBand{}),
-		client.WithTable(&nbdb.Copp{}),
-		client.WithTable(&nbdb.DHCPOptions{}),
-		client.WithTable(&nbdb.DNS{}),
-		client.WithTable(lr, &lr.Name, &lr.Enabled, &lr.Options, &lr.ExternalIDs, &lr.Ports,
-			&lr.LoadBalancer, &lr.LoadBalancerGroup, &lr.Copp),
-		client.WithTable(lrp, &lrp.Name, &lrp.MAC, &lrp.Networks, &lrp.Options, &lrp.Peer,
-			&lrp.Enabled, &lrp.ExternalIDs),
+	out := make([]client.MonitorOption, len(tables))
+	for i, t := range tables {
+		out[i] = t.monitorOption()
 	}
+	return out
 }
 
 // Monitor starts monitoring the tables and columns aclc reads; when it
@@ -98,80 +69,19 @@ func (nb *NB) Monitor(ctx context.Context) error {
 // compiler must in any case tolerate references to missing rows.
 func (nb *NB) Snapshot(ctx context.Context) (*Snapshot, error) {
 	s := NewSnapshot()
-	var err error
-	list := func(result any) {
-		if err == nil {
-			if e := nb.Client.List(ctx, result); e != nil {
-				err = fmt.Errorf("read NB cache: %w", e)
-			}
+	for _, t := range tables {
+		rows, err := t.list(ctx, nb.Client)
+		if err != nil {
+			return nil, fmt.Errorf("read NB cache: %w", err)
+		}
+		for _, r := range rows {
+			u := t.uuidOf(r)
+			t.set(s, u, r)
+			s.Origin[u] = liveOrigin(t.Name, u)
 		}
 	}
-	var (
-		globals []*nbdb.NBGlobal
-		lss     []*nbdb.LogicalSwitch
-		lsps    []*nbdb.LogicalSwitchPort
-		pgs     []*nbdb.PortGroup
-		ass     []*nbdb.AddressSet
-		acls    []*nbdb.ACL
-		lbs     []*nbdb.LoadBalancer
-		lbgs    []*nbdb.LoadBalancerGroup
-		meters  []*nbdb.Meter
-		bands   []*nbdb.MeterBand
-		copps   []*nbdb.Copp
-		dhcps   []*nbdb.DHCPOptions
-		dnss    []*nbdb.DNS
-		lrs     []*nbdb.LogicalRouter
-		lrps    []*nbdb.LogicalRouterPort
-	)
-	list(&globals)
-	list(&lss)
-	list(&lsps)
-	list(&pgs)
-	list(&ass)
-	list(&acls)
-	list(&lbs)
-	list(&lbgs)
-	list(&meters)
-	list(&bands)
-	list(&copps)
-	list(&dhcps)
-	list(&dnss)
-	list(&lrs)
-	list(&lrps)
-	if err != nil {
-		return nil, err
-	}
-	if len(globals) > 1 {
-		return nil, fmt.Errorf("NB has %d NB_Global rows, want at most 1", len(globals))
-	}
-	for _, g := range globals {
-		s.Global = g
-		s.Origin[g.UUID] = liveOrigin(nbdb.NBGlobalTable, g.UUID)
-	}
-	fill(s.Switches, s.Origin, nbdb.LogicalSwitchTable, lss, func(r *nbdb.LogicalSwitch) string { return r.UUID })
-	fill(s.Ports, s.Origin, nbdb.LogicalSwitchPortTable, lsps, func(r *nbdb.LogicalSwitchPort) string { return r.UUID })
-	fill(s.PortGroups, s.Origin, nbdb.PortGroupTable, pgs, func(r *nbdb.PortGroup) string { return r.UUID })
-	fill(s.AddressSets, s.Origin, nbdb.AddressSetTable, ass, func(r *nbdb.AddressSet) string { return r.UUID })
-	fill(s.ACLs, s.Origin, nbdb.ACLTable, acls, func(r *nbdb.ACL) string { return r.UUID })
-	fill(s.LoadBalancers, s.Origin, nbdb.LoadBalancerTable, lbs, func(r *nbdb.LoadBalancer) string { return r.UUID })
-	fill(s.LBGroups, s.Origin, nbdb.LoadBalancerGroupTable, lbgs, func(r *nbdb.LoadBalancerGroup) string { return r.UUID })
-	fill(s.Meters, s.Origin, nbdb.MeterTable, meters, func(r *nbdb.Meter) string { return r.UUID })
-	fill(s.MeterBands, s.Origin, nbdb.MeterBandTable, bands, func(r *nbdb.MeterBand) string { return r.UUID })
-	fill(s.Copps, s.Origin, nbdb.CoppTable, copps, func(r *nbdb.Copp) string { return r.UUID })
-	fill(s.DHCPOptions, s.Origin, nbdb.DHCPOptionsTable, dhcps, func(r *nbdb.DHCPOptions) string { return r.UUID })
-	fill(s.DNS, s.Origin, nbdb.DNSTable, dnss, func(r *nbdb.DNS) string { return r.UUID })
-	fill(s.Routers, s.Origin, nbdb.LogicalRouterTable, lrs, func(r *nbdb.LogicalRouter) string { return r.UUID })
-	fill(s.RouterPorts, s.Origin, nbdb.LogicalRouterPortTable, lrps, func(r *nbdb.LogicalRouterPort) string { return r.UUID })
 	s.sortSets()
 	return s, nil
-}
-
-func fill[T model.Model](m map[string]T, origin map[string]string, table string, rows []T, id func(T) string) {
-	for _, r := range rows {
-		u := id(r)
-		m[u] = r
-		origin[u] = liveOrigin(table, u)
-	}
 }
 
 func liveOrigin(table, uuid string) string { return "NB " + table + " " + uuid }

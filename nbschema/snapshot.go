@@ -6,12 +6,14 @@
 package nbschema
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
-// Snapshot is one consistent view of the NB rows the ACL compiler needs.
+// Snapshot is one consistent view of the NB rows the ACL compiler needs;
+// each map is the rows of one table of the registry (tables.go).
 // Every map is keyed by the row's UUID. References between rows (a switch's
 // ports, acls, load_balancer, ...) hold UUIDs, exactly as in OVSDB.
 type Snapshot struct {
@@ -42,23 +44,11 @@ type Snapshot struct {
 
 // NewSnapshot returns an empty Snapshot with every map allocated.
 func NewSnapshot() *Snapshot {
-	return &Snapshot{
-		Switches:      map[string]*nbdb.LogicalSwitch{},
-		Ports:         map[string]*nbdb.LogicalSwitchPort{},
-		PortGroups:    map[string]*nbdb.PortGroup{},
-		AddressSets:   map[string]*nbdb.AddressSet{},
-		ACLs:          map[string]*nbdb.ACL{},
-		LoadBalancers: map[string]*nbdb.LoadBalancer{},
-		LBGroups:      map[string]*nbdb.LoadBalancerGroup{},
-		Meters:        map[string]*nbdb.Meter{},
-		MeterBands:    map[string]*nbdb.MeterBand{},
-		Copps:         map[string]*nbdb.Copp{},
-		DHCPOptions:   map[string]*nbdb.DHCPOptions{},
-		DNS:           map[string]*nbdb.DNS{},
-		Routers:       map[string]*nbdb.LogicalRouter{},
-		RouterPorts:   map[string]*nbdb.LogicalRouterPort{},
-		Origin:        map[string]string{},
+	s := &Snapshot{Origin: map[string]string{}}
+	for _, t := range tables {
+		t.alloc(s)
 	}
+	return s
 }
 
 // Where names the origin of the row with uuid for an error message, falling
@@ -80,11 +70,4 @@ func (s *Snapshot) GlobalOption(key string) string {
 
 // SortedKeys returns the keys of m in ascending order; used wherever output
 // order must not depend on map iteration.
-func SortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func SortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -31,14 +31,6 @@ type StoreOptions struct {
 // and StoreOptions.Replace is not set.
 var ErrNotEmpty = errors.New("NB is not empty")
 
-// storedTables are the tables Store writes, NB_Global aside.
-var storedTables = []string{
-	nbdb.LogicalSwitchTable, nbdb.LogicalSwitchPortTable, nbdb.ACLTable, nbdb.PortGroupTable,
-	nbdb.AddressSetTable, nbdb.LoadBalancerTable, nbdb.LoadBalancerGroupTable, nbdb.MeterTable,
-	nbdb.MeterBandTable, nbdb.CoppTable, nbdb.DHCPOptionsTable, nbdb.DNSTable,
-	nbdb.LogicalRouterTable, nbdb.LogicalRouterPortTable,
-}
-
 // Store writes snap into the NB behind c in one transaction, every row
 // with the snapshot's UUID. Without StoreOptions.Replace the NB must hold
 // no rows of the snapshot's tables. With it, existing rows that the
@@ -49,14 +41,18 @@ var storedTables = []string{
 // connections and ssl); otherwise snap.Global is inserted. A nil
 // snap.Global leaves NB_Global alone.
 func Store(ctx context.Context, c client.Client, snap *Snapshot, opt StoreOptions) error {
-	existing, err := countRows(ctx, c, append([]string{nbdb.NBGlobalTable}, storedTables...))
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = t.Name
+	}
+	existing, err := countRows(ctx, c, names)
 	if err != nil {
 		return err
 	}
 	var nonEmpty []string
-	for _, t := range storedTables {
-		if n := len(existing[t]); n > 0 {
-			nonEmpty = append(nonEmpty, fmt.Sprintf("%d %s", n, t))
+	for _, t := range tables {
+		if n := len(existing[t.Name]); n > 0 && t.Name != nbdb.NBGlobalTable {
+			nonEmpty = append(nonEmpty, fmt.Sprintf("%d %s", n, t.Name))
 		}
 	}
 	if len(nonEmpty) > 0 && !opt.Replace {
@@ -111,54 +107,33 @@ func nonNil(m map[string]string) map[string]string {
 // NB lacks, an update for every one it has (same UUID), and a delete for
 // every existing row the snapshot lacks.
 func rowOps(c client.Client, snap *Snapshot, existing map[string][]string) ([]ovsdb.Operation, error) {
-	type tableRows struct {
-		table string
-		keys  []string
-		get   func(string) model.Model
-	}
-	tables := []tableRows{
-		{nbdb.MeterBandTable, SortedKeys(snap.MeterBands), func(k string) model.Model { return snap.MeterBands[k] }},
-		{nbdb.MeterTable, SortedKeys(snap.Meters), func(k string) model.Model { return snap.Meters[k] }},
-		{nbdb.CoppTable, SortedKeys(snap.Copps), func(k string) model.Model { return snap.Copps[k] }},
-		{nbdb.DHCPOptionsTable, SortedKeys(snap.DHCPOptions), func(k string) model.Model { return snap.DHCPOptions[k] }},
-		{nbdb.DNSTable, SortedKeys(snap.DNS), func(k string) model.Model { return snap.DNS[k] }},
-		{nbdb.LoadBalancerTable, SortedKeys(snap.LoadBalancers), func(k string) model.Model { return snap.LoadBalancers[k] }},
-		{nbdb.LoadBalancerGroupTable, SortedKeys(snap.LBGroups), func(k string) model.Model { return snap.LBGroups[k] }},
-		{nbdb.AddressSetTable, SortedKeys(snap.AddressSets), func(k string) model.Model { return snap.AddressSets[k] }},
-		{nbdb.ACLTable, SortedKeys(snap.ACLs), func(k string) model.Model { return snap.ACLs[k] }},
-		{nbdb.LogicalSwitchPortTable, SortedKeys(snap.Ports), func(k string) model.Model { return snap.Ports[k] }},
-		{nbdb.LogicalSwitchTable, SortedKeys(snap.Switches), func(k string) model.Model { return snap.Switches[k] }},
-		{nbdb.PortGroupTable, SortedKeys(snap.PortGroups), func(k string) model.Model { return snap.PortGroups[k] }},
-		{nbdb.LogicalRouterPortTable, SortedKeys(snap.RouterPorts), func(k string) model.Model { return snap.RouterPorts[k] }},
-		{nbdb.LogicalRouterTable, SortedKeys(snap.Routers), func(k string) model.Model { return snap.Routers[k] }},
-	}
 	var ops []ovsdb.Operation
-	for _, t := range tables {
+	for _, t := range storeOrder() {
 		have := map[string]bool{}
-		for _, u := range existing[t.table] {
+		for _, u := range existing[t.Name] {
 			have[u] = true
 		}
 		want := map[string]bool{}
-		for _, k := range t.keys {
+		for _, k := range t.uuids(snap) {
 			want[k] = true
-			m := t.get(k)
+			m, _ := t.get(snap, k)
 			if have[k] {
-				op, err := updateOp(c, t.table, k, m)
+				op, err := updateOp(c, t.Name, k, m)
 				if err != nil {
 					return nil, err
 				}
 				ops = append(ops, op)
 				continue
 			}
-			op, err := insertOp(c, t.table, k, m)
+			op, err := insertOp(c, t.Name, k, m)
 			if err != nil {
 				return nil, err
 			}
 			ops = append(ops, op)
 		}
-		for _, u := range existing[t.table] {
+		for _, u := range existing[t.Name] {
 			if !want[u] {
-				ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationDelete, Table: t.table,
+				ops = append(ops, ovsdb.Operation{Op: ovsdb.OperationDelete, Table: t.Name,
 					Where: []ovsdb.Condition{uuidIs(u)}})
 			}
 		}

@@ -204,8 +204,8 @@ func New(cfg Config) *Watcher {
 	if w.log == nil {
 		w.log = slog.Default()
 	}
-	for _, t := range compile.EngineTables() {
-		w.tables[t] = true
+	for _, t := range nbschema.Tables() {
+		w.tables[t.Name] = true
 	}
 	return w
 }
@@ -416,13 +416,13 @@ func (w *Watcher) cacheSnapshot() (*nbschema.Snapshot, error) {
 		return nil, errors.New("no NB cache")
 	}
 	s := nbschema.NewSnapshot()
-	for _, table := range compile.EngineTables() {
-		t := cache.Table(table)
+	for _, nt := range nbschema.Tables() {
+		t := cache.Table(nt.Name)
 		if t == nil {
 			continue
 		}
 		for id, row := range t.RowsShallow() {
-			compile.SetSnapshotRow(s, table, id, sortedRow(row))
+			nt.Set(s, id, sortedRow(nt, row))
 		}
 	}
 	return s, nil
@@ -430,9 +430,9 @@ func (w *Watcher) cacheSnapshot() (*nbschema.Snapshot, error) {
 
 // sortedRow returns row, or a sorted copy of it when its sets are not
 // sorted.
-func sortedRow(row model.Model) model.Model {
+func sortedRow(t *nbschema.Table, row model.Model) model.Model {
 	c := model.Clone(row)
-	compile.SortRowSets(c)
+	t.SortSets(c)
 	if reflect.DeepEqual(c, row) {
 		return row
 	}
@@ -448,7 +448,8 @@ func (w *Watcher) resync(_ context.Context, why string) error {
 		return nil
 	}
 	var changes []compile.RowChange
-	for _, table := range compile.EngineTables() {
+	for _, nt := range nbschema.Tables() {
+		table := nt.Name
 		t := cache.Table(table)
 		if t == nil {
 			continue
@@ -460,7 +461,7 @@ func (w *Watcher) resync(_ context.Context, why string) error {
 				continue
 			}
 			c := model.Clone(row)
-			compile.SortRowSets(c)
+			nt.SortSets(c)
 			if old == nil || !reflect.DeepEqual(old, c) {
 				changes = append(changes, compile.RowChange{Table: table, UUID: id, Row: c})
 			}
