@@ -10,6 +10,22 @@ import (
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
+// diffKey is a flow's identity independent of the layout value its stage
+// was placed in: listings of the same release parsed and compiled compare
+// equal.
+type diffKey struct {
+	pipeline Pipeline
+	table    int
+	stage    string
+	priority int
+	match    string
+	actions  string
+}
+
+func keyOf(f Flow) diffKey {
+	return diffKey{f.Stage.Pipeline(), f.Stage.Table(), f.Stage.Name(), f.Priority, f.Match, f.Actions}
+}
+
 // Change is one flow present on only one side of a diff.
 type Change struct {
 	Datapath string
@@ -23,16 +39,16 @@ type Change struct {
 // The result is sorted by datapath, then flow order, removals before
 // additions of the same place.
 func Diff(a, b *Listing) []Change {
-	idx := func(l *Listing) map[string]map[Key]Flow {
-		m := map[string]map[Key]Flow{}
+	idx := func(l *Listing) map[string]map[diffKey]Flow {
+		m := map[string]map[diffKey]Flow{}
 		for _, d := range l.Datapaths {
 			fm := m[d.Name]
 			if fm == nil {
-				fm = map[Key]Flow{}
+				fm = map[diffKey]Flow{}
 				m[d.Name] = fm
 			}
 			for _, f := range d.Flows {
-				fm[f.Key()] = f
+				fm[keyOf(f)] = f
 			}
 		}
 		return m

@@ -36,11 +36,9 @@ func (f Flow) Key() Key { return Key{f.Stage, f.Priority, f.Match, f.Actions} }
 // actions, byte-wise.
 func Compare(a, b Flow) int {
 	if a.Stage != b.Stage {
-		sa, sb := stages[a.Stage], stages[b.Stage]
-		if sa.pipeline != sb.pipeline {
-			return cmp.Compare(sa.pipeline, sb.pipeline)
-		}
-		return cmp.Compare(sa.table, sb.table)
+		// Within a layout, kinds are numbered in pipeline and table
+		// order.
+		return cmp.Compare(a.Stage.Kind(), b.Stage.Kind())
 	}
 	if a.Priority != b.Priority {
 		return cmp.Compare(b.Priority, a.Priority)

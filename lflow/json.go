@@ -59,17 +59,27 @@ func ParseJSON(name string, r io.Reader) (*Listing, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	l := &Listing{}
+	fit := NewLayoutFit(nil)
 	for i, jd := range in.Datapaths {
 		d := &Datapath{Name: jd.Name, Name2: jd.Name2, UUID: jd.UUID}
 		for j, jf := range jd.Flows {
-			st, ok := StageByName(jf.Stage)
-			if !ok {
-				return nil, fmt.Errorf("%s: datapaths[%d].flows[%d]: unknown stage %q", name, i, j, jf.Stage)
+			p := Ingress
+			switch jf.Pipeline {
+			case "ingress":
+			case "egress":
+				p = Egress
+			default:
+				return nil, fmt.Errorf("%s: datapaths[%d].flows[%d]: unknown pipeline %q", name, i, j, jf.Pipeline)
 			}
-			d.Flows = append(d.Flows, Flow{Stage: st, Priority: jf.Priority, Match: jf.Match, Actions: jf.Actions, Source: jf.Source})
+			kind, err := fit.Add(jf.Stage, p, jf.Table)
+			if err != nil {
+				return nil, fmt.Errorf("%s: datapaths[%d].flows[%d]: %v", name, i, j, err)
+			}
+			d.Flows = append(d.Flows, Flow{Stage: kind, Priority: jf.Priority, Match: jf.Match, Actions: jf.Actions, Source: jf.Source})
 		}
 		l.Datapaths = append(l.Datapaths, d)
 	}
+	fit.Place(l)
 	return l, nil
 }
 

@@ -1,7 +1,8 @@
 // Package lflow is the logical-flow side of aclc: the logical switch
-// pipeline stages and table numbers of OVN 23.03, the flow and listing
-// types, the `ovn-sbctl lflow-list` text format (written and parsed), a JSON
-// form, and a semantic diff between two listings.
+// pipeline stages and table numbers of each supported OVN release (layouts),
+// the flow and listing types, the `ovn-sbctl lflow-list` text format
+// (written and parsed), a JSON form, and a semantic diff between two
+// listings.
 package lflow
 
 import "fmt"
@@ -23,14 +24,22 @@ func (p Pipeline) String() string {
 	return "ingress"
 }
 
-// Stage is one logical switch pipeline stage of OVN 23.03.
-type Stage uint8
+// Stage is one logical switch pipeline stage of one OVN release: a stage
+// kind (the constants below) placed in a release's Layout, which gives it
+// its name and table number. The constants themselves are the stages of
+// the 23.03 layout (Layout2303); a kind that 23.03 lacks (InACLSample, ...)
+// exists only through the layout of a release that has it
+// (Layout2603.Stage(InACLSample)).
+type Stage uint16
 
-// The logical switch stages of ovn-northd 23.03, in pipeline order. The
-// numbering of each pipeline's tables is fixed by the table below.
+// The logical switch stage kinds of every supported release, in pipeline
+// order (each release's stages are a subsequence, numbered by its layout).
+// A kind names the same stage across releases even where northd renamed
+// it: InACL is ls_in_acl in 23.03 and ls_in_acl_eval from 23.06 on.
 const (
 	InCheckPortSec Stage = iota
 	InApplyPortSec
+	InMirror
 	InLookupFDB
 	InPutFDB
 	InPreACL
@@ -38,8 +47,12 @@ const (
 	InPreStateful
 	InACLHint
 	InACL
+	InACLSample
+	InACLAction
 	InQoSMark
 	InQoSMeter
+	InQoS
+	InCtExtract
 	InLBAffCheck
 	InLB
 	InLBAffLearn
@@ -47,7 +60,11 @@ const (
 	InNATHairpin
 	InHairpin
 	InACLAfterLB
+	InACLAfterLBSample
+	InACLAfterLBAction
+	InPreNF
 	InStateful
+	InNF
 	InARPRsp
 	InDHCPOptions
 	InDHCPResponse
@@ -56,126 +73,96 @@ const (
 	InExternalPort
 	InL2Lkup
 	InL2Unknown
+	OutLookupFDB
+	OutPutFDB
 	OutPreACL
 	OutPreLB
 	OutPreStateful
 	OutACLHint
 	OutACL
+	OutACLSample
+	OutACLAction
+	OutMirror
 	OutQoSMark
 	OutQoSMeter
+	OutQoS
+	OutPreNF
 	OutStateful
+	OutNF
 	OutCheckPortSec
 	OutApplyPortSec
-	numStages
+	numKinds
 )
 
-type stageInfo struct {
-	name     string
-	pipeline Pipeline
-	table    int
-}
-
-var stages = [numStages]stageInfo{
-	InCheckPortSec:  {"ls_in_check_port_sec", Ingress, 0},
-	InApplyPortSec:  {"ls_in_apply_port_sec", Ingress, 1},
-	InLookupFDB:     {"ls_in_lookup_fdb", Ingress, 2},
-	InPutFDB:        {"ls_in_put_fdb", Ingress, 3},
-	InPreACL:        {"ls_in_pre_acl", Ingress, 4},
-	InPreLB:         {"ls_in_pre_lb", Ingress, 5},
-	InPreStateful:   {"ls_in_pre_stateful", Ingress, 6},
-	InACLHint:       {"ls_in_acl_hint", Ingress, 7},
-	InACL:           {"ls_in_acl", Ingress, 8},
-	InQoSMark:       {"ls_in_qos_mark", Ingress, 9},
-	InQoSMeter:      {"ls_in_qos_meter", Ingress, 10},
-	InLBAffCheck:    {"ls_in_lb_aff_check", Ingress, 11},
-	InLB:            {"ls_in_lb", Ingress, 12},
-	InLBAffLearn:    {"ls_in_lb_aff_learn", Ingress, 13},
-	InPreHairpin:    {"ls_in_pre_hairpin", Ingress, 14},
-	InNATHairpin:    {"ls_in_nat_hairpin", Ingress, 15},
-	InHairpin:       {"ls_in_hairpin", Ingress, 16},
-	InACLAfterLB:    {"ls_in_acl_after_lb", Ingress, 17},
-	InStateful:      {"ls_in_stateful", Ingress, 18},
-	InARPRsp:        {"ls_in_arp_rsp", Ingress, 19},
-	InDHCPOptions:   {"ls_in_dhcp_options", Ingress, 20},
-	InDHCPResponse:  {"ls_in_dhcp_response", Ingress, 21},
-	InDNSLookup:     {"ls_in_dns_lookup", Ingress, 22},
-	InDNSResponse:   {"ls_in_dns_response", Ingress, 23},
-	InExternalPort:  {"ls_in_external_port", Ingress, 24},
-	InL2Lkup:        {"ls_in_l2_lkup", Ingress, 25},
-	InL2Unknown:     {"ls_in_l2_unknown", Ingress, 26},
-	OutPreACL:       {"ls_out_pre_acl", Egress, 0},
-	OutPreLB:        {"ls_out_pre_lb", Egress, 1},
-	OutPreStateful:  {"ls_out_pre_stateful", Egress, 2},
-	OutACLHint:      {"ls_out_acl_hint", Egress, 3},
-	OutACL:          {"ls_out_acl", Egress, 4},
-	OutQoSMark:      {"ls_out_qos_mark", Egress, 5},
-	OutQoSMeter:     {"ls_out_qos_meter", Egress, 6},
-	OutStateful:     {"ls_out_stateful", Egress, 7},
-	OutCheckPortSec: {"ls_out_check_port_sec", Egress, 8},
-	OutApplyPortSec: {"ls_out_apply_port_sec", Egress, 9},
-}
-
-// ACLStages are the stages aclc compiles: every flow ovn-northd 23.03
-// writes into them is reproduced exactly.
-var ACLStages = []Stage{
-	InPreACL, InPreLB, InPreStateful, InACLHint, InACL, InACLAfterLB, InStateful,
-	OutPreACL, OutPreLB, OutPreStateful, OutACLHint, OutACL, OutStateful,
-}
-
-// IsACLStage reports whether s is one of ACLStages.
-func (s Stage) IsACLStage() bool {
-	switch s {
-	case InPreACL, InPreLB, InPreStateful, InACLHint, InACL, InACLAfterLB, InStateful,
-		OutPreACL, OutPreLB, OutPreStateful, OutACLHint, OutACL, OutStateful:
-		return true
+// kindPipeline is the pipeline of each kind.
+func kindPipeline(k Stage) Pipeline {
+	if k >= OutLookupFDB {
+		return Egress
 	}
-	return false
+	return Ingress
 }
+
+// aclKinds are the kinds aclc compiles (those a release has): every flow
+// northd writes into them is reproduced exactly.
+var aclKinds = []Stage{
+	InPreACL, InPreLB, InPreStateful, InACLHint, InACL, InACLSample, InACLAction,
+	InACLAfterLB, InACLAfterLBSample, InACLAfterLBAction, InPreNF, InStateful, InNF,
+	OutPreACL, OutPreLB, OutPreStateful, OutACLHint, OutACL, OutACLSample, OutACLAction,
+	OutPreNF, OutStateful, OutNF,
+}
+
+// Kind returns the release-independent kind of s (a constant above).
+func (s Stage) Kind() Stage { return s & 0xff }
+
+// Layout returns the layout (release) the stage belongs to.
+func (s Stage) Layout() *Layout {
+	if i := int(s >> 8); i < len(layouts) {
+		return layouts[i]
+	}
+	return nil
+}
+
+func (s Stage) info() *stageInfo {
+	l := s.Layout()
+	if l == nil || s.Kind() >= numKinds {
+		return &noStage
+	}
+	return &l.info[s.Kind()]
+}
+
+var noStage = stageInfo{table: -1}
+
+// IsACLStage reports whether s is one of its release's ACL stages.
+func (s Stage) IsACLStage() bool { return s.info().acl }
 
 // Name returns the stage name northd records in external_ids:stage-name,
-// e.g. "ls_in_acl".
+// e.g. "ls_in_acl" (23.03) or "ls_in_acl_eval" (25.03).
 func (s Stage) Name() string {
-	if s >= numStages {
-		return fmt.Sprintf("stage(%d)", s)
+	if in := s.info(); in.table >= 0 {
+		return in.name
 	}
-	return stages[s].name
+	return fmt.Sprintf("stage(%d)", s)
 }
 
 // String is Name.
 func (s Stage) String() string { return s.Name() }
 
 // Pipeline returns the pipeline the stage belongs to.
-func (s Stage) Pipeline() Pipeline { return stages[s].pipeline }
+func (s Stage) Pipeline() Pipeline { return kindPipeline(s.Kind()) }
 
-// Table returns the OpenFlow-independent logical table number of the stage
-// in OVN 23.03 (ls_in_acl is 8, ls_out_acl is 4, ...).
-func (s Stage) Table() int { return stages[s].table }
+// Table returns the logical table number of the stage in its release
+// (ls_in_acl is 8 in 23.03; ls_in_acl_eval is 9 in 26.03), or -1 for a
+// kind its release lacks.
+func (s Stage) Table() int { return s.info().table }
 
-// StageByName returns the stage with the given name ("ls_in_acl").
-func StageByName(name string) (Stage, bool) {
-	for i := range stages {
-		if stages[i].name == name {
-			return Stage(i), true
-		}
-	}
-	return 0, false
-}
+// StageByName returns the 23.03 stage with the given name ("ls_in_acl").
+func StageByName(name string) (Stage, bool) { return Layout2303.StageByName(name) }
 
-// StageAt returns the stage at table in pipeline p.
-func StageAt(p Pipeline, table int) (Stage, bool) {
-	for i := range stages {
-		if stages[i].pipeline == p && stages[i].table == table {
-			return Stage(i), true
-		}
-	}
-	return 0, false
-}
+// StageAt returns the 23.03 stage at table in pipeline p.
+func StageAt(p Pipeline, table int) (Stage, bool) { return Layout2303.StageAt(p, table) }
 
-// Stages returns every logical switch stage in pipeline order.
-func Stages() []Stage {
-	out := make([]Stage, numStages)
-	for i := range out {
-		out[i] = Stage(i)
-	}
-	return out
-}
+// Stages returns every 23.03 logical switch stage in pipeline order.
+func Stages() []Stage { return Layout2303.Stages() }
+
+// ACLStages are the 23.03 stages aclc compiles.
+var ACLStages = Layout2303.ACLStages()

@@ -105,10 +105,16 @@ func appendPadInt(b []byte, v, width int) []byte {
 }
 
 // ParseText reads a listing in `ovn-sbctl lflow-list` format, as written by
-// WriteText or by ovn-sbctl itself (with or without --uuid). Flows of stages
-// that are not logical switch stages are an error. name is used in error
-// messages (file name).
-func ParseText(name string, r io.Reader) (*Listing, error) {
+// WriteText or by ovn-sbctl itself (with or without --uuid), of whichever
+// supported release's layout fits every flow line (the newest when several
+// do: only an egress-only listing can fit both 25.03 and 26.03). Flows of
+// stages that are not logical switch stages are an error. name is used in
+// error messages (file name).
+func ParseText(name string, r io.Reader) (*Listing, error) { return ParseTextLayout(name, r, nil) }
+
+// ParseTextLayout is ParseText for the listing of one release's layout
+// (nil: detect it).
+func ParseTextLayout(name string, r io.Reader, layout *Layout) (*Listing, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	l := &Listing{}
@@ -116,6 +122,7 @@ func ParseText(name string, r io.Reader) (*Listing, error) {
 	byID := map[string]*Datapath{}
 	var pipe Pipeline
 	lineno := 0
+	fit := NewLayoutFit(layout)
 	for sc.Scan() {
 		lineno++
 		line := sc.Text()
@@ -141,7 +148,7 @@ func ParseText(name string, r io.Reader) (*Listing, error) {
 		if cur == nil {
 			return nil, fmt.Errorf("%s:%d: flow line before any \"Datapath:\" header", name, lineno)
 		}
-		f, err := parseFlowLine(line, pipe)
+		f, err := parseFlowLine(line, pipe, fit)
 		if err == errRouterFlow {
 			continue
 		}
@@ -161,7 +168,66 @@ func ParseText(name string, r io.Reader) (*Listing, error) {
 		}
 	}
 	l.Datapaths = kept
+	// Place the flows' kinds in the layout that fits them all.
+	fit.Place(l)
 	return l, nil
+}
+
+// LayoutFit narrows the layouts that a listing's flows fit, by each flow's
+// stage name and table; Place puts a listing's kinds in the one chosen.
+type LayoutFit struct {
+	cands []*Layout
+}
+
+// NewLayoutFit starts with l, or every layout when l is nil.
+func NewLayoutFit(l *Layout) *LayoutFit {
+	if l != nil {
+		return &LayoutFit{cands: []*Layout{l}}
+	}
+	return &LayoutFit{cands: Layouts()}
+}
+
+// Add keeps the layouts that have stage name at table of p and returns its
+// kind.
+func (f *LayoutFit) Add(name string, p Pipeline, table int) (Stage, error) {
+	kept := f.cands[:0:0]
+	var kind Stage
+	var where []string
+	found := false
+	for _, l := range f.cands {
+		st, ok := l.StageByName(name)
+		if !ok {
+			continue
+		}
+		found = true
+		where = append(where, fmt.Sprintf("table %d of %s in OVN %s", st.Table(), st.Pipeline(), l.Series))
+		if st.Pipeline() == p && st.Table() == table {
+			kept = append(kept, l)
+			kind = st.Kind()
+		}
+	}
+	if !found {
+		return 0, fmt.Errorf("unknown stage %q", name)
+	}
+	if len(kept) == 0 {
+		return 0, fmt.Errorf("stage %s is %s, line says table %d of %s", name, strings.Join(where, ", "), table, p)
+	}
+	f.cands = kept
+	return kind, nil
+}
+
+// Best is the newest layout that fits every flow added.
+func (f *LayoutFit) Best() *Layout { return f.cands[len(f.cands)-1] }
+
+// Place replaces each flow's kind (as Add returned it) by its stage in
+// Best.
+func (f *LayoutFit) Place(l *Listing) {
+	lay := f.Best()
+	for _, d := range l.Datapaths {
+		for i := range d.Flows {
+			d.Flows[i].Stage = lay.Stage(d.Flows[i].Stage)
+		}
+	}
 }
 
 func parseHeader(line string) (*Datapath, Pipeline, error) {
@@ -198,7 +264,7 @@ func parseHeader(line string) (*Datapath, Pipeline, error) {
 // skips: full `ovn-sbctl lflow-list` output has router datapaths too.
 var errRouterFlow = errors.New("logical router flow")
 
-func parseFlowLine(line string, pipe Pipeline) (Flow, error) {
+func parseFlowLine(line string, pipe Pipeline, fit *LayoutFit) (Flow, error) {
 	s := strings.TrimLeft(line, " ")
 	if strings.HasPrefix(s, "uuid=") { // ovn-sbctl --uuid
 		if i := strings.Index(s, ", "); i >= 0 {
@@ -218,15 +284,12 @@ func parseFlowLine(line string, pipe Pipeline) (Flow, error) {
 	if err != nil {
 		return Flow{}, fmt.Errorf("bad table number in %q", line)
 	}
-	st, ok := StageByName(stageName)
-	if !ok && strings.HasPrefix(stageName, "lr_") {
+	if strings.HasPrefix(stageName, "lr_") {
 		return Flow{}, errRouterFlow
 	}
-	if !ok {
-		return Flow{}, fmt.Errorf("unknown stage %q", stageName)
-	}
-	if st.Pipeline() != pipe || st.Table() != table {
-		return Flow{}, fmt.Errorf("stage %s is table %d of %s in OVN 23.03, line says table %d of %s", stageName, st.Table(), st.Pipeline(), table, pipe)
+	st, err := fit.Add(stageName, pipe, table)
+	if err != nil {
+		return Flow{}, err
 	}
 	s = s[closeP+len("), priority="):]
 	m := strings.Index(s, ", match=(")

@@ -69,6 +69,9 @@ func LogicalSwitchFlows(c client.Client) (*lflow.Listing, error) {
 	if err := c.List(context.Background(), &flows); err != nil {
 		return nil, fmt.Errorf("SB Logical_Flow: %w", err)
 	}
+	// The SB's release is the one whose layout every switch flow's
+	// stage-name and table fit.
+	fit := lflow.NewLayoutFit(nil)
 	for _, f := range flows {
 		var targets []string
 		if f.LogicalDatapath != nil {
@@ -89,18 +92,20 @@ func LogicalSwitchFlows(c client.Client) (*lflow.Listing, error) {
 				if f.Pipeline == sbdb.LogicalFlowPipelineEgress {
 					pipe = lflow.Egress
 				}
-				s, ok := lflow.StageAt(pipe, f.TableID)
-				if !ok {
-					return nil, fmt.Errorf("SB Logical_Flow %s: no logical switch stage at %s table %d", f.UUID, f.Pipeline, f.TableID)
+				name := f.ExternalIDs["stage-name"]
+				if name == "" {
+					return nil, fmt.Errorf("SB Logical_Flow %s: no external_ids:stage-name (%s table %d)", f.UUID, f.Pipeline, f.TableID)
 				}
-				if name := f.ExternalIDs["stage-name"]; name != "" && name != s.Name() {
-					return nil, fmt.Errorf("SB Logical_Flow %s: stage-name %q, but %s table %d is %s in OVN 23.03", f.UUID, name, f.Pipeline, f.TableID, s.Name())
+				s, err := fit.Add(name, pipe, f.TableID)
+				if err != nil {
+					return nil, fmt.Errorf("SB Logical_Flow %s: %v", f.UUID, err)
 				}
 				st, resolved = s, true
 			}
 			d.Flows = append(d.Flows, lflow.Flow{Stage: st, Priority: f.Priority, Match: f.Match, Actions: f.Actions, Source: f.UUID})
 		}
 	}
+	fit.Place(l)
 	l.Sort()
 	return l, nil
 }

@@ -1,0 +1,87 @@
+package lflow
+
+import (
+	"bytes"
+	"testing"
+)
+
+// The table numbers quoted by the releases' northd.h and seen in their
+// lflow-list output.
+func TestLayoutTables(t *testing.T) {
+	for _, c := range []struct {
+		l     *Layout
+		kind  Stage
+		name  string
+		table int
+	}{
+		{Layout2303, InPreACL, "ls_in_pre_acl", 4},
+		{Layout2303, InACL, "ls_in_acl", 8},
+		{Layout2303, InACLAfterLB, "ls_in_acl_after_lb", 17},
+		{Layout2303, InL2Lkup, "ls_in_l2_lkup", 25},
+		{Layout2303, OutStateful, "ls_out_stateful", 7},
+		{Layout2503, InACL, "ls_in_acl_eval", 8},
+		{Layout2503, InACLAction, "ls_in_acl_action", 10},
+		{Layout2503, InStateful, "ls_in_stateful", 21},
+		{Layout2503, InL2Lkup, "ls_in_l2_lkup", 28},
+		{Layout2503, OutPreACL, "ls_out_pre_acl", 2},
+		{Layout2503, OutQoS, "ls_out_qos", 9},
+		{Layout2503, OutStateful, "ls_out_stateful", 10},
+		{Layout2603, InPreACL, "ls_in_pre_acl", 5},
+		{Layout2603, InACL, "ls_in_acl_eval", 9},
+		{Layout2603, InACLAction, "ls_in_acl_action", 11},
+		{Layout2603, InACLAfterLB, "ls_in_acl_after_lb_eval", 20},
+		{Layout2603, InPreNF, "ls_in_pre_network_function", 23},
+		{Layout2603, InStateful, "ls_in_stateful", 24},
+		{Layout2603, InNF, "ls_in_network_function", 25},
+		{Layout2603, InL2Lkup, "ls_in_l2_lkup", 32},
+		{Layout2603, OutQoS, "ls_out_qos", 10},
+		{Layout2603, OutStateful, "ls_out_stateful", 12},
+		{Layout2603, OutNF, "ls_out_network_function", 13},
+		{Layout2603, OutApplyPortSec, "ls_out_apply_port_sec", 15},
+	} {
+		st := c.l.Stage(c.kind)
+		if st.Name() != c.name || st.Table() != c.table || st.Kind() != c.kind || st.Layout() != c.l {
+			t.Errorf("%s kind %d: got %s table %d, want %s table %d", c.l, c.kind, st.Name(), st.Table(), c.name, c.table)
+		}
+		if got, ok := c.l.StageByName(c.name); !ok || got != st {
+			t.Errorf("%s StageByName(%s) = %v, %v", c.l, c.name, got, ok)
+		}
+		if got, ok := c.l.StageAt(st.Pipeline(), c.table); !ok || got != st {
+			t.Errorf("%s StageAt(%d) = %v, %v", c.l, c.table, got, ok)
+		}
+	}
+	if Layout2303.Has(InACLSample) || !Layout2503.Has(InACLSample) || Layout2503.Has(InNF) || !Layout2603.Has(InNF) {
+		t.Error("Has disagrees with the releases' stage lists")
+	}
+	if n := len(Layout2603.ACLStages()); n != 23 {
+		t.Errorf("26.03 has %d ACL stages, want 23", n)
+	}
+	if n := len(Layout2303.ACLStages()); n != 13 {
+		t.Errorf("23.03 has %d ACL stages, want 13", n)
+	}
+}
+
+// A listing is parsed in the layout its lines fit and written back the same.
+func TestParseTextDetectsLayout(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want *Layout
+	}{
+		{"Datapath: \"a\" (u)  Pipeline: ingress\n  table=8 (ls_in_acl          ), priority=0    , match=(1), action=(next;)\n", Layout2303},
+		{"Datapath: \"a\" (u)  Pipeline: ingress\n  table=8 (ls_in_acl_eval     ), priority=0    , match=(1), action=(next;)\n", Layout2503},
+		{"Datapath: \"a\" (u)  Pipeline: ingress\n  table=9 (ls_in_acl_eval     ), priority=0    , match=(1), action=(next;)\n", Layout2603},
+	} {
+		l, err := ParseText("x", bytes.NewBufferString(c.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.Datapaths[0].Flows[0].Stage.Layout(); got != c.want {
+			t.Errorf("%q: layout %s, want %s", c.text, got, c.want)
+		}
+		var out bytes.Buffer
+		WriteText(&out, l)
+		if out.String() != c.text {
+			t.Errorf("round trip:\n%s\nwant\n%s", out.String(), c.text)
+		}
+	}
+}
