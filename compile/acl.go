@@ -21,10 +21,20 @@ type aclFlowKey struct {
 	stateful bool
 }
 
+// buildACLs is build_acls: the ACL (eval) stages' fixed flows, every
+// ACL's flows (consider_acl and, from 23.06, the sample flows), the DHCP,
+// DNS and service monitor flows, and, from 23.06, the action stages
+// (build_acl_action_lflows).
 func (g *global) buildACLs(od *datapath, b *builder) {
+	r := &g.r
 	hasStateful := od.hasStatefulACL || od.hasLBVIP
+	// allow is the verdict-bit prefix of an allowing action (23.06+).
+	allow, drop := "", ""
+	if r.verdicts {
+		allow, drop = regbitVerdictAllow+" = 1; ", regbitVerdictDrop+" = 1; next;"
+	}
 	defaultAction := "next;"
-	if g.defaultACLDrop {
+	if g.defaultACLDrop && !r.verdicts {
 		defaultAction = g.dropAction
 	}
 	if !od.hasACLs {
@@ -43,44 +53,81 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 	}
 
 	notInv, invOr := "", ""
-	if g.useCtInvMatch {
-		notInv, invOr = " && !ct.inv", "ct.inv || "
+	if g.useCtInvMatch && !r.noRedundantCt {
+		notInv = " && !ct.inv"
+	}
+	if g.useCtInvMatch && !g.lbStatelessMode(od) {
+		invOr = "ct.inv || "
+	}
+	notNew := " && !ct.new"
+	if r.noRedundantCt {
+		notNew = ""
+	}
+	nf := ""
+	if r.nf {
+		nf = regbitNFEnabled + " = ct_label.nf; "
 	}
 	if hasStateful {
+		commit := regbitConntrackCommit + " = 1; "
+		if r.commitInHint {
+			commit = ""
+		}
 		m := "ip && ct.est && " + ctBlocked + " == 1"
-		b.add(lflow.InACL, 1, m, regbitConntrackCommit+" = 1; next;")
-		b.add(lflow.OutACL, 1, m, regbitConntrackCommit+" = 1; next;")
-		def := regbitConntrackCommit + " = 1; next;"
+		b.add(lflow.InACL, 1, m, commit+allow+"next;")
+		b.add(lflow.OutACL, 1, m, commit+allow+"next;")
+		def := commit + "next;"
 		if g.defaultACLDrop {
 			def = g.dropAction
+			if r.verdicts {
+				def = "next;"
+			}
 		}
 		b.add(lflow.InACL, 1, "ip && !ct.est", def)
 		b.add(lflow.OutACL, 1, "ip && !ct.est", def)
 
 		m = invOr + "(ct.est && ct.rpl && " + ctBlocked + " == 1)"
-		b.add(lflow.InACL, 65532, m, g.dropAction)
-		b.add(lflow.OutACL, 65532, m, g.dropAction)
+		a := g.dropAction
+		if r.verdicts {
+			a = drop
+		}
+		b.add(lflow.InACL, 65532, m, a)
+		b.add(lflow.OutACL, 65532, m, a)
 
-		m = "ct.est && !ct.rel && !ct.new" + notInv + " && ct.rpl && " + ctBlocked + " == 0"
-		b.add(lflow.InACL, 65532, m, regbitHintDrop+" = 0; "+regbitHintBlock+" = 0; "+regbitHintAllowRel+" = 1; next;")
-		b.add(lflow.OutACL, 65532, m, "next;")
+		m = "ct.est && !ct.rel" + notNew + notInv + " && ct.rpl && " + ctBlocked + " == 0"
+		b.add(lflow.InACL, 65532, m, regbitHintDrop+" = 0; "+regbitHintBlock+" = 0; "+regbitHintAllowRel+" = 1; "+nf+allow+"next;")
+		b.add(lflow.OutACL, 65532, m, nf+allow+"next;")
 
 		m = "!ct.est && ct.rel && !ct.new" + notInv + " && " + ctBlocked + " == 0"
-		b.add(lflow.InACL, 65532, m, regbitHintAllowRel+" = 1; ct_commit_nat;")
-		b.add(lflow.OutACL, 65532, m, "ct_commit_nat;")
-		b.add(lflow.InACLAfterLB, 65532, regbitHintAllowRel+" == 1", "next;")
-	}
-	b.add(lflow.InACL, 65532, ipv6CtOmitMatch, "next;")
-	b.add(lflow.OutACL, 65532, ipv6CtOmitMatch, "next;")
-	b.add(lflow.InACLAfterLB, 65532, ipv6CtOmitMatch, "next;")
+		b.add(lflow.InACL, 65532, m, regbitHintAllowRel+" = 1; "+nf+allow+"ct_commit_nat;")
+		b.add(lflow.OutACL, 65532, m, nf+allow+"ct_commit_nat;")
+		b.add(lflow.InACLAfterLB, 65532, regbitHintAllowRel+" == 1", allow+"next;")
 
+		if r.persist {
+			m = "ct.est && ct_mark.allow_established == 1"
+			b.add(lflow.InACL, 65532, m, regbitHintAllowPersis+" = 1; "+nf+allow+"next;")
+			b.add(lflow.OutACL, 65532, m, nf+allow+"next;")
+			b.add(lflow.InACLAfterLB, 65532, regbitHintAllowPersis+" == 1", allow+"next;")
+		}
+	}
+	b.add(lflow.InACL, 65532, ipv6CtOmitMatch, allow+"next;")
+	b.add(lflow.OutACL, 65532, ipv6CtOmitMatch, allow+"next;")
+	b.add(lflow.InACLAfterLB, 65532, ipv6CtOmitMatch, allow+"next;")
+
+	if r.sampling {
+		// build_acl_sample_default_flows
+		b.add(lflow.InACLSample, 0, "1", "next;")
+		b.add(lflow.OutACLSample, 0, "1", "next;")
+		b.add(lflow.InACLAfterLBSample, 0, "1", "next;")
+	}
+
+	tiers := g.maxACLTiers(od)
 	for _, acl := range od.acls {
-		for _, f := range g.aclFlows(acl, hasStateful) {
+		for _, f := range g.aclFlows(acl, hasStateful, tiers) {
 			b.addFrom(f.stage, f.priority, f.match, f.actions, acl.UUID)
 		}
 	}
 	for _, pg := range od.pgs {
-		if sh := g.shared[pg.UUID]; sh != nil {
+		if sh := g.shared[pg.UUID]; sh != nil && tiers == (aclTiers{}) {
 			b.addRun(sh.aclStageFlows(g, hasStateful))
 			continue
 		}
@@ -89,13 +136,14 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 			if !ok {
 				continue
 			}
-			key := aclFlowKey{id, hasStateful}
 			var flows []aclFlow
-			if v, ok := g.pgACLFlows.Load(key); ok {
+			if tiers != (aclTiers{}) {
+				flows = g.aclFlows(acl, hasStateful, tiers)
+			} else if v, ok := g.pgACLFlows.Load(aclFlowKey{id, hasStateful}); ok {
 				flows = v.([]aclFlow)
 			} else {
-				flows = g.aclFlows(acl, hasStateful)
-				g.pgACLFlows.Store(key, flows)
+				flows = g.aclFlows(acl, hasStateful, tiers)
+				g.pgACLFlows.Store(aclFlowKey{id, hasStateful}, flows)
 			}
 			for _, f := range flows {
 				b.addFrom(f.stage, f.priority, f.match, f.actions, id)
@@ -106,24 +154,148 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 	g.buildDHCPAndDNS(od, b, hasStateful)
 
 	if od.hasACLs || od.hasLBVIP {
-		b.add(lflow.InACL, 34000, "eth.dst == $svc_monitor_mac", "next;")
-		b.add(lflow.OutACL, 34000, "eth.src == $svc_monitor_mac", "next;")
+		b.add(lflow.InACL, 34000, "eth.dst == $svc_monitor_mac", allow+"next;")
+		b.add(lflow.OutACL, 34000, "eth.src == $svc_monitor_mac", allow+"next;")
+	}
+	if r.verdicts {
+		g.buildACLActionLflows(od, b, tiers)
 	}
 }
 
-// aclFlows is northd's consider_acl: the ACL-stage flows of one ACL on a
-// datapath that is (or is not) stateful.
-func (g *global) aclFlows(acl *nbdb.ACL, hasStateful bool) []aclFlow {
+// lbStatelessMode is LS other_config:enable-stateless-acl-with-lb
+// (od->lb_with_stateless_mode), on releases that read it.
+func (g *global) lbStatelessMode(od *datapath) bool {
+	return g.r.statelessLB && boolOption(od.ls.OtherConfig["enable-stateless-acl-with-lb"], false)
+}
+
+// aclFlows is northd's consider_acl with, from 23.06, the ACL's log-related
+// (build_acl_log_related_flows) and sample flows (build_acl_sample_flows):
+// every flow of one ACL on a datapath that is (or is not) stateful and
+// has the given highest tiers.
+func (g *global) aclFlows(acl *nbdb.ACL, hasStateful bool, tiers aclTiers) []aclFlow {
+	if !g.r.verdicts {
+		return g.considerACL2303(acl, hasStateful)
+	}
+	out := g.aclLogRelatedFlows(acl, hasStateful)
+	out = append(out, g.considerACL(acl, hasStateful, tiers)...)
+	return out
+}
+
+// aclStage is the eval stage of an ACL.
+func aclStage(acl *nbdb.ACL) lflow.Stage {
 	ingress := acl.Direction == "from-lport"
-	var st lflow.Stage
 	switch {
 	case ingress && boolOption(acl.Options["apply-after-lb"], false):
-		st = lflow.InACLAfterLB
+		return lflow.InACLAfterLB
 	case ingress:
-		st = lflow.InACL
+		return lflow.InACL
+	}
+	return lflow.OutACL
+}
+
+// considerACL is consider_acl from 23.06 on: the ACL's flows in its eval
+// stage set a verdict bit (acl_action acts on it), prefixed by the tier
+// match on a datapath with tiers.
+func (g *global) considerACL(acl *nbdb.ACL, hasStateful bool, tiers aclTiers) []aclFlow {
+	st := aclStage(acl)
+	var verdict string
+	switch acl.Action {
+	case "drop":
+		verdict = regbitVerdictDrop + " = 1; "
+	case "reject":
+		verdict = regbitVerdictReject + " = 1; "
+	case "pass":
 	default:
+		verdict = regbitVerdictAllow + " = 1; "
+	}
+	base := g.aclLog(acl) + verdict
+	prio := acl.Priority + aclPriorityOffset
+	tier := ""
+	if tiers.of(st) > 0 {
+		tier = regACLTier + " == " + strconv.Itoa(aclTier(acl)) + " && "
+	}
+	var out []aclFlow
+	add := func(m, a string) { out = append(out, aclFlow{st, prio, m, a}) }
+	nfg := g.aclNFGroup(acl)
+	switch {
+	case !hasStateful || acl.Action == "pass" || acl.Action == "allow-stateless":
+		if nfg != nil {
+			return nil // northd logs "does not support network-function-group"
+		}
+		add(tier+"("+acl.Match+")", base+g.aclSampleLabel(acl, true, false)+"next;")
+	case acl.Action == "allow" || acl.Action == "allow-related":
+		commit := regbitConntrackCommit + " = 1; "
+		nfAct := ""
+		if nfg != nil {
+			nfAct = regbitNFEnabled + " = 1; " + regbitNFOrigDir + " = 1; " + regNFGroupID + " = " + strconv.Itoa(nfg.ID) + "; "
+		}
+		a := base
+		if !g.r.commitInHint {
+			a += commit
+		}
+		a += g.aclPersist(acl) + g.aclSampleLabel(acl, true, true) + nfAct + "next;"
+		add(tier+regbitHintAllowNew+" == 1 && ("+acl.Match+")", a)
+		a = base
+		if acl.Label != 0 || g.aclSample(acl, false) != nil || nfg != nil {
+			a += commit
+		}
+		a += g.aclSampleLabel(acl, true, true) + nfAct + "next;"
+		add(tier+regbitHintAllow+" == 1 && ("+acl.Match+")", a)
+	case acl.Action == "drop" || acl.Action == "reject":
+		if nfg != nil {
+			return nil
+		}
+		label := g.aclSampleLabel(acl, true, false)
+		add(tier+regbitHintDrop+" == 1 && ("+acl.Match+")", base+label+"next;")
+		commit := "ct_commit { " + ctBlocked + " = 1; }; next;"
+		if g.r.sampling {
+			pid := 0
+			if est := g.aclSample(acl, false); est != nil {
+				pid = est.Metadata
+			}
+			commit = "ct_commit { " + ctBlocked + " = 1; ct_label.obs_point_id = " + strconv.Itoa(pid) + "; }; next;"
+		}
+		add(tier+regbitHintBlock+" == 1 && ("+acl.Match+")", base+label+commit)
+	}
+	return out
+}
+
+// aclLogRelatedFlows is build_acl_log_related_flows: a logged, labelled
+// allow ACL with options:log-related logs the reply and related traffic
+// in the opposite pipeline.
+func (g *global) aclLogRelatedFlows(acl *nbdb.ACL, hasStateful bool) []aclFlow {
+	if acl.Action == "allow-stateless" || !hasStateful || (acl.Action != "allow" && acl.Action != "allow-related") ||
+		!acl.Log || acl.Label == 0 || !boolOption(acl.Options["log-related"], false) {
+		return nil
+	}
+	a := g.aclLog(acl)
+	if g.r.nf {
+		a += regbitNFEnabled + " = ct_label.nf; "
+	}
+	a += regbitVerdictAllow + " = 1; next;"
+	st := lflow.InACL
+	if acl.Direction == "from-lport" {
 		st = lflow.OutACL
 	}
+	notInv, notNew := "", " && !ct.new"
+	if g.useCtInvMatch && !g.r.noRedundantCt {
+		notInv = " && !ct.inv"
+	}
+	if g.r.noRedundantCt {
+		notNew = ""
+	}
+	l := strconv.Itoa(acl.Label)
+	return []aclFlow{
+		{st, 65533, "ct.est && !ct.rel" + notNew + notInv + " && ct.rpl && " + ctBlocked + " == 0 && ct_label.label == " + l, a},
+		{st, 65533, "!ct.est && ct.rel && !ct.new" + notInv + " && " + ctBlocked + " == 0 && ct_label.label == " + l, a},
+	}
+}
+
+// considerACL2303 is consider_acl of 23.03: no verdict bits; drop and
+// reject act in the ACL stage itself.
+func (g *global) considerACL2303(acl *nbdb.ACL, hasStateful bool) []aclFlow {
+	ingress := acl.Direction == "from-lport"
+	st := aclStage(acl)
 	prio := acl.Priority + aclPriorityOffset
 	logAct := g.aclLog(acl)
 	var out []aclFlow
@@ -190,17 +362,27 @@ func (g *global) rejectFlow(acl *nbdb.ACL, st lflow.Stage, prio int, extraMatch,
 		m.WriteString("(" + extraMatch + ") && ")
 	}
 	m.WriteString(acl.Match)
-	next := "next(pipeline=ingress,table=" + strconv.Itoa(lflow.InL2Lkup.Table()) + ");"
-	if st.Pipeline() == lflow.Ingress {
-		next = "next(pipeline=egress,table=" + strconv.Itoa(lflow.OutQoSMark.Table()) + ");"
-	}
 	a := g.aclLog(acl)
 	if extraActions != "" {
 		// northd appends a space after the (already space-terminated) extra actions.
 		a += extraActions + " "
 	}
-	a += "reg0 = 0; reject { /* eth.dst <-> eth.src; ip.dst <-> ip.src; is implicit. */ outport <-> inport; " + next + " };"
+	a += g.rejectAction(st.Pipeline() == lflow.Ingress)
 	return aclFlow{st, prio, m.String(), a}
+}
+
+// rejectAction is build_acl_reject_action: reject and resume at the other
+// pipeline's stage after the ACLs (egress QoS) or at L2 lookup.
+func (g *global) rejectAction(ingress bool) string {
+	next := "next(pipeline=ingress,table=" + strconv.Itoa(g.r.layout.Stage(lflow.InL2Lkup).Table()) + ");"
+	if ingress {
+		qos := lflow.OutQoS
+		if !g.r.layout.Has(qos) {
+			qos = lflow.OutQoSMark
+		}
+		next = "next(pipeline=egress,table=" + strconv.Itoa(g.r.layout.Stage(qos).Table()) + ");"
+	}
+	return "reg0 = 0; reject { /* eth.dst <-> eth.src; ip.dst <-> ip.src; is implicit. */ outport <-> inport; " + next + " };"
 }
 
 // aclLog is build_acl_log: the log() action prefix of a logged ACL, or "".
@@ -223,6 +405,8 @@ func (g *global) aclLog(acl *nbdb.ACL) string {
 		b.WriteString("verdict=drop, ")
 	case "reject":
 		b.WriteString("verdict=reject, ")
+	case "pass":
+		b.WriteString("verdict=pass, ")
 	case "allow", "allow-related", "allow-stateless":
 		b.WriteString("verdict=allow, ")
 	}

@@ -31,9 +31,15 @@ type Result struct {
 	Problems []Problem
 }
 
-// Compile builds the ACL-stage flows of every logical switch in s.
-func Compile(s *nbschema.Snapshot) *Result {
+// Compile builds the ACL-stage flows of every logical switch in s as
+// northd 23.03.1 does: CompileWith for release 23.03.1.
+func Compile(s *nbschema.Snapshot) *Result { return CompileWith(s, Options{}) }
+
+// CompileWith builds the ACL-stage flows of every logical switch in s as
+// the northd of opts.Release does.
+func CompileWith(s *nbschema.Snapshot, opts Options) *Result {
 	g := newGlobal(s)
+	g.r = newRules(opts.Release)
 	g.shared = g.newShared()
 	ids := nbschema.SortedKeys(s.Switches)
 	dps := make([]*lflow.Datapath, len(ids))
@@ -91,10 +97,17 @@ func parallel(n, minPer int, fn func(i int)) {
 	wg.Wait()
 }
 
-// CompileSwitch builds the flows of the one logical switch with NB UUID id.
-// It is what the incremental engine calls for each affected datapath.
+// CompileSwitch builds the flows of the one logical switch with NB UUID id,
+// for 23.03.1. It is what the incremental engine calls for each affected
+// datapath.
 func CompileSwitch(s *nbschema.Snapshot, id string) (*lflow.Datapath, []Problem) {
+	return CompileSwitchWith(s, id, Options{})
+}
+
+// CompileSwitchWith is CompileSwitch for opts.Release.
+func CompileSwitchWith(s *nbschema.Snapshot, id string, opts Options) (*lflow.Datapath, []Problem) {
 	g := newGlobal(s)
+	g.r = newRules(opts.Release)
 	dp, probs := g.compileSwitch(id)
 	dp.Sort()
 	return dp, probs

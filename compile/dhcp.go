@@ -12,7 +12,9 @@ import (
 // ovn-controller's DHCP and DNS replies through the egress ACLs.
 func (g *global) buildDHCPAndDNS(od *datapath, b *builder, hasStateful bool) {
 	act := "next;"
-	if hasStateful {
+	if g.r.verdicts {
+		act = regbitVerdictAllow + " = 1; next;"
+	} else if hasStateful {
 		act = "ct_commit; next;"
 	}
 	for _, p := range od.ls.Ports {
@@ -41,9 +43,22 @@ func (g *global) buildDHCPAndDNS(od *datapath, b *builder, hasStateful bool) {
 			}
 		}
 	}
+	dnsMatch, dnsAct := "udp.src == 53", "next;"
+	if g.r.dnsFromCtrl {
+		dnsMatch = "flags.from_ctrl && udp.src == 53"
+	}
+	if g.r.verdicts {
+		dnsAct = regbitVerdictAllow + " = 1; next;"
+	}
+	if hasStateful {
+		dnsAct = "ct_commit; next;"
+		if g.r.verdicts {
+			dnsAct = regbitVerdictAllow + " = 1; ct_commit; next;"
+		}
+	}
 	for _, id := range od.ls.DNSRecords {
 		if dns, ok := g.s.DNS[id]; ok && len(dns.Records) > 0 {
-			b.add(lflow.OutACL, 34000, "udp.src == 53", act)
+			b.add(lflow.OutACL, 34000, dnsMatch, dnsAct)
 			break
 		}
 	}

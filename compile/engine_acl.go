@@ -179,7 +179,8 @@ func (g *global) aclDPFlows(a *nbdb.ACL, fl dpFlags) []lflow.Flow {
 		out = append(out, lflow.Flow{Stage: st, Priority: a.Priority + aclPriorityOffset, Match: a.Match,
 			Actions: regbitACLStateless + " = 1; next;", Source: a.UUID})
 	}
-	for _, f := range g.aclFlows(a, fl.hasStateful || fl.hasLBVIP) {
+	// The engine compiles for 23.03 (no tiers; kinds are its stages).
+	for _, f := range g.aclFlows(a, fl.hasStateful || fl.hasLBVIP, aclTiers{}) {
 		out = append(out, lflow.Flow{Stage: f.stage, Priority: f.priority, Match: f.match, Actions: f.actions, Source: a.UUID})
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 // indexes northd builds before its per-datapath loops.
 type global struct {
 	s *nbschema.Snapshot
+	r rules // the target release's construction rules (rules.go)
 
 	useCtInvMatch   bool   // NB_Global options:use_ct_inv_match (default true)
 	defaultACLDrop  bool   // NB_Global options:default_acl_drop (default false)
@@ -36,6 +37,7 @@ type global struct {
 func newGlobal(s *nbschema.Snapshot) *global {
 	g := &global{
 		s:               s,
+		r:               newRules(nil),
 		useCtInvMatch:   boolOption(s.GlobalOption("use_ct_inv_match"), true),
 		defaultACLDrop:  boolOption(s.GlobalOption("default_acl_drop"), false),
 		controllerEvent: boolOption(s.GlobalOption("controller_event"), false),

@@ -102,9 +102,9 @@ func (g *global) buildLBPreStateful(od *datapath, b *builder) {
 	for _, lb := range g.switchLBs(od.ls, false) {
 		proto := lbProto(lb)
 		for _, v := range lbVIPs(lb) {
-			ipMatch, reg := "ip4", regOrigDIPv4
+			ipMatch, reg := "ip4", g.r.regs.lbIPv4
 			if !v.ip.Is4() {
-				ipMatch, reg = "ip6", regOrigDIPv6
+				ipMatch, reg = "ip6", g.r.regs.lbIPv6
 			}
 			if (g.controllerEvent || boolOption(lb.Options["event"], false)) &&
 				v.nBackends == 0 && !boolOption(lb.Options["reject"], false) {
@@ -125,7 +125,7 @@ func (g *global) buildLBPreStateful(od *datapath, b *builder) {
 			a := reg + " = " + v.ipStr + "; "
 			m := regbitConntrackNAT + " == 1 && " + ipMatch + ".dst == " + v.ipStr
 			if v.port != "" {
-				a += regOrigTPDport + " = " + v.port + "; "
+				a += g.r.regs.lbPort + " = " + v.port + "; "
 				m += " && " + proto + ".dst == " + v.port
 			}
 			a += "ct_lb_mark;"

@@ -78,8 +78,8 @@ func (sh *pgShared) aclStageFlows(g *global, hasStateful bool) []lflow.Flow {
 		sh.info(g)
 		out := make([]lflow.Flow, 0, 2*len(sh.acls))
 		for _, acl := range sh.acls {
-			for _, f := range g.aclFlows(acl, hasStateful) {
-				out = append(out, lflow.Flow{Stage: f.stage, Priority: f.priority, Match: f.match, Actions: f.actions, Source: acl.UUID})
+			for _, f := range g.aclFlows(acl, hasStateful, aclTiers{}) {
+				out = append(out, lflow.Flow{Stage: g.r.layout.Stage(f.stage), Priority: f.priority, Match: f.match, Actions: f.actions, Source: acl.UUID})
 			}
 		}
 		slices.SortFunc(out, lflow.Compare)
@@ -96,6 +96,7 @@ func (sh *pgShared) statelessFlows(g *global) []lflow.Flow {
 		var out []lflow.Flow
 		for _, acl := range sh.acls {
 			if f, ok := statelessFilter(acl); ok {
+				f.Stage = g.r.layout.Stage(f.Stage)
 				out = append(out, f)
 			}
 		}

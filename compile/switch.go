@@ -19,9 +19,6 @@ const (
 	regbitACLLabel        = "reg0[13]"
 	regbitACLStateless    = "reg0[16]"
 	regbitHintAllowRel    = "reg0[17]"
-	regOrigDIPv4          = "reg1"
-	regOrigDIPv6          = "xxreg1"
-	regOrigTPDport        = "reg2[0..15]"
 	regLabel              = "reg3"
 
 	// aclPriorityOffset is OVN_ACL_PRI_OFFSET: an ACL of priority P becomes
@@ -35,8 +32,10 @@ const (
 	ipv6CtOmitMatch = "nd || nd_ra || nd_rs || mldv1 || mldv2"
 )
 
-// builder collects the flows of one datapath.
+// builder collects the flows of one datapath, placing each stage kind in
+// the target release's layout.
 type builder struct {
+	lay   *lflow.Layout
 	flows []lflow.Flow
 	// runs are shared flow lists, each sorted, that belong to the
 	// datapath too (a port group's flows in a full Compile).
@@ -51,11 +50,11 @@ func (b *builder) addRun(run []lflow.Flow) {
 }
 
 func (b *builder) add(st lflow.Stage, prio int, match, actions string) {
-	b.flows = append(b.flows, lflow.Flow{Stage: st, Priority: prio, Match: match, Actions: actions})
+	b.flows = append(b.flows, lflow.Flow{Stage: b.lay.Stage(st), Priority: prio, Match: match, Actions: actions})
 }
 
 func (b *builder) addFrom(st lflow.Stage, prio int, match, actions, source string) {
-	b.flows = append(b.flows, lflow.Flow{Stage: st, Priority: prio, Match: match, Actions: actions, Source: source})
+	b.flows = append(b.flows, lflow.Flow{Stage: b.lay.Stage(st), Priority: prio, Match: match, Actions: actions, Source: source})
 }
 
 func (g *global) compileSwitch(id string) (*lflow.Datapath, []Problem) {
@@ -66,7 +65,7 @@ func (g *global) compileSwitch(id string) (*lflow.Datapath, []Problem) {
 			n += len(pg.ACLs)
 		}
 	}
-	b := &builder{flows: make([]lflow.Flow, 0, 64+3*n)}
+	b := &builder{lay: g.r.layout, flows: make([]lflow.Flow, 0, 64+3*n)}
 	g.buildPreACLs(od, b)
 	g.buildPreLB(od, b)
 	g.buildPreStateful(od, b)
@@ -74,6 +73,7 @@ func (g *global) compileSwitch(id string) (*lflow.Datapath, []Problem) {
 	g.buildACLs(od, b)
 	g.buildStateful(od, b)
 	g.buildLBPreStateful(od, b)
+	g.buildNetworkFunction(od, b)
 	flows := b.flows
 	if g.shared != nil {
 		// Full Compile: the shared runs are sorted; sort the switch's own
@@ -86,14 +86,51 @@ func (g *global) compileSwitch(id string) (*lflow.Datapath, []Problem) {
 }
 
 // skipPortFromConntrack is northd's skip_port_from_conntrack.
-func (g *global) skipPortFromConntrack(od *datapath, b *builder, name string, in, out lflow.Stage, prio int) {
+func (g *global) skipPortFromConntrack(b *builder, name string, hasStatefulACL bool, in, out lflow.Stage, prio int) {
 	key := strconv.Quote(name)
-	egress := "ct_clear; next;"
-	if od.hasStatefulACL {
-		egress = "next;"
+	egress := "next;"
+	if !hasStatefulACL {
+		egress = "ct_clear; next;"
+		if g.r.sampledCtClear {
+			egress = "flags.pkt_sampled = 0; ct_clear; next;"
+		}
 	}
 	b.add(in, prio, "ip && inport == "+key, "next;")
 	b.add(out, prio, "ip && outport == "+key, egress)
+}
+
+// skipEVPNFromConntrack is northd's skip_evpn_from_conntrack: a switch with
+// a valid other_config:dynamic-routing-vni has EVPN remote VTEPs, which
+// have no conntrack zone.
+func (g *global) skipEVPNFromConntrack(od *datapath, b *builder, hasStatefulACL bool, in, out lflow.Stage, prio int) {
+	if !g.r.evpn {
+		return
+	}
+	vni, err := strconv.ParseInt(od.ls.OtherConfig["dynamic-routing-vni"], 10, 64)
+	if err != nil || vni < 0 || vni > 1<<24-1 {
+		return
+	}
+	egress := "next;"
+	if !hasStatefulACL {
+		egress = "flags.pkt_sampled = 0; ct_clear; next;"
+	}
+	b.add(in, prio, "from_evpn_vtep", "next;")
+	b.add(out, prio, "to_evpn_vtep", egress)
+}
+
+// switchPorts are the switch's ports of type "switch" (od->switch_ports),
+// on releases that have them.
+func (g *global) switchPorts(od *datapath) []string {
+	if !g.r.switchPorts {
+		return nil
+	}
+	var out []string
+	for _, p := range od.ls.Ports {
+		if lsp, ok := g.s.Ports[p]; ok && lsp.Type == "switch" && g.portSwitch[p] == od.id {
+			out = append(out, lsp.Name)
+		}
+	}
+	return out
 }
 
 // buildStatelessFilters adds the pre-ACL flow of every allow-stateless ACL
@@ -107,6 +144,7 @@ func (g *global) buildStatelessFilters(od *datapath, b *builder) {
 		}
 		if f, ok := statelessFilter(acl); ok {
 			f.Source = id
+			f.Stage = b.lay.Stage(f.Stage)
 			b.flows = append(b.flows, f)
 		}
 	}
@@ -124,6 +162,15 @@ func (g *global) buildStatelessFilters(od *datapath, b *builder) {
 	}
 }
 
+// icmpTooBig matches ICMP "fragmentation needed" / "packet too big"
+// arriving from a tunnel. northd spells it with and without a space after
+// "||" in pre-ACL and pre-LB.
+const (
+	icmpTooBigPreACL = "((ip4 && icmp4.type == 3 && icmp4.code == 4) || (ip6 && icmp6.type == 2 && icmp6.code == 0)) && flags.tunnel_rx == 1"
+	icmpTooBigPreLB  = "((ip4 && icmp4.type == 3 && icmp4.code == 4) ||(ip6 && icmp6.type == 2 && icmp6.code == 0)) && flags.tunnel_rx == 1"
+)
+
+// buildPreACLs is build_pre_acls and build_ls_stateful_rec_pre_acls.
 func (g *global) buildPreACLs(od *datapath, b *builder) {
 	b.add(lflow.InPreACL, 0, "1", "next;")
 	b.add(lflow.OutPreACL, 0, "1", "next;")
@@ -131,17 +178,26 @@ func (g *global) buildPreACLs(od *datapath, b *builder) {
 	b.add(lflow.OutPreACL, 110, "eth.src == $svc_monitor_mac", "next;")
 	if od.hasStatefulACL {
 		for _, p := range od.routerPorts {
-			g.skipPortFromConntrack(od, b, p.Name, lflow.InPreACL, lflow.OutPreACL, 110)
+			g.skipPortFromConntrack(b, p.Name, true, lflow.InPreACL, lflow.OutPreACL, 110)
+		}
+		for _, name := range g.switchPorts(od) {
+			g.skipPortFromConntrack(b, name, true, lflow.InPreACL, lflow.OutPreACL, 110)
 		}
 		for _, p := range od.localnetPorts {
-			g.skipPortFromConntrack(od, b, p.Name, lflow.InPreACL, lflow.OutPreACL, 110)
+			g.skipPortFromConntrack(b, p.Name, true, lflow.InPreACL, lflow.OutPreACL, 110)
 		}
+		g.skipEVPNFromConntrack(od, b, true, lflow.InPreACL, lflow.OutPreACL, 110)
 		g.buildStatelessFilters(od, b)
 		const nd = "nd || nd_rs || nd_ra || mldv1 || mldv2 || (udp && udp.src == 546 && udp.dst == 547)"
 		b.add(lflow.InPreACL, 110, nd, "next;")
 		b.add(lflow.OutPreACL, 110, nd, "next;")
-		b.add(lflow.InPreACL, 110, "eth.mcast", "next;")
-		b.add(lflow.OutPreACL, 110, "eth.mcast", "next;")
+		if !g.aclCtTranslation() {
+			b.add(lflow.InPreACL, 110, "eth.mcast", "next;")
+			b.add(lflow.OutPreACL, 110, "eth.mcast", "next;")
+		}
+		if g.r.icmpTooBig {
+			b.add(lflow.InPreACL, 110, icmpTooBigPreACL, "next;")
+		}
 		b.add(lflow.InPreACL, 100, "ip", regbitConntrackDefrag+" = 1; next;")
 		b.add(lflow.OutPreACL, 100, "ip", regbitConntrackDefrag+" = 1; next;")
 	} else if od.hasLBVIP {
@@ -149,24 +205,38 @@ func (g *global) buildPreACLs(od *datapath, b *builder) {
 	}
 }
 
+// aclCtTranslation is NB_Global options:acl_ct_translation, on releases
+// that read it.
+func (g *global) aclCtTranslation() bool {
+	return g.r.ctTranslation && boolOption(g.s.GlobalOption("acl_ct_translation"), false)
+}
+
+// buildPreLB is build_pre_lb and build_ls_stateful_rec_pre_lb.
 func (g *global) buildPreLB(od *datapath, b *builder) {
 	b.add(lflow.InPreLB, 110, "eth.mcast", "next;")
 	b.add(lflow.OutPreLB, 110, "eth.mcast", "next;")
 	const nd = "nd || nd_rs || nd_ra || mldv1 || mldv2"
 	b.add(lflow.InPreLB, 110, nd, "next;")
 	b.add(lflow.OutPreLB, 110, nd, "next;")
+	if g.r.icmpTooBig {
+		b.add(lflow.InPreLB, 110, icmpTooBigPreLB, "next;")
+	}
 	b.add(lflow.InPreLB, 110, "eth.dst == $svc_monitor_mac", "next;")
 	b.add(lflow.OutPreLB, 110, "eth.src == $svc_monitor_mac", "next;")
 	b.add(lflow.InPreLB, 0, "1", "next;")
 	b.add(lflow.OutPreLB, 0, "1", "next;")
 	for _, p := range od.routerPorts {
-		g.skipPortFromConntrack(od, b, p.Name, lflow.InPreLB, lflow.OutPreLB, 110)
+		g.skipPortFromConntrack(b, p.Name, od.hasStatefulACL, lflow.InPreLB, lflow.OutPreLB, 110)
+	}
+	for _, name := range g.switchPorts(od) {
+		g.skipPortFromConntrack(b, name, true, lflow.InPreLB, lflow.OutPreLB, 110)
 	}
 	if !od.hasLBVIP {
 		for _, p := range od.localnetPorts {
-			g.skipPortFromConntrack(od, b, p.Name, lflow.InPreLB, lflow.OutPreLB, 110)
+			g.skipPortFromConntrack(b, p.Name, od.hasStatefulACL, lflow.InPreLB, lflow.OutPreLB, 110)
 		}
 	}
+	g.skipEVPNFromConntrack(od, b, od.hasStatefulACL, lflow.InPreLB, lflow.OutPreLB, 110)
 	b.add(lflow.InPreLB, 110, regbitACLStateless+" == 1", "next;")
 	b.add(lflow.OutPreLB, 110, regbitACLStateless+" == 1", "next;")
 	if od.hasLBVIP {
@@ -178,6 +248,9 @@ func (g *global) buildPreLB(od *datapath, b *builder) {
 func (g *global) buildPreStateful(od *datapath, b *builder) {
 	b.add(lflow.InPreStateful, 0, "1", "next;")
 	b.add(lflow.OutPreStateful, 0, "1", "next;")
+	if g.r.ipFrag {
+		b.add(lflow.InPreStateful, 115, regbitConntrackNAT+" == 1 && ip.is_frag", regbitIPFrag+" = 1; ct_lb_mark;")
+	}
 	b.add(lflow.InPreStateful, 110, regbitConntrackNAT+" == 1", "ct_lb_mark;")
 	b.add(lflow.OutPreStateful, 110, regbitConntrackNAT+" == 1", "ct_lb_mark;")
 	b.add(lflow.InPreStateful, 100, regbitConntrackDefrag+" == 1", "ct_next;")
@@ -194,8 +267,12 @@ func (g *global) buildACLHints(od *datapath, b *builder) {
 		if !od.hasStatefulACL && !od.hasLBVIP {
 			continue
 		}
-		b.add(st, 7, "ct.new && !ct.est", regbitHintAllowNew+" = 1; "+regbitHintDrop+" = 1; next;")
-		b.add(st, 6, "!ct.new && ct.est && !ct.rpl && "+ctBlocked+" == 1", regbitHintAllowNew+" = 1; "+regbitHintDrop+" = 1; next;")
+		commit := ""
+		if g.r.commitInHint {
+			commit = regbitConntrackCommit + " = 1; "
+		}
+		b.add(st, 7, "ct.new && !ct.est", regbitHintAllowNew+" = 1; "+regbitHintDrop+" = 1; "+commit+"next;")
+		b.add(st, 6, "!ct.new && ct.est && !ct.rpl && "+ctBlocked+" == 1", regbitHintAllowNew+" = 1; "+regbitHintDrop+" = 1; "+commit+"next;")
 		b.add(st, 5, "!ct.trk", regbitHintAllow+" = 1; "+regbitHintDrop+" = 1; next;")
 		b.add(st, 4, "!ct.new && ct.est && !ct.rpl && "+ctBlocked+" == 0", regbitHintAllow+" = 1; "+regbitHintBlock+" = 1; next;")
 		b.add(st, 3, "!ct.est", regbitHintDrop+" = 1; next;")
@@ -204,13 +281,50 @@ func (g *global) buildACLHints(od *datapath, b *builder) {
 	}
 }
 
+// buildStateful is build_stateful: the commits of the stateful stages.
 func (g *global) buildStateful(od *datapath, b *builder) {
 	b.add(lflow.InStateful, 0, "1", "next;")
 	b.add(lflow.OutStateful, 0, "1", "next;")
-	withLabel := "ct_commit { " + ctBlocked + " = 0; ct_label.label = " + regLabel + "; }; next;"
-	b.add(lflow.InStateful, 100, regbitConntrackCommit+" == 1 && "+regbitACLLabel+" == 1", withLabel)
-	b.add(lflow.OutStateful, 100, regbitConntrackCommit+" == 1 && "+regbitACLLabel+" == 1", withLabel)
-	plain := "ct_commit { " + ctBlocked + " = 0; }; next;"
-	b.add(lflow.InStateful, 100, regbitConntrackCommit+" == 1 && "+regbitACLLabel+" == 0", plain)
-	b.add(lflow.OutStateful, 100, regbitConntrackCommit+" == 1 && "+regbitACLLabel+" == 0", plain)
+	commitLabel := regbitConntrackCommit + " == 1 && " + regbitACLLabel + " == 1"
+	commitPlain := regbitConntrackCommit + " == 1 && " + regbitACLLabel + " == 0"
+	if !g.r.sampling {
+		withLabel := "ct_commit { " + ctBlocked + " = 0; ct_label.label = " + regLabel + "; }; next;"
+		plain := "ct_commit { " + ctBlocked + " = 0; }; next;"
+		for _, st := range [2]lflow.Stage{lflow.InStateful, lflow.OutStateful} {
+			b.add(st, 100, commitLabel, withLabel)
+			b.add(st, 100, commitPlain, plain)
+		}
+		return
+	}
+	persist, nf := "", ""
+	if g.r.persist {
+		persist = "ct_mark.allow_established = " + regbitACLPersistID + "; "
+	}
+	aclID := ""
+	if g.r.persist {
+		aclID = "ct_label.acl_id = " + regACLID + "; "
+	}
+	if g.r.nf {
+		nf = "ct_label.nf = 0; ct_label.nf_id = 0; "
+	}
+	withLabel := "ct_commit { " + ctBlocked + " = 0; " + persist +
+		"ct_mark.obs_stage = " + regbitACLObsStage + "; ct_mark.obs_collector_id = " + regObsCollectorIDEst + "; " +
+		"ct_label.obs_point_id = " + regObsPointIDEst + "; " + aclID + nf + "}; next;"
+	plain := "ct_commit { " + ctBlocked + " = 0; " + persist + aclID + nf + "}; next;"
+	for _, st := range [2]lflow.Stage{lflow.InStateful, lflow.OutStateful} {
+		b.add(st, 100, commitLabel, withLabel)
+		b.add(st, 100, commitPlain, plain)
+	}
+	if !g.r.nf {
+		return
+	}
+	// With a network function group: commit its id in the label.
+	nfPlain := "ct_commit { " + ctBlocked + " = 0; " + persist + aclID + "ct_label.nf = 1; ct_label.nf_id = " + regNFID + "; }; next;"
+	nfLabel := "ct_commit { " + ctBlocked + " = 0; " + persist +
+		"ct_mark.obs_stage = " + regbitACLObsStage + "; ct_mark.obs_collector_id = " + regObsCollectorIDEst + "; " +
+		"ct_label.obs_point_id = " + regObsPointIDEst + "; " + aclID + "ct_label.nf = 1; ct_label.nf_id = " + regNFID + "; }; next;"
+	for _, st := range [2]lflow.Stage{lflow.InStateful, lflow.OutStateful} {
+		b.add(st, 110, commitPlain+" && "+regbitNFEnabled+" == 1", nfPlain)
+		b.add(st, 110, commitLabel+" && "+regbitNFEnabled+" == 1", nfLabel)
+	}
 }

@@ -1,0 +1,98 @@
+package compile
+
+import (
+	"strconv"
+
+	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+// aclTiers is ls_stateful_record's max_acl_tier: the highest tier of the
+// datapath's ACLs (its own and its port groups') in each eval stage.
+type aclTiers struct{ inPreLB, inPostLB, egress int }
+
+// of returns the highest tier of eval stage st.
+func (t aclTiers) of(st lflow.Stage) int {
+	switch st.Kind() {
+	case lflow.InACL:
+		return t.inPreLB
+	case lflow.InACLAfterLB:
+		return t.inPostLB
+	}
+	return t.egress
+}
+
+// maxACLTiers is update_ls_max_acl_tier over every ACL of the datapath.
+func (g *global) maxACLTiers(od *datapath) aclTiers {
+	var t aclTiers
+	if !g.r.verdicts {
+		return t
+	}
+	see := func(acl *nbdb.ACL) {
+		tier := aclTier(acl)
+		if tier == 0 {
+			return
+		}
+		p := &t.egress
+		switch aclStage(acl) {
+		case lflow.InACL:
+			p = &t.inPreLB
+		case lflow.InACLAfterLB:
+			p = &t.inPostLB
+		}
+		*p = max(*p, tier)
+	}
+	for _, acl := range od.acls {
+		see(acl)
+	}
+	for _, pg := range od.pgs {
+		for _, id := range pg.ACLs {
+			if acl, ok := g.s.ACLs[id]; ok {
+				see(acl)
+			}
+		}
+	}
+	return t
+}
+
+// buildACLActionLflows is build_acl_action_lflows (23.06+): each action
+// stage acts on the verdict bits its eval stage set, clears them, applies
+// default_acl_drop, and with tiers sends a packet that matched no ACL of
+// one tier back to the eval stage for the next.
+func (g *global) buildACLActionLflows(od *datapath, b *builder, tiers aclTiers) {
+	clear := regbitVerdictAllow + " = 0; " + regbitVerdictDrop + " = 0; " + regbitVerdictReject + " = 0; "
+	def := "next;"
+	if g.defaultACLDrop {
+		def = g.implicitDrop
+	}
+	for _, sa := range [3][2]lflow.Stage{
+		{lflow.InACLAction, lflow.InACL},
+		{lflow.InACLAfterLBAction, lflow.InACLAfterLB},
+		{lflow.OutACLAction, lflow.OutACL},
+	} {
+		st, eval := sa[0], sa[1]
+		maxTier := tiers.of(eval)
+		a := clear
+		if maxTier > 0 {
+			a += regACLTier + " = 0; "
+		}
+		if !od.hasACLs {
+			b.add(st, 0, "1", "next;")
+			continue
+		}
+		ingress := st.Pipeline() == lflow.Ingress
+		b.add(st, 1000, regbitVerdictAllow+" == 1", a+"next;")
+		b.add(st, 1000, regbitVerdictDrop+" == 1", a+g.implicitDrop)
+		b.add(st, 1000, regbitVerdictReject+" == 1", a+g.rejectAction(ingress))
+		b.add(st, 0, "1", a+def)
+		pipe := "egress"
+		if ingress {
+			pipe = "ingress"
+		}
+		table := strconv.Itoa(b.lay.Stage(eval).Table())
+		for j := 0; j < maxTier; j++ {
+			b.add(st, 500, regACLTier+" == "+strconv.Itoa(j),
+				regACLTier+" = "+strconv.Itoa(j+1)+"; next(pipeline="+pipe+",table="+table+");")
+		}
+	}
+}

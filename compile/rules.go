@@ -1,0 +1,103 @@
+package compile
+
+import (
+	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/release"
+)
+
+// Options select what Compile compiles for.
+type Options struct {
+	// Release is the OVN release whose northd the flows must equal
+	// (nil: 23.03.1).
+	Release *release.Release
+}
+
+// rules are the construction rules in which the supported releases'
+// northd differ, each switched on from the upstream release that
+// introduced it (the commit is the one in ovn-org/ovn that did). The build
+// passes consult them; everything else is the same northd function in
+// every release. Adding a release adds its stage layout (lflow) and, for
+// each behaviour it changed, one rule here.
+type rules struct {
+	rel    *release.Release
+	layout *lflow.Layout
+	regs   registers
+
+	// verdicts: ACL eval stages set verdict bits and ACL action stages act
+	// on them; tiers and "pass" (23.06, 46dacbb75). DHCP replies no longer
+	// commit.
+	verdicts bool
+	// icmpTooBig: pre-ACL and pre-LB skip conntrack for ICMP "packet too
+	// big" arriving from a tunnel (23.06, e3bc68c3b).
+	icmpTooBig bool
+	// sampling: ACL sample stages, observation registers, drop commits
+	// carry ct_label.obs_point_id (24.09; 55782afd7).
+	sampling bool
+	// ipFrag: pre-stateful keeps ip.is_frag in a register across
+	// recirculation (25.03, 0f806cf08).
+	ipFrag bool
+	// dnsFromCtrl: the DNS reply flow matches flags.from_ctrl (25.03,
+	// 474bdfcad).
+	dnsFromCtrl bool
+	// persist: ACL options:persist-established, ct_mark.allow_established
+	// and ct_label.acl_id (25.03, 03556dc05).
+	persist bool
+	// commitInHint: the ACL hint stage sets the commit bit for new
+	// connections instead of the allow ACLs and the default flows (25.09,
+	// 0aa2a4828).
+	commitInHint bool
+	// noRedundantCt: "!ct.new" and "!ct.inv" dropped from the reply
+	// flows' matches (25.09, 8828b6120).
+	noRedundantCt bool
+	// statelessLB: LS other_config:enable-stateless-acl-with-lb (25.09,
+	// abbc272ac).
+	statelessLB bool
+	// nf: network functions and their stages; eval flows copy
+	// ct_label.nf (26.03).
+	nf bool
+	// ctTranslation: NB_Global options:acl_ct_translation (26.03,
+	// f9ffb0ee9).
+	ctTranslation bool
+	// sampledCtClear: a port skipped from conntrack clears
+	// flags.pkt_sampled with ct_clear (26.03, 68850ba3e).
+	sampledCtClear bool
+	// switchPorts: ports of type "switch" skip conntrack like router ports
+	// (26.03, 2f2b263df).
+	switchPorts bool
+	// evpn: EVPN remote VTEP traffic skips conntrack (26.03.1, e8dc42020).
+	evpn bool
+}
+
+func newRules(r *release.Release) rules {
+	if r == nil {
+		r = release.OVN2303
+	}
+	lay, ok := lflow.LayoutFor(r.Series())
+	if !ok {
+		panic("compile: no stage layout for OVN " + r.Name())
+	}
+	at := func(v string) bool { return r.Version.Compare(release.MustVersion(v)) >= 0 }
+	ru := rules{
+		rel:            r,
+		layout:         lay,
+		verdicts:       at("23.06.0"),
+		icmpTooBig:     at("23.06.0"),
+		sampling:       at("24.09.0"),
+		ipFrag:         at("25.03.0"),
+		dnsFromCtrl:    at("25.03.0"),
+		persist:        at("25.03.0"),
+		commitInHint:   at("25.09.0"),
+		noRedundantCt:  at("25.09.0"),
+		statelessLB:    at("25.09.0"),
+		nf:             at("26.03.0"),
+		ctTranslation:  at("26.03.0"),
+		sampledCtClear: at("26.03.0"),
+		switchPorts:    at("26.03.0"),
+		evpn:           at("26.03.1"),
+	}
+	ru.regs = registers2303
+	if at("25.03.0") { // 91988089c
+		ru.regs = registers2503
+	}
+	return ru
+}
