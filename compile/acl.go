@@ -27,7 +27,7 @@ type aclFlowKey struct {
 // (build_acl_action_lflows).
 func (g *global) buildACLs(od *datapath, b *builder) {
 	r := &g.r
-	hasStateful := od.hasStatefulACL || od.hasLBVIP
+	hasStateful := od.HasStatefulACL || od.HasLBVIP
 	// allow is the verdict-bit prefix of an allowing action (23.06+).
 	allow, drop := "", ""
 	if r.verdicts {
@@ -37,8 +37,8 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 	if g.defaultACLDrop && !r.verdicts {
 		defaultAction = g.dropAction
 	}
-	if !od.hasACLs {
-		if !od.hasLBVIP {
+	if !od.HasACLs {
+		if !od.HasLBVIP {
 			b.add(lflow.InACL, 65535, "1", "next;")
 			b.add(lflow.OutACL, 65535, "1", "next;")
 		} else {
@@ -121,12 +121,12 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 	}
 
 	tiers := g.maxACLTiers(od)
-	for _, acl := range od.acls {
+	for _, acl := range od.ACLs {
 		for _, f := range g.aclFlows(acl, hasStateful, tiers) {
 			b.addFrom(f.stage, f.priority, f.match, f.actions, acl.UUID)
 		}
 	}
-	for _, pg := range od.pgs {
+	for _, pg := range od.PortGroups {
 		if sh := g.shared[pg.UUID]; sh != nil && tiers == (aclTiers{}) {
 			b.addRun(sh.aclStageFlows(g, hasStateful))
 			continue
@@ -153,7 +153,7 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 
 	g.buildDHCPAndDNS(od, b, hasStateful)
 
-	if od.hasACLs || od.hasLBVIP {
+	if od.HasACLs || od.HasLBVIP {
 		b.add(lflow.InACL, 34000, "eth.dst == $svc_monitor_mac", allow+"next;")
 		b.add(lflow.OutACL, 34000, "eth.src == $svc_monitor_mac", allow+"next;")
 	}
@@ -165,7 +165,7 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 // lbStatelessMode is LS other_config:enable-stateless-acl-with-lb
 // (od->lb_with_stateless_mode), on releases that read it.
 func (g *global) lbStatelessMode(od *datapath) bool {
-	return g.r.statelessLB && boolOption(od.ls.OtherConfig["enable-stateless-acl-with-lb"], false)
+	return g.r.statelessLB && boolOption(od.LS.OtherConfig["enable-stateless-acl-with-lb"], false)
 }
 
 // aclFlows is northd's consider_acl with, from 23.06, the ACL's log-related
@@ -412,7 +412,7 @@ func (g *global) aclLog(acl *nbdb.ACL) string {
 	}
 	if acl.Meter != nil {
 		name := *acl.Meter
-		if g.fairMeters[name] {
+		if g.v.MeterFair(name) {
 			name += "__" + acl.UUID
 		}
 		b.WriteString("meter=\"" + name + "\", ")

@@ -42,10 +42,10 @@ func (g *global) maxACLTiers(od *datapath) aclTiers {
 		}
 		*p = max(*p, tier)
 	}
-	for _, acl := range od.acls {
+	for _, acl := range od.ACLs {
 		see(acl)
 	}
-	for _, pg := range od.pgs {
+	for _, pg := range od.PortGroups {
 		for _, id := range pg.ACLs {
 			if acl, ok := g.s.ACLs[id]; ok {
 				see(acl)
@@ -76,7 +76,7 @@ func (g *global) buildACLActionLflows(od *datapath, b *builder, tiers aclTiers) 
 		if maxTier > 0 {
 			a += regACLTier + " = 0; "
 		}
-		if !od.hasACLs {
+		if !od.HasACLs {
 			b.add(st, 0, "1", "next;")
 			continue
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbview"
 )
 
 // Result is the output of one compile.
@@ -38,7 +39,13 @@ func Compile(s *nbschema.Snapshot) *Result { return CompileWith(s, Options{}) }
 // CompileWith builds the ACL-stage flows of every logical switch in s as
 // the northd of opts.Release does.
 func CompileWith(s *nbschema.Snapshot, opts Options) *Result {
-	g := newGlobal(s)
+	return CompileView(nbview.New(s), opts)
+}
+
+// CompileView is CompileWith on a view already built.
+func CompileView(v *nbview.View, opts Options) *Result {
+	s := v.Snapshot()
+	g := newGlobal(v)
 	g.r = newRules(opts.Release)
 	g.shared = g.newShared()
 	ids := nbschema.SortedKeys(s.Switches)
@@ -106,7 +113,7 @@ func CompileSwitch(s *nbschema.Snapshot, id string) (*lflow.Datapath, []Problem)
 
 // CompileSwitchWith is CompileSwitch for opts.Release.
 func CompileSwitchWith(s *nbschema.Snapshot, id string, opts Options) (*lflow.Datapath, []Problem) {
-	g := newGlobal(s)
+	g := newGlobal(nbview.New(s))
 	g.r = newRules(opts.Release)
 	dp, probs := g.compileSwitch(id)
 	dp.Sort()

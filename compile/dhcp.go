@@ -17,7 +17,7 @@ func (g *global) buildDHCPAndDNS(od *datapath, b *builder, hasStateful bool) {
 	} else if hasStateful {
 		act = "ct_commit; next;"
 	}
-	for _, p := range od.ls.Ports {
+	for _, p := range od.LS.Ports {
 		lsp, ok := g.s.Ports[p]
 		if !ok || lsp.Type == "external" {
 			continue
@@ -56,7 +56,7 @@ func (g *global) buildDHCPAndDNS(od *datapath, b *builder, hasStateful bool) {
 			dnsAct = regbitVerdictAllow + " = 1; ct_commit; next;"
 		}
 	}
-	for _, id := range od.ls.DNSRecords {
+	for _, id := range od.LS.DNSRecords {
 		if dns, ok := g.s.DNS[id]; ok && len(dns.Records) > 0 {
 			b.add(lflow.OutACL, 34000, dnsMatch, dnsAct)
 			break

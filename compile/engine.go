@@ -13,6 +13,7 @@ import (
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/nbview"
 )
 
 // RowChange is one NB row as it now is: Row is the new content of row
@@ -144,38 +145,10 @@ func sortDatapaths(l *lflow.Listing) {
 	})
 }
 
-type set map[string]struct{}
-
-// refs is the (few) rows that reference one row, in no order. A slice,
-// not a map: the engine holds one per ACL, port, ..., and most hold one
-// element.
-type refs []string
-
-func (r refs) has(v string) bool { return slices.Contains(r, v) }
+type set = nbview.Set
 
 // refIndex maps a row UUID (or a name) to the rows that reference it.
-type refIndex map[string]refs
-
-func (m refIndex) add(k, v string) {
-	r := m[k]
-	if !r.has(v) {
-		m[k] = append(r, v)
-	}
-}
-
-func (m refIndex) del(k, v string) {
-	r := m[k]
-	i := slices.Index(r, v)
-	if i < 0 {
-		return
-	}
-	if len(r) == 1 {
-		delete(m, k)
-		return
-	}
-	r[i] = r[len(r)-1]
-	m[k] = r[:len(r)-1]
-}
+type refIndex = nbview.RefIndex
 
 // Engine compiles an NB incrementally. It keeps its own copy of the NB
 // rows, the NB-wide indexes the compiler uses (maintained row by row), the
@@ -191,26 +164,18 @@ type Engine struct {
 	probs map[string][]Problem // switch UUID -> its problems
 	flags map[string]dpFlags   // switch UUID -> what its fixed flows depend on
 
-	// Reverse references, kept whether or not the target row exists.
-	portSwitches refIndex // LSP -> switches listing it
-	portPGs      refIndex // LSP -> port groups listing it
-	aclSwitches  refIndex // ACL -> switches listing it
-	aclPGs       refIndex // ACL -> port groups listing it
-	lbSwitches   refIndex // LB -> switches listing it
-	lbGroups     refIndex // LB -> LB groups listing it
-	lbgSwitches  refIndex // LB group -> switches listing it
-	dhcpPorts    refIndex // DHCP_Options -> LSPs using it
-	dnsSwitches  refIndex // DNS -> switches listing it
-	peerPorts    refIndex // LRP name -> LSPs whose options:router-port names it
-	lrpRouters   refIndex // LRP -> routers listing it
-	lrpsByName   refIndex // LRP name -> LRPs
-	meterACLs    refIndex // meter name -> ACLs using it
-	metersByName refIndex // meter name -> meters
-	asByName     refIndex // address set name -> address sets
-	pgsByName    refIndex // port group name -> port groups
-	portsByName  refIndex // LSP name -> LSPs
-	matchACLs    refIndex // matchKey -> ACLs
-	labelACLs    refIndex // label -> ACLs with that label
+	// Reverse references, kept whether or not the target row exists
+	// (those the view's facts need are the view's).
+	lbSwitches  refIndex // LB -> switches listing it
+	lbGroups    refIndex // LB -> LB groups listing it
+	lbgSwitches refIndex // LB group -> switches listing it
+	dhcpPorts   refIndex // DHCP_Options -> LSPs using it
+	dnsSwitches refIndex // DNS -> switches listing it
+	peerPorts   refIndex // LRP name -> LSPs whose options:router-port names it
+	meterACLs   refIndex // meter name -> ACLs using it
+	portsByName refIndex // LSP name -> LSPs
+	matchACLs   refIndex // matchKey -> ACLs
+	labelACLs   refIndex // label -> ACLs with that label
 }
 
 // NewEngine compiles s in full and returns an engine holding it; the
@@ -223,32 +188,23 @@ func NewEngine(s *nbschema.Snapshot) *Engine {
 }
 
 func (e *Engine) reset(s *nbschema.Snapshot) {
-	e.g = newGlobal(s)
+	e.g = newGlobal(nbview.NewIncremental(s))
 	e.dps = make(map[string]*dpFlows, len(s.Switches))
 	e.probs = make(map[string][]Problem, len(s.Switches))
 	e.flags = make(map[string]dpFlags, len(s.Switches))
-	e.portSwitches = refIndex{}
-	e.portPGs = refIndex{}
-	e.aclSwitches = refIndex{}
-	e.aclPGs = refIndex{}
 	e.lbSwitches = refIndex{}
 	e.lbGroups = refIndex{}
 	e.lbgSwitches = refIndex{}
 	e.dhcpPorts = refIndex{}
 	e.dnsSwitches = refIndex{}
 	e.peerPorts = refIndex{}
-	e.lrpRouters = refIndex{}
-	e.lrpsByName = refIndex{}
 	e.meterACLs = refIndex{}
-	e.metersByName = refIndex{}
-	e.asByName = refIndex{}
-	e.pgsByName = refIndex{}
 	e.portsByName = refIndex{}
 	e.matchACLs = refIndex{}
 	e.labelACLs = refIndex{}
 	for _, t := range nbschema.Tables() {
 		for id, row := range t.Rows(s) {
-			e.refs(t.Name, id, row, true)
+			e.refs(id, row, true)
 		}
 	}
 	e.recompile(nbschema.SortedKeys(s.Switches))
@@ -333,24 +289,18 @@ func (e *Engine) Row(table, uuid string) model.Model {
 	return r
 }
 
-// refs adds (add) or removes the reverse references and name indexes of
-// one row.
-func (e *Engine) refs(table, id string, row model.Model, add bool) {
+// refs adds (add) or removes the engine's reverse references and name
+// indexes of one row (the view keeps its own: see nbview.View.Track).
+func (e *Engine) refs(id string, row model.Model, add bool) {
 	op := func(m refIndex, k string) {
 		if add {
-			m.add(k, id)
+			m.Add(k, id)
 		} else {
-			m.del(k, id)
+			m.Del(k, id)
 		}
 	}
 	switch r := row.(type) {
 	case *nbdb.LogicalSwitch:
-		for _, p := range r.Ports {
-			op(e.portSwitches, p)
-		}
-		for _, a := range r.ACLs {
-			op(e.aclSwitches, a)
-		}
 		for _, lb := range r.LoadBalancer {
 			op(e.lbSwitches, lb)
 		}
@@ -371,14 +321,6 @@ func (e *Engine) refs(table, id string, row model.Model, add bool) {
 			op(e.peerPorts, peer)
 		}
 		op(e.portsByName, r.Name)
-	case *nbdb.PortGroup:
-		for _, p := range r.Ports {
-			op(e.portPGs, p)
-		}
-		for _, a := range r.ACLs {
-			op(e.aclPGs, a)
-		}
-		op(e.pgsByName, r.Name)
 	case *nbdb.ACL:
 		if r.Meter != nil {
 			op(e.meterACLs, *r.Meter)
@@ -391,53 +333,33 @@ func (e *Engine) refs(table, id string, row model.Model, add bool) {
 		for _, lb := range r.LoadBalancer {
 			op(e.lbGroups, lb)
 		}
-	case *nbdb.Meter:
-		op(e.metersByName, r.Name)
-	case *nbdb.AddressSet:
-		op(e.asByName, r.Name)
-	case *nbdb.LogicalRouter:
-		for _, p := range r.Ports {
-			op(e.lrpRouters, p)
-		}
-	case *nbdb.LogicalRouterPort:
-		op(e.lrpsByName, r.Name)
 	}
+	e.g.v.Track(id, row, add)
 }
 
-// collector gathers what a batch touches.
+// collector gathers what a batch touches: what the view must refresh,
+// and the switches whose flows must be rebuilt.
 type collector struct {
-	switches set
-	// membership: the batch touches switches, their ports or port groups,
-	// so which port groups a switch has may change (not for ACL-only
-	// batches).
-	membership bool
-	ports      set // LSPs whose portSwitch may change
-	acls       set // ACLs whose cached flows or owner may change
-	lrpNames   set
-	meters     set // meter names
-	asNames    set // address set and port group (_ip4/_ip6) names
-	pgNames    set
+	nbview.Touched
 }
 
-func newCollector() *collector {
-	return &collector{switches: set{}, ports: set{}, acls: set{}, lrpNames: set{}, meters: set{}, asNames: set{}, pgNames: set{}}
-}
+func newCollector() *collector { return &collector{nbview.NewTouched()} }
 
 // pgSwitches adds the switches on which port group pg has member ports.
 func (e *Engine) pgSwitches(c *collector, pg *nbdb.PortGroup) {
 	for _, p := range pg.Ports {
-		for _, sw := range e.portSwitches[p] {
-			c.switches[sw] = struct{}{}
+		for _, sw := range e.g.v.SwitchesOfPort(p) {
+			c.Switches[sw] = struct{}{}
 		}
 	}
 }
 
 // aclOwnerSwitches adds the switches whose flows ACL id reaches.
 func (e *Engine) aclOwnerSwitches(c *collector, id string) {
-	for _, sw := range e.aclSwitches[id] {
-		c.switches[sw] = struct{}{}
+	for _, sw := range e.g.v.SwitchesOfACL(id) {
+		c.Switches[sw] = struct{}{}
 	}
-	for _, pgID := range e.aclPGs[id] {
+	for _, pgID := range e.g.v.PortGroupsOfACL(id) {
 		if pg, ok := e.g.s.PortGroups[pgID]; ok {
 			e.pgSwitches(c, pg)
 		}
@@ -445,10 +367,10 @@ func (e *Engine) aclOwnerSwitches(c *collector, id string) {
 }
 
 func (e *Engine) lrpNameSwitches(c *collector, name string) {
-	c.lrpNames[name] = struct{}{}
+	c.LRPNames[name] = struct{}{}
 	for _, p := range e.peerPorts[name] {
-		for _, sw := range e.portSwitches[p] {
-			c.switches[sw] = struct{}{}
+		for _, sw := range e.g.v.SwitchesOfPort(p) {
+			c.Switches[sw] = struct{}{}
 		}
 	}
 }
@@ -458,62 +380,67 @@ func (e *Engine) lrpNameSwitches(c *collector, name string) {
 func (e *Engine) affected(c *collector, table, id string, row model.Model) {
 	switch r := row.(type) {
 	case *nbdb.LogicalSwitch:
-		c.membership = true
-		c.switches[id] = struct{}{}
+		c.Membership = true
+		c.Switches[id] = struct{}{}
 		for _, p := range r.Ports {
-			c.ports[p] = struct{}{}
+			c.Ports[p] = struct{}{}
+			// A port two switches list belongs to the first by UUID:
+			// listing or unlisting it here can move it between them.
+			for _, sw := range e.g.v.SwitchesOfPort(p) {
+				c.Switches[sw] = struct{}{}
+			}
 		}
 		for _, a := range r.ACLs {
-			c.acls[a] = struct{}{}
+			c.ACLs[a] = struct{}{}
 		}
 	case *nbdb.LogicalSwitchPort:
-		c.membership = true
-		c.ports[id] = struct{}{}
-		for _, sw := range e.portSwitches[id] {
-			c.switches[sw] = struct{}{}
+		c.Membership = true
+		c.Ports[id] = struct{}{}
+		for _, sw := range e.g.v.SwitchesOfPort(id) {
+			c.Switches[sw] = struct{}{}
 		}
 	case *nbdb.PortGroup:
-		c.membership = true
+		c.Membership = true
 		e.pgSwitches(c, r)
-		c.pgNames[r.Name] = struct{}{}
-		c.asNames[r.Name+"_ip4"] = struct{}{}
-		c.asNames[r.Name+"_ip6"] = struct{}{}
+		c.PGNames[r.Name] = struct{}{}
+		c.ASNames[r.Name+"_ip4"] = struct{}{}
+		c.ASNames[r.Name+"_ip6"] = struct{}{}
 		for _, a := range r.ACLs {
-			c.acls[a] = struct{}{}
+			c.ACLs[a] = struct{}{}
 		}
 	case *nbdb.AddressSet:
-		c.asNames[r.Name] = struct{}{}
+		c.ASNames[r.Name] = struct{}{}
 	case *nbdb.ACL:
-		c.acls[id] = struct{}{}
+		c.ACLs[id] = struct{}{}
 		e.aclOwnerSwitches(c, id)
 	case *nbdb.LoadBalancer:
 		for _, sw := range e.lbSwitches[id] {
-			c.switches[sw] = struct{}{}
+			c.Switches[sw] = struct{}{}
 		}
 		for _, g := range e.lbGroups[id] {
 			for _, sw := range e.lbgSwitches[g] {
-				c.switches[sw] = struct{}{}
+				c.Switches[sw] = struct{}{}
 			}
 		}
 	case *nbdb.LoadBalancerGroup:
 		for _, sw := range e.lbgSwitches[id] {
-			c.switches[sw] = struct{}{}
+			c.Switches[sw] = struct{}{}
 		}
 	case *nbdb.Meter:
-		c.meters[r.Name] = struct{}{}
+		c.Meters[r.Name] = struct{}{}
 		for _, a := range e.meterACLs[r.Name] {
-			c.acls[a] = struct{}{}
+			c.ACLs[a] = struct{}{}
 			e.aclOwnerSwitches(c, a)
 		}
 	case *nbdb.DHCPOptions:
 		for _, p := range e.dhcpPorts[id] {
-			for _, sw := range e.portSwitches[p] {
-				c.switches[sw] = struct{}{}
+			for _, sw := range e.g.v.SwitchesOfPort(p) {
+				c.Switches[sw] = struct{}{}
 			}
 		}
 	case *nbdb.DNS:
 		for _, sw := range e.dnsSwitches[id] {
-			c.switches[sw] = struct{}{}
+			c.Switches[sw] = struct{}{}
 		}
 	case *nbdb.LogicalRouter:
 		for _, p := range r.Ports {
@@ -641,10 +568,10 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 	}
 	for _, st := range steps {
 		if st.old != nil {
-			e.refs(st.t.Name, st.id, st.old, false)
+			e.refs(st.id, st.old, false)
 		}
 		if st.new != nil {
-			e.refs(st.t.Name, st.id, st.new, true)
+			e.refs(st.id, st.new, true)
 		}
 		st.t.Set(s, st.id, st.new)
 		if st.t.Name == nbdb.LogicalSwitchPortTable && st.new == nil {
@@ -664,7 +591,7 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 		e.reset(s)
 		for id := range oldDps {
 			if _, ok := e.dps[id]; !ok {
-				c.switches[id] = struct{}{}
+				c.Switches[id] = struct{}{}
 			}
 		}
 		// Diff every switch against its previous flows.
@@ -684,8 +611,8 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 		}
 	} else {
 		e.updateIndexes(c)
-		ids = make([]string, 0, len(c.switches))
-		for id := range c.switches {
+		ids = make([]string, 0, len(c.Switches))
+		for id := range c.Switches {
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
@@ -732,147 +659,15 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 	return d
 }
 
-// updateIndexes brings the compiler's NB-wide indexes (global) up to date
-// for what c says the batch touched.
+// updateIndexes brings the view and the compiler's per-ACL flow cache up
+// to date for what c says the batch touched.
 func (e *Engine) updateIndexes(c *collector) {
-	g, s := e.g, e.g.s
-	for p := range c.ports {
-		delete(g.portSwitch, p)
-		lsp, ok := s.Ports[p]
-		if !ok {
-			continue
-		}
-		first := ""
-		for _, sw := range e.portSwitches[p] {
-			if _, ok := s.Switches[sw]; ok && (first == "" || sw < first) {
-				first = sw
-			}
-		}
-		if first != "" {
-			g.portSwitch[p] = first
-		}
-		_ = lsp
+	for _, name := range e.g.v.Refresh(c.Touched) {
+		e.refreshProblems("@" + name + ",")
 	}
-	// portByName: not read by the compiler beyond newGlobal; keep it
-	// consistent for the touched names.
-	for p := range c.ports {
-		if lsp, ok := s.Ports[p]; ok {
-			if _, ok := g.portSwitch[p]; ok {
-				g.portByName[lsp.Name] = p
-			}
-		}
-	}
-	// Port groups per switch, sorted by UUID like newGlobal (they only
-	// change when the batch touches switches, ports or port groups).
-	for sw := range c.switches {
-		if !c.membership {
-			break // ACL-only batch
-		}
-		ls, ok := s.Switches[sw]
-		if !ok {
-			delete(g.switchPGs, sw)
-			continue
-		}
-		pgs := set{}
-		for _, p := range ls.Ports {
-			if g.portSwitch[p] != sw {
-				continue
-			}
-			for _, pg := range e.portPGs[p] {
-				if _, ok := s.PortGroups[pg]; ok {
-					pgs[pg] = struct{}{}
-				}
-			}
-		}
-		if len(pgs) == 0 {
-			delete(g.switchPGs, sw)
-			continue
-		}
-		list := make([]string, 0, len(pgs))
-		for pg := range pgs {
-			list = append(list, pg)
-		}
-		sort.Strings(list)
-		g.switchPGs[sw] = list
-	}
-	for name := range c.lrpNames {
-		delete(g.lrpNames, name)
-		for _, lrp := range e.lrpsByName[name] {
-			if _, ok := s.RouterPorts[lrp]; !ok {
-				continue
-			}
-			for _, r := range e.lrpRouters[lrp] {
-				if _, ok := s.Routers[r]; ok {
-					g.lrpNames[name] = true
-				}
-			}
-		}
-	}
-	for name := range c.meters {
-		delete(g.fairMeters, name)
-		for _, m := range sortedSet(e.metersByName[name]) {
-			if mt, ok := s.Meters[m]; ok {
-				g.fairMeters[name] = mt.Fair != nil && *mt.Fair
-			}
-		}
-	}
-	for name := range c.pgNames {
-		had := g.pgNames[name]
-		defer func() {
-			if g.pgNames[name] != had {
-				e.refreshProblems("@" + name + ",")
-			}
-		}()
-		delete(g.pgNames, name)
-		for _, pg := range e.pgsByName[name] {
-			if _, ok := s.PortGroups[pg]; ok {
-				g.pgNames[name] = true
-			}
-		}
-	}
-	for name := range c.asNames {
-		delete(g.asNames, name)
-		for _, as := range e.asByName[name] {
-			if _, ok := s.AddressSets[as]; ok {
-				g.asNames[name] = true
-			}
-		}
-		for _, suffix := range []string{"_ip4", "_ip6"} {
-			if pgName, ok := strings.CutSuffix(name, suffix); ok {
-				for _, pg := range e.pgsByName[pgName] {
-					if _, ok := s.PortGroups[pg]; ok {
-						g.asNames[name] = true
-					}
-				}
-			}
-		}
-	}
-	for a := range c.acls {
-		g.pgACLFlows.Delete(aclFlowKey{a, false})
-		g.pgACLFlows.Delete(aclFlowKey{a, true})
-		delete(g.aclOwners, a)
-		if _, ok := s.ACLs[a]; !ok {
-			continue
-		}
-		// newGlobal: switches in UUID order, then port groups in UUID
-		// order; the last owner wins.
-		if pgs := sortedSet(e.aclPGs[a]); len(pgs) > 0 {
-			for i := len(pgs) - 1; i >= 0; i-- {
-				if pg, ok := s.PortGroups[pgs[i]]; ok {
-					g.aclOwners[a] = "Port_Group " + pg.Name
-					break
-				}
-			}
-		}
-		if _, ok := g.aclOwners[a]; !ok {
-			sws := sortedSet(e.aclSwitches[a])
-			for i := len(sws) - 1; i >= 0; i-- {
-				if ls, ok := s.Switches[sws[i]]; ok {
-					g.aclOwners[a] = "Logical_Switch " + ls.Name
-					break
-				}
-			}
-		}
+	for a := range c.ACLs {
+		e.g.pgACLFlows.Delete(aclFlowKey{a, false})
+		e.g.pgACLFlows.Delete(aclFlowKey{a, true})
 	}
 }
 
@@ -885,18 +680,12 @@ func (e *Engine) refreshProblems(needle string) {
 		for _, p := range probs {
 			if strings.Contains(p.Message, needle) {
 				if _, ok := e.g.s.Switches[id]; ok {
-					e.probs[id] = e.g.switchProblems(e.g.datapath(id))
+					e.probs[id] = e.g.switchProblems(e.g.v.Switch(id))
 				}
 				break
 			}
 		}
 	}
-}
-
-func sortedSet(r refs) []string {
-	out := slices.Clone(r)
-	sort.Strings(out)
-	return out
 }
 
 // recompile rebuilds the flows of the given switches (deleting those that
@@ -920,7 +709,7 @@ func (e *Engine) recompile(ids []string) {
 			// only what is used, the engine holds these for good.
 			dp.Flows = slices.Clone(dp.Flows)
 		}
-		od := e.g.datapath(ids[i])
+		od := e.g.v.Switch(ids[i])
 		res[i] = result{dp, probs, flagsOf(od)}
 	}
 	parallel(len(ids), 8, one)

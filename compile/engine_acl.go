@@ -8,6 +8,7 @@ import (
 
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/nbview"
 )
 
 // dpFlags are the per-switch facts northd's ls_get_acl_flags and LB check
@@ -18,7 +19,7 @@ type dpFlags struct {
 }
 
 func flagsOf(od *datapath) dpFlags {
-	return dpFlags{od.hasACLs, od.hasStatefulACL, od.hasLBVIP}
+	return dpFlags{od.HasACLs, od.HasStatefulACL, od.HasLBVIP}
 }
 
 // needCT reports whether the switch's traffic goes through conntrack.
@@ -134,18 +135,18 @@ func symDiff(a, b []string) []string {
 func (e *Engine) aclDPs(id string) set {
 	s, g := e.g.s, e.g
 	out := set{}
-	for _, sw := range e.aclSwitches[id] {
+	for _, sw := range e.g.v.SwitchesOfACL(id) {
 		if _, ok := s.Switches[sw]; ok {
 			out[sw] = struct{}{}
 		}
 	}
-	for _, pgID := range e.aclPGs[id] {
+	for _, pgID := range e.g.v.PortGroupsOfACL(id) {
 		pg, ok := s.PortGroups[pgID]
 		if !ok {
 			continue
 		}
 		for _, p := range pg.Ports {
-			if sw, ok := g.portSwitch[p]; ok {
+			if sw := g.v.PortSwitch(p); sw != "" {
 				out[sw] = struct{}{}
 			}
 		}
@@ -155,11 +156,11 @@ func (e *Engine) aclDPs(id string) set {
 
 // aclOnDP reports whether ACL id is part of the flows of switch sw.
 func (e *Engine) aclOnDP(id, sw string) bool {
-	if e.aclSwitches[id].has(sw) {
+	if e.g.v.SwitchesOfACL(id).Has(sw) {
 		return true
 	}
-	for _, pg := range e.g.switchPGs[sw] {
-		if e.aclPGs[id].has(pg) {
+	for _, pg := range e.g.v.SwitchPortGroups(sw) {
+		if e.g.v.PortGroupsOfACL(id).Has(pg) {
 			return true
 		}
 	}
@@ -207,7 +208,7 @@ func (e *Engine) patchACLs(p *aclPatch, ids []string) ([]string, map[string]Data
 			slow = append(slow, sw)
 			continue
 		}
-		od := g.datapathFlags(sw)
+		od := g.v.SwitchFlags(sw)
 		fl := flagsOf(od)
 		if fl != e.flags[sw] {
 			slow = append(slow, sw)
@@ -244,7 +245,7 @@ func (e *Engine) patchACLs(p *aclPatch, ids []string) ([]string, map[string]Data
 // otherProducer reports whether an ACL the batch did not change, on switch
 // sw, also produces the flow k that the old version of a produced.
 func (e *Engine) otherProducer(p *aclPatch, a *nbdb.ACL, k lflow.Key, sw string, fl dpFlags) bool {
-	check := func(cands refs) bool {
+	check := func(cands nbview.Refs) bool {
 		for _, b := range cands {
 			if _, changed := p.acls[b]; changed || !e.aclOnDP(b, sw) {
 				continue
@@ -270,7 +271,7 @@ func (e *Engine) otherProducer(p *aclPatch, a *nbdb.ACL, k lflow.Key, sw string,
 // patchProblems replaces, in the problems of switch od, those of the ACLs
 // of the patch by their new ones.
 func (e *Engine) patchProblems(p *aclPatch, od *datapath, newDPs map[string]set) {
-	sw := od.id
+	sw := od.ID
 	var out []Problem
 	for _, pr := range e.probs[sw] {
 		if _, changed := p.acls[pr.ACL]; !changed {
@@ -283,14 +284,14 @@ func (e *Engine) patchProblems(p *aclPatch, od *datapath, newDPs map[string]set)
 			continue
 		}
 		if local == nil {
-			local = make(map[string]bool, len(od.pgs))
-			for _, pg := range od.pgs {
+			local = make(map[string]bool, len(od.PortGroups))
+			for _, pg := range od.PortGroups {
 				local[pg.Name] = true
 			}
 		}
 		// An ACL listed twice on the switch is checked twice, as
 		// switchProblems does; sortProblems compacts the copies.
-		out = e.g.appendACLProblems(out, local, od.ls.Name, rows[1])
+		out = e.g.appendACLProblems(out, local, od.LS.Name, rows[1])
 	}
 	if len(out) > 0 {
 		e.probs[sw] = out

@@ -49,7 +49,7 @@ func (g *global) describeACL(acl *nbdb.ACL) string {
 	} else {
 		w += " (ACL"
 	}
-	if o := g.aclOwners[acl.UUID]; o != "" {
+	if o := g.v.Owner(acl.UUID).String(); o != "" {
 		w += " on " + o
 	}
 	return w + ")"
@@ -66,7 +66,7 @@ func (g *global) globalProblems() []Problem {
 		}
 		// A name repeated gives the same Problem, which sortProblems drops.
 		for ref := range eachRef(acl.Match, '$') {
-			if !g.asNames[ref] && ref != "svc_monitor_mac" {
+			if !g.v.AddressSetExists(ref) {
 				out = append(out, Problem{ACL: acl.UUID, Where: g.describeACL(acl),
 					Message: fmt.Sprintf("match references address set $%s, which does not exist", ref)})
 			}
@@ -79,15 +79,15 @@ func (g *global) globalProblems() []Problem {
 // switch: OVN only defines a port group on switches where it has ports.
 func (g *global) switchProblems(od *datapath) []Problem {
 	local := map[string]bool{}
-	for _, pg := range od.pgs {
+	for _, pg := range od.PortGroups {
 		local[pg.Name] = true
 	}
 	var out []Problem
-	check := func(acl *nbdb.ACL) { out = g.appendACLProblems(out, local, od.ls.Name, acl) }
-	for _, acl := range od.acls {
+	check := func(acl *nbdb.ACL) { out = g.appendACLProblems(out, local, od.LS.Name, acl) }
+	for _, acl := range od.ACLs {
 		check(acl)
 	}
-	for _, pg := range od.pgs {
+	for _, pg := range od.PortGroups {
 		if sh := g.shared[pg.UUID]; sh != nil {
 			// Only these can have a problem here: see pgShared.
 			for _, acl := range sh.info(g).foreign {
@@ -112,7 +112,7 @@ func (g *global) appendACLProblems(out []Problem, local map[string]bool, dpName 
 			continue
 		}
 		msg := fmt.Sprintf("match references port group @%s, which does not exist", ref)
-		if g.pgNames[ref] {
+		if g.v.PortGroupExists(ref) {
 			msg = fmt.Sprintf("match references port group @%s, which has no ports on this switch", ref)
 		}
 		out = append(out, Problem{ACL: acl.UUID, Where: g.describeACL(acl), Datapath: dpName, Message: msg})

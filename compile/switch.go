@@ -58,10 +58,10 @@ func (b *builder) addFrom(st lflow.Stage, prio int, match, actions, source strin
 }
 
 func (g *global) compileSwitch(id string) (*lflow.Datapath, []Problem) {
-	od := g.datapath(id)
-	n := len(od.acls)
+	od := g.v.Switch(id)
+	n := len(od.ACLs)
 	if g.shared == nil {
-		for _, pg := range od.pgs {
+		for _, pg := range od.PortGroups {
 			n += len(pg.ACLs)
 		}
 	}
@@ -81,7 +81,7 @@ func (g *global) compileSwitch(id string) (*lflow.Datapath, []Problem) {
 		slices.SortFunc(flows, lflow.Compare)
 		flows = mergeSorted(append(b.runs, flows))
 	}
-	dp := &lflow.Datapath{Name: od.ls.Name, Name2: od.ls.ExternalIDs["neutron:network_name"], UUID: id, Flows: flows}
+	dp := &lflow.Datapath{Name: od.LS.Name, Name2: od.LS.ExternalIDs["neutron:network_name"], UUID: id, Flows: flows}
 	return dp, g.switchProblems(od)
 }
 
@@ -106,7 +106,7 @@ func (g *global) skipEVPNFromConntrack(od *datapath, b *builder, hasStatefulACL 
 	if !g.r.evpn {
 		return
 	}
-	vni, err := strconv.ParseInt(od.ls.OtherConfig["dynamic-routing-vni"], 10, 64)
+	vni, err := strconv.ParseInt(od.LS.OtherConfig["dynamic-routing-vni"], 10, 64)
 	if err != nil || vni < 0 || vni > 1<<24-1 {
 		return
 	}
@@ -125,10 +125,8 @@ func (g *global) switchPorts(od *datapath) []string {
 		return nil
 	}
 	var out []string
-	for _, p := range od.ls.Ports {
-		if lsp, ok := g.s.Ports[p]; ok && lsp.Type == "switch" && g.portSwitch[p] == od.id {
-			out = append(out, lsp.Name)
-		}
+	for _, p := range od.SwitchPorts {
+		out = append(out, p.Name)
 	}
 	return out
 }
@@ -148,10 +146,10 @@ func (g *global) buildStatelessFilters(od *datapath, b *builder) {
 			b.flows = append(b.flows, f)
 		}
 	}
-	for _, id := range od.ls.ACLs {
+	for _, id := range od.LS.ACLs {
 		add(id)
 	}
-	for _, pg := range od.pgs {
+	for _, pg := range od.PortGroups {
 		if sh := g.shared[pg.UUID]; sh != nil {
 			b.addRun(sh.statelessFlows(g))
 			continue
@@ -176,14 +174,14 @@ func (g *global) buildPreACLs(od *datapath, b *builder) {
 	b.add(lflow.OutPreACL, 0, "1", "next;")
 	b.add(lflow.InPreACL, 110, "eth.dst == $svc_monitor_mac", "next;")
 	b.add(lflow.OutPreACL, 110, "eth.src == $svc_monitor_mac", "next;")
-	if od.hasStatefulACL {
-		for _, p := range od.routerPorts {
+	if od.HasStatefulACL {
+		for _, p := range od.RouterPorts {
 			g.skipPortFromConntrack(b, p.Name, true, lflow.InPreACL, lflow.OutPreACL, 110)
 		}
 		for _, name := range g.switchPorts(od) {
 			g.skipPortFromConntrack(b, name, true, lflow.InPreACL, lflow.OutPreACL, 110)
 		}
-		for _, p := range od.localnetPorts {
+		for _, p := range od.LocalnetPorts {
 			g.skipPortFromConntrack(b, p.Name, true, lflow.InPreACL, lflow.OutPreACL, 110)
 		}
 		g.skipEVPNFromConntrack(od, b, true, lflow.InPreACL, lflow.OutPreACL, 110)
@@ -200,7 +198,7 @@ func (g *global) buildPreACLs(od *datapath, b *builder) {
 		}
 		b.add(lflow.InPreACL, 100, "ip", regbitConntrackDefrag+" = 1; next;")
 		b.add(lflow.OutPreACL, 100, "ip", regbitConntrackDefrag+" = 1; next;")
-	} else if od.hasLBVIP {
+	} else if od.HasLBVIP {
 		g.buildStatelessFilters(od, b)
 	}
 }
@@ -225,21 +223,21 @@ func (g *global) buildPreLB(od *datapath, b *builder) {
 	b.add(lflow.OutPreLB, 110, "eth.src == $svc_monitor_mac", "next;")
 	b.add(lflow.InPreLB, 0, "1", "next;")
 	b.add(lflow.OutPreLB, 0, "1", "next;")
-	for _, p := range od.routerPorts {
-		g.skipPortFromConntrack(b, p.Name, od.hasStatefulACL, lflow.InPreLB, lflow.OutPreLB, 110)
+	for _, p := range od.RouterPorts {
+		g.skipPortFromConntrack(b, p.Name, od.HasStatefulACL, lflow.InPreLB, lflow.OutPreLB, 110)
 	}
 	for _, name := range g.switchPorts(od) {
 		g.skipPortFromConntrack(b, name, true, lflow.InPreLB, lflow.OutPreLB, 110)
 	}
-	if !od.hasLBVIP {
-		for _, p := range od.localnetPorts {
-			g.skipPortFromConntrack(b, p.Name, od.hasStatefulACL, lflow.InPreLB, lflow.OutPreLB, 110)
+	if !od.HasLBVIP {
+		for _, p := range od.LocalnetPorts {
+			g.skipPortFromConntrack(b, p.Name, od.HasStatefulACL, lflow.InPreLB, lflow.OutPreLB, 110)
 		}
 	}
-	g.skipEVPNFromConntrack(od, b, od.hasStatefulACL, lflow.InPreLB, lflow.OutPreLB, 110)
+	g.skipEVPNFromConntrack(od, b, od.HasStatefulACL, lflow.InPreLB, lflow.OutPreLB, 110)
 	b.add(lflow.InPreLB, 110, regbitACLStateless+" == 1", "next;")
 	b.add(lflow.OutPreLB, 110, regbitACLStateless+" == 1", "next;")
-	if od.hasLBVIP {
+	if od.HasLBVIP {
 		b.add(lflow.InPreLB, 100, "ip", regbitConntrackNAT+" = 1; next;")
 		b.add(lflow.OutPreLB, 100, "ip", regbitConntrackNAT+" = 1; next;")
 	}
@@ -259,12 +257,12 @@ func (g *global) buildPreStateful(od *datapath, b *builder) {
 
 func (g *global) buildACLHints(od *datapath, b *builder) {
 	for _, st := range [2]lflow.Stage{lflow.InACLHint, lflow.OutACLHint} {
-		if !od.hasACLs && !od.hasLBVIP {
+		if !od.HasACLs && !od.HasLBVIP {
 			b.add(st, 65535, "1", "next;")
 		} else {
 			b.add(st, 0, "1", "next;")
 		}
-		if !od.hasStatefulACL && !od.hasLBVIP {
+		if !od.HasStatefulACL && !od.HasLBVIP {
 			continue
 		}
 		commit := ""

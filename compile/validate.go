@@ -10,6 +10,7 @@ import (
 	"github.com/aclc/aclc/acl/expr"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbview"
 )
 
 // ValidateMatches parses every ACL match, and every flow match northd
@@ -27,7 +28,7 @@ import (
 // which mixes && and || without parentheses. Those reject flows are
 // checked as written.
 func ValidateMatches(s *nbschema.Snapshot, flows *lflow.Listing) []Problem {
-	g := &global{s: s, aclOwners: aclOwners(s)}
+	g := &global{s: s, v: nbview.New(s)}
 	type job struct {
 		acl  string
 		text string
@@ -108,20 +109,4 @@ func describeParseError(text string, err error) string {
 		at = fmt.Sprintf(" (at %q)", rest)
 	}
 	return fmt.Sprintf("offset %d%s: %s", pe.Offset, at, pe.Msg)
-}
-
-// aclOwners maps ACL UUIDs to "Logical_Switch NAME" or "Port_Group NAME".
-func aclOwners(s *nbschema.Snapshot) map[string]string {
-	out := make(map[string]string, len(s.ACLs))
-	for _, ls := range s.Switches {
-		for _, a := range ls.ACLs {
-			out[a] = "Logical_Switch " + ls.Name
-		}
-	}
-	for _, pg := range s.PortGroups {
-		for _, a := range pg.ACLs {
-			out[a] = "Port_Group " + pg.Name
-		}
-	}
-	return out
 }

@@ -39,15 +39,15 @@ func (l *linter) samePriority(v *swView, st stage, list []*inst) []Finding {
 					continue
 				}
 				sev := Info
-				if a.a.verdict.allows() != b.a.verdict.allows() {
+				if a.a.verdict.Allows() != b.a.verdict.Allows() {
 					sev = Warning
 				}
 				msg := fmt.Sprintf("same priority %d and stage %s as %s, their matches overlap and the verdicts differ (%s vs %s): OVN installs both flows at one priority, so which one decides is undefined",
-					a.a.acl.Priority, stageNames[st], b.a.ref.describeShort(), a.a.acl.Action, b.a.acl.Action)
+					a.a.acl.Priority, st, b.a.ref.describeShort(), a.a.acl.Action, b.a.acl.Action)
 				if ov == maybe {
 					sev = Info
 					msg = fmt.Sprintf("same priority %d and stage %s as %s with a different verdict (%s vs %s); aclc cannot decide whether the matches overlap (if they do, which one decides is undefined)",
-						a.a.acl.Priority, stageNames[st], b.a.ref.describeShort(), a.a.acl.Action, b.a.acl.Action)
+						a.a.acl.Priority, st, b.a.ref.describeShort(), a.a.acl.Action, b.a.acl.Action)
 				}
 				out = append(out, Finding{Rule: RuleSamePriority, Severity: sev, ACLs: []ACLRef{a.a.ref, b.a.ref}, Message: msg,
 					Fix: "give the ACL that must win a higher priority (or make the matches disjoint)"})
@@ -415,11 +415,11 @@ func shadowFinding(b *inst, by []*inst, st stage, proven bool) Finding {
 	f := Finding{Rule: RuleShadowed, ACLs: refs}
 	if !proven {
 		f.Severity = Info
-		f.Message = fmt.Sprintf("undecidable: this ACL may be shadowed in %s by the higher-priority ACL(s) listed with it, but its match uses constructs aclc cannot reason about exactly", stageNames[st])
+		f.Message = fmt.Sprintf("undecidable: this ACL may be shadowed in %s by the higher-priority ACL(s) listed with it, but its match uses constructs aclc cannot reason about exactly", st)
 		f.Fix = "check by hand whether the ACL can ever decide; simplify the match if it cannot"
 		return f
 	}
-	f.Message = fmt.Sprintf("every packet this ACL matches is matched first in %s by the higher-priority ACL(s) listed with it, so its verdict never applies", stageNames[st])
+	f.Message = fmt.Sprintf("every packet this ACL matches is matched first in %s by the higher-priority ACL(s) listed with it, so its verdict never applies", st)
 	if same {
 		f.Severity = Info
 		f.Message += " (same verdict: the ACL is redundant)"

@@ -31,6 +31,7 @@ import (
 	"github.com/aclc/aclc/acl/expr"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/nbview"
 )
 
 // Severity ranks findings.
@@ -173,44 +174,26 @@ type Stats struct {
 // HasErrors reports whether any finding is at error level.
 func (r *Report) HasErrors() bool { return r.Stats.Errors > 0 }
 
-// stage is an ACL stage.
-type stage int
+// stage is an ACL stage (nbview's).
+type stage = nbview.Stage
 
 const (
-	inACL stage = iota
-	inAfterLB
-	outACL
-	nStages
+	inACL     = nbview.StageIngress
+	inAfterLB = nbview.StageAfterLB
+	outACL    = nbview.StageEgress
+	nStages   = nbview.NumStages
 )
 
-var stageNames = [...]string{"ls_in_acl", "ls_in_acl_after_lb", "ls_out_acl"}
-
-// verdict classes for conflict reasoning.
-type verdict int
+// verdict classes for conflict reasoning (nbview's).
+type verdict = nbview.Verdict
 
 const (
-	vAllow     verdict = iota // allow, allow-related
-	vStateless                // allow-stateless
-	vDrop                     // drop
-	vReject                   // reject
-	vOther
+	vAllow     = nbview.VerdictAllow     // allow, allow-related
+	vStateless = nbview.VerdictStateless // allow-stateless
+	vDrop      = nbview.VerdictDrop      // drop
+	vReject    = nbview.VerdictReject    // reject
+	vOther     = nbview.VerdictOther
 )
-
-func verdictOf(action string) verdict {
-	switch action {
-	case "allow", "allow-related":
-		return vAllow
-	case "allow-stateless":
-		return vStateless
-	case "drop":
-		return vDrop
-	case "reject":
-		return vReject
-	}
-	return vOther
-}
-
-func (v verdict) allows() bool { return v == vAllow || v == vStateless }
 
 // aclInfo is what lint knows about an ACL independently of the switch.
 type aclInfo struct {
@@ -250,11 +233,11 @@ type swView struct {
 // linter holds the NB-wide state of one run.
 type linter struct {
 	s              *nbschema.Snapshot
+	nb             *nbview.View
 	acls           map[string]*aclInfo
 	globalRes      expr.MapResolver
 	as             *asCache
 	defaultACLDrop bool
-	pgNames        map[string]bool
 	exprCache      sync.Map // cache key → *expr.Expr or error
 	setCache       sync.Map // ACL UUID → *set, for ACLs without port groups
 	fixedCache     sync.Map // ACL UUID → *set of its terms without port groups
@@ -269,30 +252,15 @@ type linter struct {
 // Lint analyses the snapshot.
 func Lint(s *nbschema.Snapshot) (*Report, error) {
 	start := time.Now()
-	l := &linter{s: s, acls: map[string]*aclInfo{}, as: newASCache(),
+	l := &linter{s: s, nb: nbview.New(s), acls: map[string]*aclInfo{}, as: newASCache(),
 		defaultACLDrop: s.GlobalOption("default_acl_drop") == "true"}
 	var err error
-	if l.globalRes, err = expr.NewSnapshotResolver(s, ""); err != nil {
+	if l.globalRes, err = l.nb.Resolver(""); err != nil {
 		return nil, fmt.Errorf("lint: resolving address sets: %w", err)
-	}
-	l.pgNames = map[string]bool{}
-	for _, pg := range s.PortGroups {
-		l.pgNames[pg.Name] = true
-	}
-	owners := map[string]string{}
-	for _, id := range nbschema.SortedKeys(s.Switches) {
-		for _, a := range s.Switches[id].ACLs {
-			owners[a] = "Logical_Switch " + s.Switches[id].Name
-		}
-	}
-	for _, id := range nbschema.SortedKeys(s.PortGroups) {
-		for _, a := range s.PortGroups[id].ACLs {
-			owners[a] = "Port_Group " + s.PortGroups[id].Name
-		}
 	}
 	ids := nbschema.SortedKeys(s.ACLs)
 	infos := make([]*aclInfo, len(ids))
-	parallel(len(ids), func(i int) { infos[i] = l.newInfo(s.ACLs[ids[i]], owners[ids[i]]) })
+	parallel(len(ids), func(i int) { infos[i] = l.newInfo(ids[i]) })
 	for i, id := range ids {
 		l.acls[id] = infos[i]
 	}
@@ -345,20 +313,14 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 	return r, nil
 }
 
-func (l *linter) newInfo(acl *nbdb.ACL, owner string) *aclInfo {
-	a := &aclInfo{acl: acl, verdict: verdictOf(acl.Action)}
-	a.ref = ACLRef{UUID: acl.UUID, Owner: owner, Origin: l.s.Where("ACL", acl.UUID),
+func (l *linter) newInfo(id string) *aclInfo {
+	f, _ := l.nb.ACL(id)
+	acl := f.Row
+	a := &aclInfo{acl: acl, verdict: f.Verdict, stage: f.Stage}
+	a.ref = ACLRef{UUID: acl.UUID, Owner: f.Owner.String(), Origin: l.s.Where("ACL", acl.UUID),
 		Direction: acl.Direction, Priority: acl.Priority, Action: acl.Action, Match: acl.Match}
 	if acl.Name != nil {
 		a.ref.Name = *acl.Name
-	}
-	switch {
-	case acl.Direction == "from-lport" && acl.Options["apply-after-lb"] == "true":
-		a.stage = inAfterLB
-	case acl.Direction == "from-lport":
-		a.stage = inACL
-	default:
-		a.stage = outACL
 	}
 	// Parsed with every port group that has ports somewhere: on a switch
 	// where all its references resolve, the switch's parse is the same
@@ -379,64 +341,18 @@ func (l *linter) newInfo(acl *nbdb.ACL, owner string) *aclInfo {
 	return a
 }
 
-// view builds the switch's view.
+// view builds the switch's view: what nbview says applies there.
 func (l *linter) view(id string) *swView {
-	s := l.s
-	ls := s.Switches[id]
-	v := &swView{id: id, name: ls.Name, ls: ls}
-	onDP := map[string]bool{}
-	for _, p := range ls.Ports {
-		onDP[p] = true
+	sw := l.nb.Switch(id)
+	v := &swView{id: id, name: sw.LS.Name, ls: sw.LS}
+	v.res = expr.MapResolver{AddressSets: l.globalRes.AddressSets, PortGroups: l.nb.SwitchPortGroupPorts(id)}
+	for _, acl := range l.nb.AppliedACLs(sw) {
+		v.acls = append(v.acls, &inst{a: l.acls[acl.UUID]})
 	}
-	v.res = expr.MapResolver{AddressSets: l.globalRes.AddressSets, PortGroups: map[string][]string{}}
-	var pgACLs []string
-	for _, pgID := range nbschema.SortedKeys(s.PortGroups) {
-		pg := s.PortGroups[pgID]
-		var ports []string
-		for _, p := range pg.Ports {
-			if lsp, ok := s.Ports[p]; ok && onDP[p] {
-				ports = append(ports, lsp.Name)
-			}
-		}
-		if len(ports) > 0 {
-			v.res.PortGroups[pg.Name] = ports
-			pgACLs = append(pgACLs, pg.ACLs...)
-		}
-	}
-	seen := map[string]bool{}
-	for _, aid := range append(slices.Clone(ls.ACLs), pgACLs...) {
-		a, ok := l.acls[aid]
-		if !ok || seen[aid] {
-			continue
-		}
-		seen[aid] = true
-		v.hasACLs = true
-		if a.acl.Action == "allow-related" {
-			v.stateful = true
-		}
-		v.acls = append(v.acls, &inst{a: a})
-	}
-	lbSeen := map[string]bool{}
-	addLB := func(lid string) {
-		lb, ok := s.LoadBalancers[lid]
-		if !ok || lbSeen[lid] || len(lb.Vips) == 0 {
-			return
-		}
-		lbSeen[lid] = true
-		v.lbs = append(v.lbs, lb)
-	}
-	for _, lid := range ls.LoadBalancer {
-		addLB(lid)
-	}
-	for _, gid := range ls.LoadBalancerGroup {
-		if g, ok := s.LBGroups[gid]; ok {
-			for _, lid := range g.LoadBalancer {
-				addLB(lid)
-			}
-		}
-	}
-	v.lbVIP = len(v.lbs) > 0
-	v.stateful = v.stateful || v.lbVIP
+	v.hasACLs = sw.HasACLs
+	v.lbs = l.nb.SwitchLBs(sw.LS, true)
+	v.lbVIP = sw.HasLBVIP
+	v.stateful = sw.Stateful()
 	return v
 }
 

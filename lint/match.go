@@ -138,5 +138,5 @@ func errOffset(err error) *int {
 }
 
 func (l *linter) pgExists(name string) bool {
-	return l.pgNames[name]
+	return l.nb.PortGroupExists(name)
 }

@@ -73,7 +73,7 @@ func (l *linter) defaultDropAfterLB(v *swView) []Finding {
 	idx := newCubeIndex("inport")
 	var allowers []*inst
 	for _, a := range v.byStage[inAfterLB] {
-		if a.a.verdict.allows() {
+		if a.a.verdict.Allows() {
 			allowers = append(allowers, a)
 			for _, c := range l.setOf(v, a).under {
 				idx.add(c, a)
@@ -82,7 +82,7 @@ func (l *linter) defaultDropAfterLB(v *swView) []Finding {
 	}
 	var out []Finding
 	for _, in := range v.byStage[inACL] {
-		if !in.a.verdict.allows() {
+		if !in.a.verdict.Allows() {
 			continue
 		}
 		s := l.setOf(v, in)

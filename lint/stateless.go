@@ -108,7 +108,7 @@ func (l *linter) noReply(v *swView, st stage, in *inst) (Finding, bool) {
 		idx := l.meetIndex(v, ost)
 		allowed := false
 		idx.meeting(reply.over, func(o *inst) bool {
-			if o.a.verdict.allows() {
+			if o.a.verdict.Allows() {
 				allowed = true
 				return false
 			}

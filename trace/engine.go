@@ -30,6 +30,7 @@ import (
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbview"
 )
 
 // DefaultMaxRecirculations bounds the conntrack recirculations and pipeline
@@ -158,6 +159,7 @@ type Result struct {
 // not safe for concurrent use.
 type Tracer struct {
 	snap  *nbschema.Snapshot
+	view  *nbview.View
 	flows *lflow.Listing
 	acls  map[string]*ACLInfo
 	dps   map[[2]string]*dpModel // by switch UUID and explicit outport
@@ -169,24 +171,16 @@ func New(snap *nbschema.Snapshot, flows *lflow.Listing) *Tracer {
 	if flows == nil {
 		flows = compile.Compile(snap).Flows
 	}
-	t := &Tracer{snap: snap, flows: flows, acls: map[string]*ACLInfo{}, dps: map[[2]string]*dpModel{}}
-	owner := func(ids []string, o string) {
-		for _, id := range ids {
-			if a := snap.ACLs[id]; a != nil {
-				info := &ACLInfo{UUID: id, Owner: o, Direction: string(a.Direction), Priority: a.Priority,
-					Match: a.Match, Action: string(a.Action), Label: a.Label, Origin: snap.Origin[id]}
-				if a.Name != nil {
-					info.Name = *a.Name
-				}
-				t.acls[id] = info
+	t := &Tracer{snap: snap, view: nbview.New(snap), flows: flows, acls: map[string]*ACLInfo{}, dps: map[[2]string]*dpModel{}}
+	for id, a := range snap.ACLs {
+		if o := t.view.Owner(id); o.Table != "" {
+			info := &ACLInfo{UUID: id, Owner: o.Phrase(), Direction: string(a.Direction), Priority: a.Priority,
+				Match: a.Match, Action: string(a.Action), Label: a.Label, Origin: snap.Origin[id]}
+			if a.Name != nil {
+				info.Name = *a.Name
 			}
+			t.acls[id] = info
 		}
-	}
-	for _, id := range nbschema.SortedKeys(snap.Switches) {
-		owner(snap.Switches[id].ACLs, fmt.Sprintf("switch %q", snap.Switches[id].Name))
-	}
-	for _, id := range nbschema.SortedKeys(snap.PortGroups) {
-		owner(snap.PortGroups[id].ACLs, fmt.Sprintf("port group %q", snap.PortGroups[id].Name))
 	}
 	return t
 }
@@ -311,7 +305,7 @@ func getInt(m *expr.Microflow, name string) *big.Int {
 
 // Trace traces the packet described by microflow (ovn-trace syntax).
 func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
-	global, err := expr.NewSnapshotResolver(t.snap, "")
+	global, err := t.view.Resolver("")
 	if err != nil {
 		return nil, err
 	}
@@ -352,7 +346,7 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 	}
 	dp := t.dps[[2]string{dpID, outport}]
 	if dp == nil {
-		if dp, err = newDPModel(t.snap, dpID, flows, outport); err != nil {
+		if dp, err = newDPModel(t.view, dpID, flows, outport); err != nil {
 			return nil, err
 		}
 		t.dps[[2]string{dpID, outport}] = dp
@@ -375,7 +369,7 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 		r.opt.MaxRecirculations = DefaultMaxRecirculations
 	}
 	if opt.LBDst != "" {
-		ip, port, ok := parseLBKey(opt.LBDst)
+		ip, port, ok := nbview.ParseLBKey(strings.TrimSpace(opt.LBDst))
 		if !ok {
 			return nil, inputErrorf("--lb-dst %s: bad address (want IP or IP:PORT)", opt.LBDst)
 		}
@@ -844,7 +838,7 @@ func (r *run) ctLB(a action, m *expr.Microflow, p lflow.Pipeline, table int, sup
 		)
 		if len(backends) > 0 {
 			for _, b := range backends {
-				ip, port, ok := parseLBKey(b)
+				ip, port, ok := nbview.ParseLBKey(b)
 				if !ok || (family == 4) != ip.Is4() {
 					continue
 				}
@@ -987,7 +981,7 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 	}
 	if p == lflow.Egress {
 		super.add(NodeOutput, fmt.Sprintf("/* output to %q, type %q */", r.fport(out), port.Type))
-		if port.Type == "router" && routerPort(r.t.snap, port) != nil {
+		if port.Type == "router" && r.t.view.RouterPortPeer(port) != nil {
 			// ovn-trace continues into the router's ingress pipeline
 			// (the packet is neither output here nor dropped yet).
 			r.warnf("port %q leads to a logical router: ovn-trace continues into the router's pipeline, which aclc does not trace", out)

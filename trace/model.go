@@ -12,6 +12,7 @@ import (
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/nbview"
 )
 
 // Flow origins.
@@ -65,9 +66,10 @@ func (w withSvcMonitor) AddressSet(name string) ([]string, bool) {
 	return w.Resolver.AddressSet(name)
 }
 
-func newDPModel(s *nbschema.Snapshot, id string, flows *lflow.Datapath, outport string) (*dpModel, error) {
+func newDPModel(v *nbview.View, id string, flows *lflow.Datapath, outport string) (*dpModel, error) {
+	s := v.Snapshot()
 	ls := s.Switches[id]
-	r, err := expr.NewSnapshotResolver(s, id)
+	r, err := v.Resolver(id)
 	if err != nil {
 		return nil, err
 	}
@@ -77,10 +79,8 @@ func newDPModel(s *nbschema.Snapshot, id string, flows *lflow.Datapath, outport 
 		ports:  map[string]*nbdb.LogicalSwitchPort{},
 		tables: map[tableKey][]*tflow{},
 	}
-	for _, pid := range ls.Ports {
-		if p := s.Ports[pid]; p != nil {
-			d.ports[p.Name] = p
-		}
+	for _, p := range v.Ports(v.SwitchFlags(id)) {
+		d.ports[p.Name] = p
 	}
 	if flows != nil {
 		for _, f := range flows.Flows {
@@ -89,10 +89,10 @@ func newDPModel(s *nbschema.Snapshot, id string, flows *lflow.Datapath, outport 
 			}
 		}
 	}
-	d.modelLB(s)
+	d.modelLB(v)
 	d.modelDNS(s)
 	d.modelARP()
-	d.modelL2(s, outport)
+	d.modelL2(v, outport)
 	d.modelPortSec()
 	for k, fs := range d.tables {
 		slices.SortStableFunc(fs, func(a, b *tflow) int {
@@ -126,110 +126,22 @@ func (d *dpModel) add(st lflow.Stage, prio int, match, actions, source string) *
 	return d.addFlow(lflow.Flow{Stage: st, Priority: prio, Match: match, Actions: actions, Source: source}, originModelled)
 }
 
-// switchLBs returns the load balancers of ls, direct and through groups.
-func switchLBs(s *nbschema.Snapshot, ls *nbdb.LogicalSwitch) []*nbdb.LoadBalancer {
-	seen := map[string]bool{}
-	var out []*nbdb.LoadBalancer
-	addLB := func(id string) {
-		if lb := s.LoadBalancers[id]; lb != nil && !seen[id] {
-			seen[id] = true
-			out = append(out, lb)
-		}
-	}
-	for _, id := range ls.LoadBalancer {
-		addLB(id)
-	}
-	for _, gid := range ls.LoadBalancerGroup {
-		if g := s.LBGroups[gid]; g != nil {
-			for _, id := range g.LoadBalancer {
-				addLB(id)
-			}
-		}
-	}
-	return out
-}
-
-// parseLBKey parses "IP", "IP:PORT", "[IPv6]:PORT" or "[IPv6]" as OVS's
-// inet_parse_active does for load balancer VIPs, backends and --lb-dst.
-func parseLBKey(key string) (netip.Addr, uint16, bool) {
-	host, port := strings.TrimSpace(key), ""
-	if strings.HasPrefix(host, "[") {
-		end := strings.IndexByte(host, ']')
-		if end < 0 {
-			return netip.Addr{}, 0, false
-		}
-		rest := host[end+1:]
-		host = host[1:end]
-		if rest != "" {
-			if !strings.HasPrefix(rest, ":") {
-				return netip.Addr{}, 0, false
-			}
-			port = rest[1:]
-		}
-	} else if strings.Count(host, ":") == 1 {
-		host, port, _ = strings.Cut(host, ":")
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil || ip.Zone() != "" {
-		return netip.Addr{}, 0, false
-	}
-	var p uint64
-	if port != "" {
-		if p, err = strconv.ParseUint(port, 10, 16); err != nil {
-			return netip.Addr{}, 0, false
-		}
-	}
-	return ip.Unmap(), uint16(p), true
-}
-
-func lbProto(lb *nbdb.LoadBalancer) string {
-	if lb.Protocol != nil && (*lb.Protocol == "udp" || *lb.Protocol == "sctp") {
-		return string(*lb.Protocol)
-	}
-	return "tcp"
-}
-
 // modelLB adds the ls_in_lb VIP flows (northd build_lb_rules) and the
 // ls_in_pre_hairpin flow (build_lb_hairpin) of a switch with load
 // balancers: these stages are not compiled by aclc, but their ct_lb_mark
 // is a conntrack recirculation the trace must follow.
-func (d *dpModel) modelLB(s *nbschema.Snapshot) {
+func (d *dpModel) modelLB(v *nbview.View) {
 	hasVIP := false
-	for _, lb := range switchLBs(s, d.ls) {
+	for _, lb := range v.SwitchLBs(d.ls, false) {
 		if len(lb.Vips) > 0 {
 			hasVIP = true
 		}
-		if lb.Options["template"] == "true" {
-			continue
-		}
-		proto := lbProto(lb)
-		for _, key := range nbschema.SortedKeys(lb.Vips) {
-			ip, port, ok := parseLBKey(key)
-			if !ok {
-				continue
-			}
+		proto := nbview.LBProtocol(lb)
+		for _, vip := range nbview.VIPs(lb) {
+			ip, port := vip.IP, vip.Port
 			var backends []string
-			valid := true
-			for _, tok := range strings.Split(lb.Vips[key], ",") {
-				if strings.TrimSpace(tok) == "" {
-					continue
-				}
-				bip, bport, ok := parseLBKey(tok)
-				if !ok || bip.Is4() != ip.Is4() || (port != 0) != (bport != 0) {
-					valid = false
-					break
-				}
-				b := bip.String()
-				if !bip.Is4() {
-					b = "[" + b + "]"
-				}
-				if bport != 0 {
-					b += ":" + strconv.Itoa(int(bport))
-				}
-				backends = append(backends, b)
-			}
-			if !valid {
-				continue
+			for _, b := range vip.Backends {
+				backends = append(backends, b.String())
 			}
 			family := "ip4"
 			if !ip.Is4() {
@@ -266,7 +178,7 @@ func (d *dpModel) modelLB(s *nbschema.Snapshot) {
 // build_lswitch_ip_unicast_lookup), multicast to the flood group, and the
 // default: no FDB entry (get_fdb gives "none"), so ls_in_l2_unknown sends
 // the packet to the ports with "unknown" addresses, or drops it.
-func (d *dpModel) modelL2(s *nbschema.Snapshot, outport string) {
+func (d *dpModel) modelL2(v *nbview.View, outport string) {
 	if outport != "" {
 		tf := d.add(lflow.InL2Lkup, 65535, "1", "outport = "+strconv.Quote(outport)+"; output;", "")
 		tf.f.Match = "1 /* --outport or the microflow's outport */"
@@ -286,7 +198,7 @@ func (d *dpModel) modelL2(s *nbschema.Snapshot, outport string) {
 			mac := f[0]
 			if mac == "router" {
 				mac = ""
-				if rp := routerPort(s, p); rp != nil {
+				if rp := v.RouterPortPeer(p); rp != nil {
 					mac = strings.Fields(rp.MAC + " ")[0]
 				}
 			}
@@ -331,16 +243,6 @@ func (d *dpModel) floodPorts() []string {
 		}
 	}
 	return out
-}
-
-func routerPort(s *nbschema.Snapshot, p *nbdb.LogicalSwitchPort) *nbdb.LogicalRouterPort {
-	name := p.Options["router-port"]
-	for _, rp := range s.RouterPorts {
-		if rp.Name == name {
-			return rp
-		}
-	}
-	return nil
 }
 
 func parseMAC(s string) ([6]byte, error) {

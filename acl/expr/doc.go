@@ -11,9 +11,10 @@
 // Parse(e.String()).String() == e.String().
 //
 // $address_set and @port_group references are resolved through a Resolver;
-// a nil Resolver assumes every reference exists. NewSnapshotResolver builds
-// the Resolver ovn-controller would see on one logical switch from an NB
-// snapshot.
+// a nil Resolver assumes every reference exists. MapResolver is one backed
+// by maps; nbview's View.Resolver builds the one ovn-controller would see on
+// one logical switch from an NB snapshot. The package needs the standard
+// library only.
 //
 // Eval evaluates an expression against a Microflow the way ovn-trace does:
 // prerequisites are ANDed into every comparison (and are not negated by

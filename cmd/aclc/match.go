@@ -12,6 +12,7 @@ import (
 
 	"github.com/aclc/aclc/acl/expr"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbview"
 )
 
 var matchCmd = &cobra.Command{
@@ -90,7 +91,7 @@ func runMatchCheck(cmd *cobra.Command, args []string) error {
 		return withCode(2, errors.New("--datapath needs a FIXTURE or --nb"))
 	}
 	if snap != nil {
-		r, err := expr.NewSnapshotResolver(snap, matchCheckOpts.datapath)
+		r, err := nbview.New(snap).Resolver(matchCheckOpts.datapath)
 		if err != nil {
 			return withCode(2, fmt.Errorf("--datapath: %w", err))
 		}

@@ -1,4 +1,4 @@
-package expr
+package nbview_test
 
 import (
 	"context"
@@ -11,14 +11,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/aclc/aclc/acl/expr"
 	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/internal/testenv"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbview"
 )
 
 // TestSnapshotResolverOracle builds an NB with ovn-nbctl, lets the real
 // ovn-northd 23.03 publish the Southbound, and checks that
-// NewSnapshotResolver predicts exactly the SB Address_Set and per-datapath
+// View.Resolver predicts exactly the SB Address_Set and per-datapath
 // Port_Group rows that ovn-controller and ovn-trace resolve $ and @ names
 // against. It also checks that an allow-stateless ACL's match reaches the
 // SB verbatim, so the corpus oracle (raw Logical_Flow matches) is the ACL
@@ -102,7 +104,7 @@ func TestSnapshotResolverOracle(t *testing.T) {
 	}
 	sbGroups := list("Port_Group", "ports")
 	for _, dp := range []string{"sw0", "sw1"} {
-		r, err := NewSnapshotResolver(snap, dp)
+		r, err := nbview.New(snap).Resolver(dp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +150,7 @@ func TestSnapshotResolverOracle(t *testing.T) {
 	for _, m := range nonEmptyLines(wrapped) {
 		if strings.HasSuffix(m, " && (ip4) && (tcp)") {
 			found = true
-			if _, err := Parse(m, nil); err != nil {
+			if _, err := expr.Parse(m, nil); err != nil {
 				t.Errorf("wrapped stateful ACL match %q: %v", m, err)
 			}
 		}
@@ -156,7 +158,7 @@ func TestSnapshotResolverOracle(t *testing.T) {
 	if !found {
 		t.Errorf("no SB flow wraps the stateful ACL as `... && (ip4) && (tcp)'; got:\n%s", wrapped)
 	}
-	if _, err := Parse("ip4) && (tcp", nil); err == nil {
+	if _, err := expr.Parse("ip4) && (tcp", nil); err == nil {
 		t.Errorf("raw `ip4) && (tcp' parsed")
 	}
 }

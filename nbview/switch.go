@@ -1,0 +1,167 @@
+package nbview
+
+import "github.com/aclc/aclc/nbschema/nbdb"
+
+// Switch is northd's ovn_datapath for one logical switch, reduced to what
+// the ACL stages read.
+type Switch struct {
+	ID string
+	LS *nbdb.LogicalSwitch
+	// PortGroups are the port groups present on the switch (with a member
+	// port it owns), by UUID.
+	PortGroups []*nbdb.PortGroup
+	// ACLs are the switch's own ACLs that exist, in column order; the port
+	// groups' ACLs apply too (AppliedACLs).
+	ACLs []*nbdb.ACL
+	// RouterPorts are the owned ports of type "router" whose
+	// options:router-port names a router's port; LocalnetPorts the owned
+	// ports of type "localnet". Both in column order. Filled by Switch,
+	// not by SwitchFlags.
+	RouterPorts, LocalnetPorts []*nbdb.LogicalSwitchPort
+	// SwitchPorts are the owned ports of type "switch" (northd's
+	// od->switch_ports, on releases that have the type).
+	SwitchPorts []*nbdb.LogicalSwitchPort
+	Flags
+}
+
+// Flags are what northd's ls_get_acl_flags and its load balancer check
+// derive for a switch.
+type Flags struct {
+	HasACLs        bool // the switch or a port group present on it lists an ACL
+	HasStatefulACL bool // one of those ACLs is allow-related
+	HasLBVIP       bool // a load balancer of the switch has a VIP
+}
+
+// Stateful reports whether the switch's traffic goes through conntrack:
+// a stateful ACL or a load balancer VIP.
+func (f Flags) Stateful() bool { return f.HasStatefulACL || f.HasLBVIP }
+
+// Switch returns switch id with everything the ACL stages read: its
+// flags, port groups and ACLs, and its router and localnet ports. It
+// returns nil when there is no such switch.
+func (v *View) Switch(id string) *Switch {
+	sw := v.SwitchFlags(id)
+	if sw == nil {
+		return nil
+	}
+	for _, a := range sw.LS.ACLs {
+		if acl, ok := v.s.ACLs[a]; ok {
+			sw.ACLs = append(sw.ACLs, acl)
+		}
+	}
+	for _, p := range sw.LS.Ports {
+		lsp, ok := v.s.Ports[p]
+		if !ok || v.portSwitch[p] != id {
+			continue
+		}
+		switch lsp.Type {
+		case "router":
+			if peer := lsp.Options["router-port"]; peer != "" && v.lrpNames[peer] {
+				sw.RouterPorts = append(sw.RouterPorts, lsp)
+			}
+		case "localnet":
+			sw.LocalnetPorts = append(sw.LocalnetPorts, lsp)
+		case "switch":
+			sw.SwitchPorts = append(sw.SwitchPorts, lsp)
+		}
+	}
+	return sw
+}
+
+// SwitchFlags returns switch id with its port groups and flags only
+// (neither ACLs nor ports): all the incremental engine needs of each
+// switch it patches. It returns nil when there is no such switch.
+func (v *View) SwitchFlags(id string) *Switch {
+	ls, ok := v.s.Switches[id]
+	if !ok {
+		return nil
+	}
+	sw := &Switch{ID: id, LS: ls}
+	for _, pgID := range v.switchPGs[id] {
+		sw.PortGroups = append(sw.PortGroups, v.s.PortGroups[pgID])
+	}
+	// ls_get_acl_flags; like northd, stop at the first allow-related ACL
+	// (it implies has_acls).
+	for _, a := range ls.ACLs {
+		if acl, ok := v.s.ACLs[a]; ok {
+			sw.HasACLs = true
+			if IsStateful(acl) {
+				sw.HasStatefulACL = true
+				break
+			}
+		}
+	}
+	for _, pg := range sw.PortGroups {
+		if sw.HasStatefulACL {
+			break
+		}
+		f := v.pgFacts[pg.UUID]
+		sw.HasACLs = sw.HasACLs || f.hasACLs
+		sw.HasStatefulACL = f.hasStateful
+	}
+	sw.HasLBVIP = len(v.SwitchLBs(ls, true)) > 0
+	return sw
+}
+
+// AppliedACLs returns the ACLs that apply on the switch, each once: its
+// own, then those of its port groups in UUID order.
+func (v *View) AppliedACLs(sw *Switch) []*nbdb.ACL {
+	out := make([]*nbdb.ACL, 0, len(sw.ACLs))
+	seen := map[string]bool{}
+	add := func(acl *nbdb.ACL) {
+		if !seen[acl.UUID] {
+			seen[acl.UUID] = true
+			out = append(out, acl)
+		}
+	}
+	for _, acl := range sw.ACLs {
+		add(acl)
+	}
+	for _, pg := range sw.PortGroups {
+		for _, a := range pg.ACLs {
+			if acl, ok := v.s.ACLs[a]; ok {
+				add(acl)
+			}
+		}
+	}
+	return out
+}
+
+// Ports returns the switch's ports that it owns (a port listed by two
+// switches belongs to the first), in column order.
+func (v *View) Ports(sw *Switch) []*nbdb.LogicalSwitchPort {
+	var out []*nbdb.LogicalSwitchPort
+	for _, p := range sw.LS.Ports {
+		if lsp, ok := v.s.Ports[p]; ok && v.portSwitch[p] == sw.ID {
+			out = append(out, lsp)
+		}
+	}
+	return out
+}
+
+// SwitchLBs returns the load balancers applied to ls directly and through
+// its load balancer groups (each once), in column order. With withVIPs,
+// only those that have VIPs.
+func (v *View) SwitchLBs(ls *nbdb.LogicalSwitch, withVIPs bool) []*nbdb.LoadBalancer {
+	var out []*nbdb.LoadBalancer
+	seen := map[string]bool{}
+	add := func(id string) {
+		lb, ok := v.s.LoadBalancers[id]
+		if !ok || seen[id] || (withVIPs && len(lb.Vips) == 0) {
+			return
+		}
+		seen[id] = true
+		out = append(out, lb)
+	}
+	for _, id := range ls.LoadBalancer {
+		add(id)
+	}
+	for _, gid := range ls.LoadBalancerGroup {
+		if grp, ok := v.s.LBGroups[gid]; ok {
+			for _, id := range grp.LoadBalancer {
+				add(id)
+			}
+		}
+	}
+	return out
+}

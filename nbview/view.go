@@ -1,0 +1,189 @@
+// Package nbview is ovn-northd's view of the NB for the ACL stages: the
+// facts northd derives from the NB rows before it writes a flow. Which
+// switch owns a port, which port groups are present on a switch, which
+// ACLs apply there, whether the switch is stateful or has load balancer
+// VIPs, its load balancers with their VIPs parsed, its router and localnet
+// ports, each ACL's owner, stage and verdict, and what $name and @name
+// resolve to on each switch.
+//
+// Each rule is stated here once. compile, lint, trace and the match
+// resolver read a View; none derives these facts again. A View is built
+// once from a Snapshot by New and is read-only afterwards, except through
+// Track and Refresh, which the incremental engine calls to keep it current
+// with the rows it changes.
+//
+// The facts are release-neutral; a fact that differs between OVN releases
+// is one more field, filled by the release's rule.
+package nbview
+
+import (
+	"slices"
+
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+// View is northd's view of one Snapshot.
+type View struct {
+	s *nbschema.Snapshot
+
+	portSwitch map[string]string   // LSP UUID -> the switch that owns it
+	portByName map[string]string   // LSP name -> LSP UUID (owned ports)
+	switchPGs  map[string][]string // switch UUID -> port groups with an owned member port there, by UUID
+	lrpNames   map[string]bool     // names of LRPs that belong to a router
+	fairMeters map[string]bool     // meter name -> fair
+	asNames    map[string]bool     // address set names, plus <pg>_ip4/_ip6
+	pgNames    map[string]bool     // port group names
+	aclOwners  map[string]Owner    // ACL UUID -> the row that lists it
+	pgFacts    map[string]pgFacts  // port group UUID -> its ACL facts
+
+	// Reverse references, kept (by Track) whether or not the target row
+	// exists; only an incremental view has them.
+	refs *reverse
+}
+
+// pgFacts are the facts of one port group's ACL list.
+type pgFacts struct {
+	hasACLs, hasStateful bool
+}
+
+// New builds the view of s. The view reads s; s must not change while the
+// view is in use, except through Track and Refresh.
+func New(s *nbschema.Snapshot) *View {
+	v := &View{
+		s:          s,
+		portSwitch: make(map[string]string, len(s.Ports)),
+		portByName: make(map[string]string, len(s.Ports)),
+		switchPGs:  map[string][]string{},
+		lrpNames:   map[string]bool{},
+		fairMeters: map[string]bool{},
+		asNames:    make(map[string]bool, len(s.AddressSets)+2*len(s.PortGroups)),
+		pgNames:    make(map[string]bool, len(s.PortGroups)),
+		aclOwners:  make(map[string]Owner, len(s.ACLs)),
+		pgFacts:    make(map[string]pgFacts, len(s.PortGroups)),
+	}
+	// join_logical_ports: a port listed by two switches belongs to the
+	// first, in UUID order; northd ignores the second listing
+	// ("duplicate logical port").
+	for _, id := range nbschema.SortedKeys(s.Switches) {
+		ls := s.Switches[id]
+		for _, p := range ls.Ports {
+			lsp, ok := s.Ports[p]
+			if !ok {
+				continue
+			}
+			if _, dup := v.portSwitch[p]; !dup {
+				v.portSwitch[p] = id
+			}
+			v.portByName[lsp.Name] = p
+		}
+		for _, a := range ls.ACLs {
+			v.aclOwners[a] = Owner{Table: nbdb.LogicalSwitchTable, Name: ls.Name}
+		}
+	}
+	for _, r := range s.Routers {
+		for _, p := range r.Ports {
+			if lrp, ok := s.RouterPorts[p]; ok {
+				v.lrpNames[lrp.Name] = true
+			}
+		}
+	}
+	for _, m := range s.Meters {
+		v.fairMeters[m.Name] = m.Fair != nil && *m.Fair
+	}
+	for _, as := range s.AddressSets {
+		v.asNames[as.Name] = true
+	}
+	for _, id := range nbschema.SortedKeys(s.PortGroups) {
+		pg := s.PortGroups[id]
+		v.pgNames[pg.Name] = true
+		v.asNames[pg.Name+"_ip4"] = true
+		v.asNames[pg.Name+"_ip6"] = true
+		seen := map[string]bool{}
+		for _, p := range pg.Ports {
+			sw, ok := v.portSwitch[p]
+			if !ok || seen[sw] {
+				continue
+			}
+			seen[sw] = true
+			v.switchPGs[sw] = append(v.switchPGs[sw], id)
+		}
+		// An ACL listed by a switch and a port group (or by two port
+		// groups) is named after the last, in this order.
+		for _, a := range pg.ACLs {
+			v.aclOwners[a] = Owner{Table: nbdb.PortGroupTable, Name: pg.Name}
+		}
+		v.pgFacts[id] = v.portGroupFacts(pg)
+	}
+	return v
+}
+
+// Snapshot returns the rows the view was built from.
+func (v *View) Snapshot() *nbschema.Snapshot { return v.s }
+
+// portGroupFacts is ls_get_acl_flags' loop over one port group's ACLs.
+func (v *View) portGroupFacts(pg *nbdb.PortGroup) pgFacts {
+	f := pgFacts{hasACLs: len(pg.ACLs) > 0}
+	for _, a := range pg.ACLs {
+		if acl, ok := v.s.ACLs[a]; ok && acl.Action == "allow-related" {
+			f.hasStateful = true
+			break
+		}
+	}
+	return f
+}
+
+// PortSwitch returns the UUID of the switch that owns port p (a
+// Logical_Switch_Port UUID), or "" when no existing switch lists it.
+func (v *View) PortSwitch(p string) string { return v.portSwitch[p] }
+
+// PortByName returns the UUID of the owned port called name.
+func (v *View) PortByName(name string) (string, bool) {
+	p, ok := v.portByName[name]
+	return p, ok
+}
+
+// SwitchPortGroups returns the UUIDs of the port groups present on switch
+// sw (those with a member port the switch owns), ascending. The slice is
+// the view's: do not modify it.
+func (v *View) SwitchPortGroups(sw string) []string { return v.switchPGs[sw] }
+
+// SwitchHasPortGroup reports whether port group pg (a UUID) is present on
+// switch sw.
+func (v *View) SwitchHasPortGroup(sw, pg string) bool {
+	return slices.Contains(v.switchPGs[sw], pg)
+}
+
+// AddressSetExists reports whether $name resolves in the SB northd writes:
+// an Address_Set, or <pg>_ip4 / <pg>_ip6 of a Port_Group, or
+// svc_monitor_mac, which northd always writes.
+func (v *View) AddressSetExists(name string) bool {
+	return v.asNames[name] || name == "svc_monitor_mac"
+}
+
+// PortGroupExists reports whether a Port_Group called name exists (it
+// resolves as @name only on the switches where it is present).
+func (v *View) PortGroupExists(name string) bool { return v.pgNames[name] }
+
+// MeterFair reports whether the meter called name is fair.
+func (v *View) MeterFair(name string) bool { return v.fairMeters[name] }
+
+// RouterPortExists reports whether a Logical_Router_Port called name
+// belongs to a router (what a switch port's options:router-port must name
+// for northd to treat it as a router port).
+func (v *View) RouterPortExists(name string) bool { return v.lrpNames[name] }
+
+// RouterPortPeer returns the Logical_Router_Port that the router-type
+// switch port p names in options:router-port, or nil.
+func (v *View) RouterPortPeer(p *nbdb.LogicalSwitchPort) *nbdb.LogicalRouterPort {
+	name := p.Options["router-port"]
+	if name == "" {
+		return nil
+	}
+	for _, id := range nbschema.SortedKeys(v.s.RouterPorts) {
+		if rp := v.s.RouterPorts[id]; rp.Name == name {
+			return rp
+		}
+	}
+	return nil
+}
