@@ -2,6 +2,7 @@ package compile
 
 import (
 	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema"
 	"strconv"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
@@ -98,4 +99,25 @@ func (g *global) aclPersist(acl *nbdb.ACL) string {
 }
 
 // aclID is the ACL_ID northd allocated to the ACL.
-func (g *global) aclID(uuid string) (int, bool) { return 0, false }
+func (g *global) aclID(uuid string) (int, bool) {
+	id, ok := g.aclIDs[uuid]
+	return id, ok
+}
+
+// AllocateACLIDs is en_acl_id_run on an empty SB ACL_ID table: ids from 1
+// for every allow-related ACL with options:persist-established, here in
+// UUID order.
+func AllocateACLIDs(s *nbschema.Snapshot) map[string]int {
+	ids := map[string]int{}
+	for _, id := range nbschema.SortedKeys(s.ACLs) {
+		if persistsEstablished(s.ACLs[id]) {
+			ids[id] = len(ids) + 1
+		}
+	}
+	return ids
+}
+
+// persistsEstablished is en-acl-ids.c's should_sync_to_sb.
+func persistsEstablished(acl *nbdb.ACL) bool {
+	return acl.Action == "allow-related" && boolOption(acl.Options["persist-established"], false)
+}

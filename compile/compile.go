@@ -46,7 +46,7 @@ func CompileWith(s *nbschema.Snapshot, opts Options) *Result {
 func CompileView(v *nbview.View, opts Options) *Result {
 	s := v.Snapshot()
 	g := newGlobal(v)
-	g.r = newRules(opts.Release)
+	g.target(opts)
 	g.shared = g.newShared()
 	ids := nbschema.SortedKeys(s.Switches)
 	dps := make([]*lflow.Datapath, len(ids))
@@ -74,6 +74,17 @@ func CompileView(v *nbview.View, opts Options) *Result {
 	res.Problems = append(res.Problems, global...)
 	res.Problems = sortProblems(res.Problems)
 	return res
+}
+
+// target sets what g compiles for.
+func (g *global) target(opts Options) {
+	g.r = newRules(opts.Release)
+	if g.r.persist {
+		g.aclIDs = opts.ACLIDs
+		if g.aclIDs == nil {
+			g.aclIDs = AllocateACLIDs(g.s)
+		}
+	}
 }
 
 // parallel calls fn(0..n-1) on every core, with at least minPer calls per
@@ -114,7 +125,7 @@ func CompileSwitch(s *nbschema.Snapshot, id string) (*lflow.Datapath, []Problem)
 // CompileSwitchWith is CompileSwitch for opts.Release.
 func CompileSwitchWith(s *nbschema.Snapshot, id string, opts Options) (*lflow.Datapath, []Problem) {
 	g := newGlobal(nbview.New(s))
-	g.r = newRules(opts.Release)
+	g.target(opts)
 	dp, probs := g.compileSwitch(id)
 	dp.Sort()
 	return dp, probs

@@ -455,7 +455,7 @@ func (e *Engine) affected(c *collector, table, id string, row model.Model) {
 
 // globalOptionKeys are the NB_Global options the compiler reads.
 var globalOptionKeys = []string{"use_ct_inv_match", "default_acl_drop", "controller_event",
-	"debug_drop_collector_set", "debug_drop_domain_id"}
+	"debug_drop_collector_set", "debug_drop_domain_id", "install_ls_lb_from_router"}
 
 func globalOptions(g *nbdb.NBGlobal) []string {
 	out := make([]string, len(globalOptionKeys))
@@ -538,6 +538,18 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 		}
 		if !slices.Equal(globalOptions(o), globalOptions(n)) {
 			d.Full = true
+		}
+	}
+	// With install_ls_lb_from_router, a switch's load balancers include
+	// those of the routers it connects to, which the indexes do not
+	// follow: any change on that path rebuilds all.
+	if e.g.installLSLBFromRouter {
+		for _, st := range steps {
+			switch st.t.Name {
+			case nbdb.LoadBalancerTable, nbdb.LoadBalancerGroupTable, nbdb.LogicalRouterTable,
+				nbdb.LogicalRouterPortTable, nbdb.LogicalSwitchPortTable:
+				d.Full = true
+			}
 		}
 	}
 

@@ -289,7 +289,12 @@ func (m *mutator) step() {
 			lb = &nbdb.LoadBalancer{UUID: m.id("Load_Balancer"), Name: "mlb", Protocol: &proto, Vips: map[string]string{}}
 			id = lb.UUID
 			s.LoadBalancers[id] = lb
-			if sid, ls, ok := pick(r, s.Switches); ok {
+			if rid, lr, ok := pick(r, s.Routers); ok && r.IntN(3) == 0 {
+				// A router's LB (on its switches with install_ls_lb_from_router).
+				lr.LoadBalancer = append(lr.LoadBalancer, id)
+				slices.Sort(lr.LoadBalancer)
+				m.touch(nbdb.LogicalRouterTable, rid)
+			} else if sid, ls, ok := pick(r, s.Switches); ok {
 				ls.LoadBalancer = append(ls.LoadBalancer, id)
 				slices.Sort(ls.LoadBalancer)
 				m.touch(nbdb.LogicalSwitchTable, sid)
@@ -317,7 +322,11 @@ func (m *mutator) step() {
 			g.LoadBalancer = nil
 		}
 		m.touch(nbdb.LoadBalancerGroupTable, gid)
-		if sid, ls, ok := pick(r, s.Switches); ok && !slices.Contains(ls.LoadBalancerGroup, gid) {
+		if rid, lr, ok := pick(r, s.Routers); ok && r.IntN(3) == 0 && !slices.Contains(lr.LoadBalancerGroup, gid) {
+			lr.LoadBalancerGroup = append(lr.LoadBalancerGroup, gid)
+			slices.Sort(lr.LoadBalancerGroup)
+			m.touch(nbdb.LogicalRouterTable, rid)
+		} else if sid, ls, ok := pick(r, s.Switches); ok && !slices.Contains(ls.LoadBalancerGroup, gid) {
 			ls.LoadBalancerGroup = append(ls.LoadBalancerGroup, gid)
 			slices.Sort(ls.LoadBalancerGroup)
 			m.touch(nbdb.LogicalSwitchTable, sid)
@@ -330,7 +339,8 @@ func (m *mutator) step() {
 		for k, v := range s.Global.Options {
 			opts[k] = v
 		}
-		keys := []string{"use_ct_inv_match", "default_acl_drop", "controller_event", "debug_drop_collector_set", "unrelated"}
+		keys := []string{"use_ct_inv_match", "default_acl_drop", "controller_event", "debug_drop_collector_set",
+			"install_ls_lb_from_router", "unrelated"}
 		k := keys[r.IntN(len(keys))]
 		switch r.IntN(3) {
 		case 0:

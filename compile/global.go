@@ -15,12 +15,16 @@ type global struct {
 	s *nbschema.Snapshot
 	v *nbview.View
 	r rules // the target release's construction rules (rules.go)
+	// aclIDs is the SB ACL_ID of each persist-established ACL (25.03+).
+	aclIDs map[string]int
 
-	useCtInvMatch   bool   // NB_Global options:use_ct_inv_match (default true)
-	defaultACLDrop  bool   // NB_Global options:default_acl_drop (default false)
-	controllerEvent bool   // NB_Global options:controller_event (default false)
-	dropAction      string // northd's debug_drop_action()
-	implicitDrop    string // northd's debug_implicit_drop_action()
+	useCtInvMatch   bool // NB_Global options:use_ct_inv_match (default true)
+	defaultACLDrop  bool // NB_Global options:default_acl_drop (default false)
+	controllerEvent bool // NB_Global options:controller_event (default false)
+	// NB_Global options:install_ls_lb_from_router (default false)
+	installLSLBFromRouter bool
+	dropAction            string // northd's debug_drop_action()
+	implicitDrop          string // northd's debug_implicit_drop_action()
 
 	pgACLFlows sync.Map // aclFlowKey -> []aclFlow, shared by every switch of a port group
 	// shared is, in a full Compile only, the per-port-group flows and
@@ -31,12 +35,13 @@ type global struct {
 func newGlobal(v *nbview.View) *global {
 	s := v.Snapshot()
 	g := &global{
-		s:               s,
-		v:               v,
-		r:               newRules(nil),
-		useCtInvMatch:   boolOption(s.GlobalOption("use_ct_inv_match"), true),
-		defaultACLDrop:  boolOption(s.GlobalOption("default_acl_drop"), false),
-		controllerEvent: boolOption(s.GlobalOption("controller_event"), false),
+		s:                     s,
+		v:                     v,
+		r:                     newRules(nil),
+		useCtInvMatch:         boolOption(s.GlobalOption("use_ct_inv_match"), true),
+		defaultACLDrop:        boolOption(s.GlobalOption("default_acl_drop"), false),
+		controllerEvent:       boolOption(s.GlobalOption("controller_event"), false),
+		installLSLBFromRouter: boolOption(s.GlobalOption("install_ls_lb_from_router"), false),
 	}
 	g.dropAction, g.implicitDrop = "drop;", "/* drop */"
 	if set := uintOption(s.GlobalOption("debug_drop_collector_set")); set != 0 {

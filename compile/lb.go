@@ -1,6 +1,9 @@
 package compile
 
 import (
+	"net/netip"
+	"slices"
+
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbview"
 )
@@ -8,10 +11,21 @@ import (
 // buildLBPreStateful adds, for each VIP of each load balancer on the
 // switch, the priority-120 ls_in_pre_stateful flow that stores the original
 // destination and sends the packet to ct_lb_mark (build_lb_rules_pre_stateful),
-// and the priority-130 ls_in_pre_lb empty-backend event flow when enabled.
+// and the priority-130 ls_in_pre_lb empty-backend event flow when enabled;
+// on a switch with other_config:enable-stateless-acl-with-lb, the flows of
+// build_lb_rules_for_stateless_acl and the stateless-mode pre-stateful
+// flows (25.09+).
 func (g *global) buildLBPreStateful(od *datapath, b *builder) {
-	for _, lb := range g.v.SwitchLBs(od.LS, false) {
+	stateless := g.lbStatelessMode(od)
+	for _, lb := range g.v.DatapathLBs(od, g.installLSLBFromRouter) {
 		proto := nbview.LBProtocol(lb)
+		// Like northd, only the switch's own load balancers (not its
+		// groups' or its routers') are in stateless mode.
+		lbStateless := stateless && slices.Contains(od.LS.LoadBalancer, lb.UUID)
+		snatIP := ""
+		if ip, err := netip.ParseAddr(lb.Options["hairpin_snat_ip"]); err == nil && ip.Is4() {
+			snatIP = lb.Options["hairpin_snat_ip"]
+		}
 		for _, v := range nbview.VIPs(lb) {
 			ipStr, port := v.IP.String(), v.PortString()
 			ipMatch, reg := "ip4", g.r.regs.lbIPv4
@@ -35,13 +49,28 @@ func (g *global) buildLBPreStateful(od *datapath, b *builder) {
 				b.addFrom(lflow.InPreLB, 130, m, a, lb.UUID)
 			}
 			a := reg + " = " + ipStr + "; "
-			m := regbitConntrackNAT + " == 1 && " + ipMatch + ".dst == " + ipStr
+			m := ipMatch + ".dst == " + ipStr
 			if port != "" {
 				a += g.r.regs.lbPort + " = " + port + "; "
 				m += " && " + proto + ".dst == " + port
 			}
 			a += "ct_lb_mark;"
-			b.addFrom(lflow.InPreStateful, 120, m, a, lb.UUID)
+			b.addFrom(lflow.InPreStateful, 120, regbitConntrackNAT+" == 1 && "+m, a, lb.UUID)
+			if !lbStateless {
+				continue
+			}
+			b.addFrom(lflow.InPreStateful, 150, m, a, lb.UUID)
+			if snatIP != "" || port != "" {
+				dst := ipStr
+				if snatIP != "" {
+					dst = snatIP
+				}
+				b.addFrom(lflow.InPreStateful, 105, proto+" && "+ipMatch+".dst == "+dst, "ct_lb_mark;", lb.UUID)
+			}
+		}
+		if lbStateless {
+			b.addFrom(lflow.OutPreLB, 115, regbitACLStateless+" == 1", regbitConntrackNAT+" = 1; next;", lb.UUID)
+			b.addFrom(lflow.OutStateful, 110, regbitACLStateless+" == 1 && ct.new", "next;", lb.UUID)
 		}
 	}
 }

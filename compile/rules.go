@@ -10,6 +10,12 @@ type Options struct {
 	// Release is the OVN release whose northd the flows must equal
 	// (nil: 23.03.1).
 	Release *release.Release
+	// ACLIDs are the ids northd allocated in the SB ACL_ID table (ACL
+	// UUID -> id), read from a live SB. Nil: aclc allocates them as
+	// northd does on an empty SB, but in ACL UUID order (northd goes in
+	// its hash order, which differs from run to run), so the ids equal
+	// northd's up to a renaming (lflow.RenumberACLIDs).
+	ACLIDs map[string]int
 }
 
 // rules are the construction rules in which the supported releases'

@@ -2,6 +2,7 @@ package lflow
 
 import (
 	"bytes"
+	"strconv"
 	"testing"
 )
 
@@ -83,5 +84,27 @@ func TestParseTextDetectsLayout(t *testing.T) {
 		if out.String() != c.text {
 			t.Errorf("round trip:\n%s\nwant\n%s", out.String(), c.text)
 		}
+	}
+}
+
+func TestRenumberACLIDs(t *testing.T) {
+	mk := func(ids ...string) *Listing {
+		d := &Datapath{Name: "a", UUID: "u"}
+		for i, id := range ids {
+			d.Flows = append(d.Flows, Flow{Stage: Layout2603.Stage(InACL), Priority: 2000 - i, Match: "m" + strconv.Itoa(i),
+				Actions: "reg8[16] = 1; reg2[16..31] = " + id + "; reg0[20] = 1; next;"})
+		}
+		d.Flows = append(d.Flows, Flow{Stage: Layout2603.Stage(InStateful), Priority: 100, Match: "1", Actions: "ct_commit { ct_label.acl_id = reg2[16..31]; }; next;"})
+		return &Listing{Datapaths: []*Datapath{d}}
+	}
+	a, b, c := RenumberACLIDs(mk("7", "3", "7")), RenumberACLIDs(mk("1", "2", "1")), RenumberACLIDs(mk("1", "2", "2"))
+	if len(Diff(a, b)) != 0 {
+		t.Errorf("a consistent renaming should compare equal: %v", Diff(a, b))
+	}
+	if len(Diff(a, c)) == 0 {
+		t.Error("an inconsistent renaming compares equal")
+	}
+	if got := a.Datapaths[0].Flows[1].Actions; got != "reg8[16] = 1; reg2[16..31] = 2; reg0[20] = 1; next;" {
+		t.Errorf("renumbered: %q", got)
 	}
 }

@@ -1,6 +1,9 @@
 package nbview
 
-import "github.com/aclc/aclc/nbschema/nbdb"
+import (
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
 
 // Switch is northd's ovn_datapath for one logical switch, reduced to what
 // the ACL stages read.
@@ -143,8 +146,50 @@ func (v *View) Ports(sw *Switch) []*nbdb.LogicalSwitchPort {
 // its load balancer groups (each once), in column order. With withVIPs,
 // only those that have VIPs.
 func (v *View) SwitchLBs(ls *nbdb.LogicalSwitch, withVIPs bool) []*nbdb.LoadBalancer {
-	var out []*nbdb.LoadBalancer
-	seen := map[string]bool{}
+	return v.lbsOf(nil, map[string]bool{}, ls.LoadBalancer, ls.LoadBalancerGroup, withVIPs)
+}
+
+// DatapathLBs returns the load balancers whose flows northd installs on
+// the switch (the lb_dps with the switch in nb_ls_map): SwitchLBs and,
+// with fromRouters (NB_Global options:install_ls_lb_from_router,
+// build_lswitch_lbs_from_lrouter), those of the routers its router ports
+// connect to, directly and through their groups. Each once. The switch's
+// HasLBVIP does not count the routers' (northd's ls_has_lb_vip reads the
+// switch's columns only).
+func (v *View) DatapathLBs(sw *Switch, fromRouters bool) []*nbdb.LoadBalancer {
+	lbs := v.SwitchLBs(sw.LS, false)
+	if !fromRouters || len(sw.RouterPorts) == 0 {
+		return lbs
+	}
+	seen := make(map[string]bool, len(lbs))
+	for _, lb := range lbs {
+		seen[lb.UUID] = true
+	}
+	for _, p := range sw.RouterPorts {
+		if r := v.routerOfPort(p.Options["router-port"]); r != nil {
+			lbs = v.lbsOf(lbs, seen, r.LoadBalancer, r.LoadBalancerGroup, false)
+		}
+	}
+	return lbs
+}
+
+// routerOfPort returns the router (the first by UUID) that lists a
+// Logical_Router_Port called name.
+func (v *View) routerOfPort(name string) *nbdb.LogicalRouter {
+	for _, id := range nbschema.SortedKeys(v.s.Routers) {
+		r := v.s.Routers[id]
+		for _, p := range r.Ports {
+			if lrp, ok := v.s.RouterPorts[p]; ok && lrp.Name == name {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// lbsOf appends to out the load balancers lbs and those of the groups,
+// each once (seen: those out has already).
+func (v *View) lbsOf(out []*nbdb.LoadBalancer, seen map[string]bool, lbs, groups []string, withVIPs bool) []*nbdb.LoadBalancer {
 	add := func(id string) {
 		lb, ok := v.s.LoadBalancers[id]
 		if !ok || seen[id] || (withVIPs && len(lb.Vips) == 0) {
@@ -153,10 +198,10 @@ func (v *View) SwitchLBs(ls *nbdb.LogicalSwitch, withVIPs bool) []*nbdb.LoadBala
 		seen[id] = true
 		out = append(out, lb)
 	}
-	for _, id := range ls.LoadBalancer {
+	for _, id := range lbs {
 		add(id)
 	}
-	for _, gid := range ls.LoadBalancerGroup {
+	for _, gid := range groups {
 		if grp, ok := v.s.LBGroups[gid]; ok {
 			for _, id := range grp.LoadBalancer {
 				add(id)

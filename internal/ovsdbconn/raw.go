@@ -325,3 +325,9 @@ func readMessage(c net.Conn) ([]byte, error) {
 		}
 	}
 }
+
+// Call sends one JSON-RPC request on a connection from DialRaw and returns
+// its result (answering the server's echo requests meanwhile).
+func Call(c net.Conn, method string, params any) (json.RawMessage, error) {
+	return call(c, method, params)
+}
