@@ -78,20 +78,23 @@ func appendHeader(b []byte, d *Datapath, p Pipeline) []byte {
 // AppendFlowLine appends one lflow-list flow line (with its two-space
 // indent and newline): `  table=%-2d(%-19s), priority=%-5d, match=(%s), action=(%s)`.
 func AppendFlowLine(b []byte, f Flow) []byte {
+	return appendFlowLine(b, f.Stage.Table(), f.Stage.Name(), f.Priority, f.Match, f.Actions)
+}
+
+func appendFlowLine(b []byte, table int, name string, prio int, match, actions string) []byte {
 	b = append(b, "  table="...)
-	b = appendPadInt(b, f.Stage.Table(), 2)
+	b = appendPadInt(b, table, 2)
 	b = append(b, '(')
-	name := f.Stage.Name()
 	b = append(b, name...)
 	for i := len(name); i < 19; i++ {
 		b = append(b, ' ')
 	}
 	b = append(b, "), priority="...)
-	b = appendPadInt(b, f.Priority, 5)
+	b = appendPadInt(b, prio, 5)
 	b = append(b, ", match=("...)
-	b = append(b, f.Match...)
+	b = append(b, match...)
 	b = append(b, "), action=("...)
-	b = append(b, f.Actions...)
+	b = append(b, actions...)
 	return append(b, ")\n"...)
 }
 

@@ -650,9 +650,15 @@ func (e *encoder) routers() []*yaml.Node {
 			putOptStr(pm, "peer", p.Peer)
 			putOptBool(pm, "enabled", p.Enabled)
 			putMap(pm, "external_ids", p.ExternalIDs)
+			putSeq(pm, "gateway_chassis", e.gatewayChassis("router port "+p.Name, p.GatewayChassis))
+			putMap(pm, "ipv6_ra_configs", p.Ipv6RaConfigs)
+			if p.HaChassisGroup != nil || len(p.Ipv6Prefix) > 0 {
+				e.fail("router port %s: ha_chassis_group and ipv6_prefix are not part of the fixture format", p.Name)
+			}
 			ports = append(ports, pm)
 		}
 		putSeq(m, "ports", ports)
+		e.routerRows(m, what, lr)
 		putList(m, "load_balancers", e.refs(what, lr.LoadBalancer, e.lbName, lbNames), true)
 		putList(m, "load_balancer_groups", e.refs(what, lr.LoadBalancerGroup, e.lbgName, lbgNames), true)
 		if lr.Copp != nil {
@@ -661,6 +667,70 @@ func (e *encoder) routers() []*yaml.Node {
 			}
 		}
 		out = append(out, m)
+	}
+	return out
+}
+
+// routerRows writes a router's static routes, policies and NAT rules, in
+// the order of their UUIDs (OVSDB set order).
+func (e *encoder) routerRows(m *yaml.Node, what string, lr *nbdb.LogicalRouter) {
+	s := e.snap
+	var routes, policies, nats []*yaml.Node
+	for _, r := range ownedRows(e, what, "static route", lr.StaticRoutes, s.StaticRoutes) {
+		n := rowNode(r.UUID)
+		putStr(n, "ip_prefix", r.IPPrefix)
+		putStr(n, "nexthop", r.Nexthop)
+		putOptStr(n, "policy", r.Policy)
+		putOptStr(n, "output_port", r.OutputPort)
+		putStr(n, "route_table", r.RouteTable)
+		putMap(n, "options", r.Options)
+		putMap(n, "external_ids", r.ExternalIDs)
+		if r.BFD != nil {
+			e.fail("%s static route %s: bfd is not part of the fixture format", what, r.UUID)
+		}
+		routes = append(routes, n)
+	}
+	for _, p := range ownedRows(e, what, "policy", lr.Policies, s.Policies) {
+		n := rowNode(p.UUID)
+		putInt(n, "priority", p.Priority, true)
+		putStr(n, "match", p.Match)
+		putStr(n, "action", p.Action)
+		putOptStr(n, "nexthop", p.Nexthop)
+		putList(n, "nexthops", p.Nexthops, false)
+		putMap(n, "options", p.Options)
+		putMap(n, "external_ids", p.ExternalIDs)
+		policies = append(policies, n)
+	}
+	for _, r := range ownedRows(e, what, "NAT rule", lr.Nat, s.NATs) {
+		n := rowNode(r.UUID)
+		putStr(n, "type", r.Type)
+		putStr(n, "external_ip", r.ExternalIP)
+		putStr(n, "logical_ip", r.LogicalIP)
+		putOptStr(n, "logical_port", r.LogicalPort)
+		putOptStr(n, "external_mac", r.ExternalMAC)
+		putMap(n, "options", r.Options)
+		putMap(n, "external_ids", r.ExternalIDs)
+		if r.AllowedExtIPs != nil || r.ExemptedExtIPs != nil || r.GatewayPort != nil || r.ExternalPortRange != "" {
+			e.fail("%s NAT %s: allowed_ext_ips, exempted_ext_ips, gateway_port and external_port_range are not part of the fixture format", what, r.UUID)
+		}
+		nats = append(nats, n)
+	}
+	putSeq(m, "static_routes", routes)
+	putSeq(m, "policies", policies)
+	putSeq(m, "nat", nats)
+}
+
+// gatewayChassis writes a router port's gateway_chassis rows.
+func (e *encoder) gatewayChassis(what string, uuids []string) []*yaml.Node {
+	var out []*yaml.Node
+	for _, g := range ownedRows(e, what, "gateway chassis", uuids, e.snap.GatewayChassis) {
+		n := rowNode(g.UUID)
+		putStr(n, "name", g.Name)
+		putStr(n, "chassis_name", g.ChassisName)
+		putInt(n, "priority", g.Priority, false)
+		putMap(n, "options", g.Options)
+		putMap(n, "external_ids", g.ExternalIDs)
+		out = append(out, n)
 	}
 	return out
 }

@@ -36,6 +36,13 @@ type Snapshot struct {
 	// Logical_Router_Port.
 	Routers     map[string]*nbdb.LogicalRouter
 	RouterPorts map[string]*nbdb.LogicalRouterPort
+	// StaticRoutes, Policies and NATs are the routers' rows that trace
+	// follows across routers (or names as what it does not model).
+	StaticRoutes map[string]*nbdb.LogicalRouterStaticRoute
+	Policies     map[string]*nbdb.LogicalRouterPolicy
+	NATs         map[string]*nbdb.NAT
+	// GatewayChassis makes a router port a distributed gateway port.
+	GatewayChassis map[string]*nbdb.GatewayChassis
 
 	// Origin says where a row came from, for error messages: "file.yaml:12:5"
 	// for a fixture row, "NB ACL 7c1e..." for a live one. Keyed by UUID.

@@ -94,11 +94,23 @@ var tables = []*Table{
 		func(s *Snapshot) *map[string]*nbdb.DNS { return &s.DNS }),
 	rowsOf(&Table{Name: nbdb.LogicalRouterTable, Noun: "router", UniqueNames: true, storeRank: 13,
 		Columns: []string{"name", "enabled", "options", "external_ids", "ports", "load_balancer",
-			"load_balancer_group", "copp"}},
+			"load_balancer_group", "copp", "static_routes", "policies", "nat"}},
 		func(s *Snapshot) *map[string]*nbdb.LogicalRouter { return &s.Routers }),
 	rowsOf(&Table{Name: nbdb.LogicalRouterPortTable, Noun: "router port", UniqueNames: true, Owner: "router", storeRank: 12,
-		Columns: []string{"name", "mac", "networks", "options", "peer", "enabled", "external_ids"}},
+		Columns: []string{"name", "mac", "networks", "options", "peer", "enabled", "external_ids",
+			"gateway_chassis", "ha_chassis_group", "ipv6_ra_configs", "ipv6_prefix"}},
 		func(s *Snapshot) *map[string]*nbdb.LogicalRouterPort { return &s.RouterPorts }),
+	// The routers' routes, policies and NAT, and the gateway chassis that
+	// make a router port a gateway port: what aclc trace follows across
+	// routers or names as not modelled.
+	rowsOf(&Table{Name: nbdb.LogicalRouterStaticRouteTable, Noun: "static route", Owner: "router", storeRank: 11},
+		func(s *Snapshot) *map[string]*nbdb.LogicalRouterStaticRoute { return &s.StaticRoutes }),
+	rowsOf(&Table{Name: nbdb.LogicalRouterPolicyTable, Noun: "router policy", Owner: "router", storeRank: 11},
+		func(s *Snapshot) *map[string]*nbdb.LogicalRouterPolicy { return &s.Policies }),
+	rowsOf(&Table{Name: nbdb.NATTable, Noun: "NAT rule", Owner: "router", storeRank: 11},
+		func(s *Snapshot) *map[string]*nbdb.NAT { return &s.NATs }),
+	rowsOf(&Table{Name: nbdb.GatewayChassisTable, Noun: "gateway chassis", UniqueNames: true, Owner: "router port", storeRank: 11},
+		func(s *Snapshot) *map[string]*nbdb.GatewayChassis { return &s.GatewayChassis }),
 }
 
 var tableIndex = func() map[string]*Table {

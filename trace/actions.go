@@ -28,6 +28,8 @@ const (
 	aCTClear                    // ct_clear;
 	aReject                     // reject { ... };
 	aLog                        // log(...);
+	aDecTTL                     // ip.ttl--;
+	aNotModelled                // router actions aclc trace does not execute (get_arp, arp { }, ...)
 	aUnsupported                // anything else
 )
 
@@ -210,6 +212,14 @@ func parseAction(st string) (action, error) {
 	case "log":
 		a.kind = aLog
 		a.args, _ = inner(rest, '(', ')')
+		return a, nil
+	}
+	if st == "ip.ttl--" {
+		a.kind = aDecTTL
+		return a, nil
+	}
+	if why, ok := notModelledAction(st); ok {
+		a.kind, a.name = aNotModelled, why
 		return a, nil
 	}
 	if k, ok := keywordActions[w]; ok {

@@ -79,6 +79,10 @@ const (
 	VerdictOutput Verdict = "output"
 	VerdictDrop   Verdict = "drop"
 	VerdictReject Verdict = "reject"
+	// VerdictNotTraced: the packet reached something aclc does not model
+	// (NAT, a gateway port, ARP resolution, ...); Result.NotTraced says
+	// what. The CLI exits 3.
+	VerdictNotTraced Verdict = "not traced"
 )
 
 // ACLInfo describes an NB ACL.
@@ -116,6 +120,8 @@ func shortUUID(u string) string {
 // Decision is the flow that decided a pipeline's fate: the last ACL-stage
 // flow the packet matched, or the flow that dropped it.
 type Decision struct {
+	// Datapath is the switch whose pipeline it is.
+	Datapath string    `json:"datapath"`
 	Pipeline string    `json:"pipeline"`
 	Flow     *FlowInfo `json:"flow"`
 }
@@ -148,8 +154,14 @@ type Result struct {
 	PassThrough []string `json:"pass_through,omitempty"`
 	Modelled    []string `json:"modelled,omitempty"`
 	Truncated   bool     `json:"truncated,omitempty"`
-	Warnings    []string `json:"warnings,omitempty"`
-	Root        []*Node  `json:"trace"`
+	// NotTraced says what aclc does not model, for VerdictNotTraced:
+	// "lr0 NAT (lr_in_dnat)".
+	NotTraced string `json:"not_traced,omitempty"`
+	// Hops are the datapaths the packet entered after the first switch
+	// (through logical routers), in trace order.
+	Hops     []Hop    `json:"hops,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	Root     []*Node  `json:"trace"`
 }
 
 // Tracer traces packets through the flows compiled from one NB snapshot.
@@ -163,6 +175,7 @@ type Tracer struct {
 	flows *lflow.Listing
 	acls  map[string]*ACLInfo
 	dps   map[[2]string]*dpModel // by switch UUID and explicit outport
+	rs    *routerSet             // the routers, compiled on first use
 }
 
 // New returns a tracer over snap; flows is what compile.Compile(snap)
@@ -364,7 +377,7 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 		return nil, inputErrorf("microflow: eth.dst is not set, and ls_in_l2_lkup needs it to choose the output port (give eth.dst == MAC, outport == \"PORT\" or --outport)")
 	}
 	r := &run{t: t, dp: dp, opt: opt, passed: map[string]bool{},
-		decided: map[lflow.Pipeline]*FlowInfo{}, bypass: map[lflow.Pipeline]*FlowInfo{}}
+		decided: map[dpPipe]*FlowInfo{}, bypass: map[dpPipe]*FlowInfo{}}
 	if r.opt.MaxRecirculations <= 0 {
 		r.opt.MaxRecirculations = DefaultMaxRecirculations
 	}
@@ -399,18 +412,22 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 		}
 	}
 	res.Verdict, res.Outputs = verdictOf(res.Root), r.outputs
-	for _, p := range []lflow.Pipeline{lflow.Ingress, lflow.Egress} {
-		if f := r.decided[p]; f != nil {
-			res.Decisions = append(res.Decisions, Decision{Pipeline: p.String(), Flow: f})
+	for _, k := range r.seen {
+		if f := r.decided[k]; f != nil {
+			res.Decisions = append(res.Decisions, Decision{Datapath: k.dp, Pipeline: k.p.String(), Flow: f})
 		}
 	}
-	for _, p := range []lflow.Pipeline{lflow.Ingress, lflow.Egress} {
-		if f := r.bypass[p]; f != nil {
-			res.Stateless = append(res.Stateless, Decision{Pipeline: p.String(), Flow: f})
+	for _, k := range r.seen {
+		if f := r.bypass[k]; f != nil {
+			res.Stateless = append(res.Stateless, Decision{Datapath: k.dp, Pipeline: k.p.String(), Flow: f})
 		}
 	}
 	if res.Verdict != VerdictOutput && r.terminal != nil && !r.terminalIsDecision {
-		res.Decisions = append(res.Decisions, Decision{Pipeline: r.terminalPipeline.String(), Flow: r.terminal})
+		res.Decisions = append(res.Decisions, Decision{Datapath: r.terminalPipeline.dp, Pipeline: r.terminalPipeline.p.String(), Flow: r.terminal})
+	}
+	res.Hops, res.NotTraced = r.hops, r.notTraced
+	if r.notTraced != "" {
+		res.Verdict = VerdictNotTraced
 	}
 	return res, nil
 }
@@ -466,14 +483,21 @@ type run struct {
 	warnings  []string
 	passed    map[string]bool
 	outputs   []string // ports the packet was output to
-	decided   map[lflow.Pipeline]*FlowInfo
+	decided   map[dpPipe]*FlowInfo
 	// bypass is the allow-stateless ACL whose pre-ACL flow kept the
-	// packet out of conntrack, per pipeline.
-	bypass map[lflow.Pipeline]*FlowInfo
+	// packet out of conntrack, per switch pipeline.
+	bypass map[dpPipe]*FlowInfo
+	seen   []dpPipe // the switch pipelines the trace entered, in order
+	// rt is the router being traced (nil in a switch); hops the
+	// datapaths entered through routers; notTraced what aclc does not
+	// model, when the trace reached it.
+	rt        *rtModel
+	hops      []Hop
+	notTraced string
 	// terminal is the last flow whose actions ended a path without
 	// passing the packet on.
 	terminal           *FlowInfo
-	terminalPipeline   lflow.Pipeline
+	terminalPipeline   dpPipe
 	terminalIsDecision bool
 	// frozen counts the reject packets being traced: their path records
 	// no decisions.
@@ -542,7 +566,8 @@ func (r *run) lookup(fs []*tflow, m *expr.Microflow) (*tflow, []*tflow) {
 }
 
 func (r *run) matches(tf *tflow, m *expr.Microflow) bool {
-	tf.parse(r.dp.res)
+	res := r.resolver()
+	tf.parse(res)
 	if tf.err != nil {
 		r.warnf("%s priority %d match=(%s): %v", tf.f.Stage, tf.f.Priority, tf.f.Match, tf.err)
 		return false
@@ -550,7 +575,7 @@ func (r *run) matches(tf *tflow, m *expr.Microflow) bool {
 	if tf.always {
 		return true
 	}
-	ok, err := expr.Eval(tf.match, m, r.dp.res)
+	ok, err := expr.Eval(tf.match, m, res)
 	if err != nil {
 		r.warnf("%s priority %d match=(%s): %v", tf.f.Stage, tf.f.Priority, tf.f.Match, err)
 		return false
@@ -567,6 +592,10 @@ func (r *run) trace(m *expr.Microflow, p lflow.Pipeline, table int, super *Node)
 			super.add(NodeError, fmt.Sprintf("*** trace stopped: more than %d tables visited", maxTables))
 		}
 		r.truncated = true
+		return
+	}
+	if r.rt != nil {
+		r.traceRouter(m, p, table, super)
 		return
 	}
 	for {
@@ -598,13 +627,13 @@ func (r *run) trace(m *expr.Microflow, p lflow.Pipeline, table int, super *Node)
 		if r.frozen > 0 {
 			// inside a reject's generated packet: no decisions
 		} else if (st == lflow.InPreACL || st == lflow.OutPreACL) && fi.ACL != nil {
-			r.bypass[p] = fi
+			r.bypass[r.key(p)] = fi
 		}
 		if isDecisionStage(st) && r.frozen == 0 {
 			// A later flow overrides the decision unless it is a
 			// stage's "1" default or the earlier one came from an ACL.
-			if prev := r.decided[p]; prev == nil || fi.ACL != nil || (prev.ACL == nil && !tf.always) {
-				r.decided[p] = fi
+			if prev := r.decided[r.key(p)]; prev == nil || fi.ACL != nil || (prev.ACL == nil && !tf.always) {
+				r.decided[r.key(p)] = fi
 			}
 		}
 		// ovn-trace omits "1 → next;" stages from its output.
@@ -630,10 +659,10 @@ func (r *run) setTerminal(fi *FlowInfo, p lflow.Pipeline, st lflow.Stage) {
 	if r.frozen > 0 {
 		return
 	}
-	r.terminal, r.terminalPipeline = fi, p
-	r.terminalIsDecision = isDecisionStage(st) && r.decided[p] == fi
+	r.terminal, r.terminalPipeline = fi, r.key(p)
+	r.terminalIsDecision = isDecisionStage(st) && r.decided[r.key(p)] == fi
 	if isDecisionStage(st) {
-		r.decided[p] = fi
+		r.decided[r.key(p)] = fi
 		r.terminalIsDecision = true
 	}
 }
@@ -803,6 +832,11 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 			}
 			super.add(NodeTransformation, fmt.Sprintf("LOG: ACL name=%s, direction=%s, verdict=%s, severity=%s, packet=\"%s\"",
 				name, dir, verdict, sev, strings.ReplaceAll(m.String(), `"`, "'")))
+		case aDecTTL:
+			decTTL(m, super)
+		case aNotModelled:
+			r.stopNotTraced(super, r.dpName()+" "+a.name+" ("+fi.Stage+")")
+			return true
 		case aUnsupported:
 			super.add(NodeError, "*** aclc trace does not execute this action: "+a.text)
 		}
@@ -946,7 +980,7 @@ func (r *run) reject(a action, m *expr.Microflow, p lflow.Pipeline, table int, s
 		c.Set("icmp6.code", 1)
 	}
 	node := super.add(NodeTransformation, name)
-	r.decided[p] = fi
+	r.decided[r.key(p)] = fi
 	// The generated packet's own path does not change what decided the
 	// original packet's fate.
 	r.frozen++
@@ -957,6 +991,10 @@ func (r *run) reject(a action, m *expr.Microflow, p lflow.Pipeline, table int, s
 
 // output is ovn-trace's execute_output.
 func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
+	if r.rt != nil {
+		r.routerOutput(m, p, super)
+		return
+	}
 	out := getString(m, "outport")
 	if out == "" {
 		super.add(NodeError, "*** output to null logical port")
@@ -980,13 +1018,15 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 		return
 	}
 	if p == lflow.Egress {
-		super.add(NodeOutput, fmt.Sprintf("/* output to %q, type %q */", r.fport(out), port.Type))
-		if port.Type == "router" && r.t.view.RouterPortPeer(port) != nil {
-			// ovn-trace continues into the router's ingress pipeline
-			// (the packet is neither output here nor dropped yet).
-			r.warnf("port %q leads to a logical router: ovn-trace continues into the router's pipeline, which aclc does not trace", out)
-			return
+		if port.Type == "router" {
+			if lrp := r.t.view.RouterPortPeer(port); lrp != nil {
+				// ovn-trace continues into the router's ingress pipeline.
+				super.add(NodeOutput, fmt.Sprintf("/* output to %q, type \"patch\" */", r.fport(out)))
+				r.enterRouter(m, lrp.Name, super)
+				return
+			}
 		}
+		super.add(NodeOutput, fmt.Sprintf("/* output to %q, type %q */", r.fport(out), port.Type))
 		super.add(NodeModify, fmt.Sprintf("output(%q)", r.fport(out)))
 		r.outputs = append(r.outputs, out)
 		return

@@ -26,6 +26,8 @@ func (r *Result) Summary() string {
 			}
 			b.WriteString("output(" + strconv.Quote(o) + ")")
 		}
+	case VerdictNotTraced:
+		b.WriteString("not traced: " + r.NotTraced)
 	default:
 		b.WriteString(string(r.Verdict))
 	}
@@ -35,7 +37,7 @@ func (r *Result) Summary() string {
 			if i > 0 {
 				b.WriteString(", then ")
 			}
-			b.WriteString(d.Pipeline + ": " + d.String())
+			b.WriteString(r.pipelineName(d) + ": " + d.String())
 		}
 	}
 	for i, d := range r.Stateless {
@@ -44,12 +46,23 @@ func (r *Result) Summary() string {
 		} else {
 			b.WriteString(", ")
 		}
-		b.WriteString(d.Pipeline + ": " + d.String())
+		b.WriteString(r.pipelineName(d) + ": " + d.String())
 	}
 	if r.Truncated {
 		b.WriteString(" (trace truncated)")
 	}
 	return b.String()
+}
+
+// pipelineName is "ingress", or "sw1 ingress" when the trace went
+// through more than one switch.
+func (r *Result) pipelineName(d Decision) string {
+	for _, o := range append(r.Decisions, r.Stateless...) {
+		if o.Datapath != d.Datapath {
+			return d.Datapath + " " + d.Pipeline
+		}
+	}
+	return d.Pipeline
 }
 
 // WriteMinimal writes the --minimal format: a "#" line with the packet,

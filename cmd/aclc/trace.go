@@ -56,9 +56,14 @@ it), ls_in_lb load-balances new connections to a
 VIP with ct_lb_mark(backends=...) (the first backend, or --lb-dst),
 ls_in_pre_hairpin sets reg0[6] and reg0[12] (always 0, as in ovn-trace),
 the port security stages check the ports' port_security as ovn-trace does,
-ls_in_arp_rsp answers ARP requests for the ports' IPv4 addresses. Router
-pipelines are not traced: a packet handed to a router port is reported in
-a warning, not as output.
+ls_in_arp_rsp answers ARP requests for the ports' IPv4 addresses.
+
+A packet sent to a router port goes on through the logical router (the
+flows aclc compiles for it, identical to northd's: routes, policies, TTL,
+MAC rewrite) into the next switch, as in ovn-trace. What aclc does not
+model (NAT, load balancers or gateway ports on a router, ARP/ND
+resolution through the SB MAC_Binding table, ...) ends the trace with the
+verdict "not traced: WHAT (STAGE)" and exit status 3.
 
 Output (text):
   --detailed (default) every table, the flow that matched (priority, match,
@@ -69,9 +74,11 @@ Output (text):
              (output/drop/reject) and the ACLs that decided it
 --format json prints the whole trace as JSON.
 
-Exit status: 0 when traced (whatever the verdict), 1 on failure to read the
-NB, 2 on bad input (unknown datapath or port, unparsable microflow, a
-microflow missing a field the trace needs, unknown --ct flag).`,
+Exit status: 0 when traced (whatever the verdict: output, drop, reject), 1
+on failure to read the NB, 2 on bad input (unknown datapath or port,
+unparsable microflow, a microflow missing a field the trace needs, unknown
+--ct flag), 3 when the packet reached something aclc does not model
+("not traced": neither output nor drop).`,
 	Example: `  aclc trace testdata/fixtures/seed-stateless.yaml ls \
     'inport == "lsp1" && eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:00:02 && ip4.src == 42.42.42.1 && ip4.dst == 66.66.66.66 && udp && udp.dst == 80' \
     --ct new --ct new --minimal
@@ -182,6 +189,15 @@ func runTrace(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, err = os.Stdout.Write(buf.Bytes())
-	return err
+	if _, err = os.Stdout.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	if res.Verdict == trace.VerdictNotTraced {
+		// What comes next is not modelled: neither output nor drop.
+		if traceOpts.format == "text" && !traceOpts.summary {
+			fmt.Fprintf(os.Stderr, "aclc: not traced: %s\n", res.NotTraced)
+		}
+		return exitSilently(3)
+	}
+	return nil
 }

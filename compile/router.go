@@ -1,0 +1,454 @@
+package compile
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+// Unsupported is something a logical router has that aclc does not
+// compile; the stage is where northd's flows for it would act.
+type Unsupported struct {
+	What  string
+	Stage lflow.RouterStage
+}
+
+// String is "NAT (lr_in_dnat)".
+func (u Unsupported) String() string { return u.What + " (" + u.Stage.Name() + ")" }
+
+// Router is one compiled logical router: its flows, or, when it uses what
+// aclc does not compile, no flows and the reasons.
+type Router struct {
+	lflow.RouterDatapath
+	Unsupported []Unsupported
+	// Ports are the router's ports by name.
+	Ports map[string]*RouterPort
+}
+
+// RouterPort is a Logical_Router_Port as northd sees it
+// (extract_lrp_networks): its MAC and its IPv4 and IPv6 networks, the
+// IPv6 link-local address (from the MAC) always last.
+type RouterPort struct {
+	NB   *nbdb.LogicalRouterPort
+	Name string
+	Key  string // json_key: the name quoted
+	MAC  string // ea_s
+	V4   []netAddr
+	V6   []netAddr
+	// PeerSwitch/PeerLSP: the switch port whose options:router-port names
+	// this port. PeerRouter: the router port named by options peer.
+	PeerSwitch string
+	PeerLSP    *nbdb.LogicalSwitchPort
+	PeerRouter *RouterPort
+	router     string
+}
+
+// netAddr is one network of a router port (struct ipv4_netaddr /
+// ipv6_netaddr).
+type netAddr struct {
+	addr, network netip.Addr
+	plen          int
+	// bcast (IPv4) or the solicited-node address (IPv6)
+	extra netip.Addr
+}
+
+func (n netAddr) addrS() string { return n.addr.String() }
+func (n netAddr) netS() string  { return n.network.String() }
+
+// HasIP reports whether ip is in one of the port's networks
+// (find_lrp_member_ip).
+func (p *RouterPort) HasIP(ip netip.Addr) bool {
+	for _, n := range append(slices.Clip(p.V4), p.V6...) {
+		if netip.PrefixFrom(n.network, n.plen).Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *RouterPort) memberIP(ip netip.Addr) (netAddr, bool) {
+	for _, n := range append(slices.Clip(p.V4), p.V6...) {
+		if netip.PrefixFrom(n.network, n.plen).Contains(ip) {
+			return n, true
+		}
+	}
+	return netAddr{}, false
+}
+
+// Routers builds the flows of every logical router of s, as ovn-northd
+// 23.03.1 writes them, for the routers aclc models: distributed routers
+// without NAT, load balancers, gateway ports, IPv6 RA, BFD, multicast
+// relay, route tables or options. Others come back with Unsupported set
+// and no flows. Sorted by name.
+func Routers(s *nbschema.Snapshot) []*Router {
+	ports := routerPorts(s)
+	var out []*Router
+	for _, id := range nbschema.SortedKeys(s.Routers) {
+		lr := s.Routers[id]
+		r := &Router{RouterDatapath: lflow.RouterDatapath{Name: lr.Name, UUID: id}, Ports: map[string]*RouterPort{}}
+		for _, pid := range lr.Ports {
+			if p := ports[pid]; p != nil {
+				r.Ports[p.Name] = p
+			}
+		}
+		r.Unsupported = routerUnsupported(s, lr, r)
+		if len(r.Unsupported) == 0 {
+			b := &routerBuilder{s: s, lr: lr, r: r, byName: portsByName(ports)}
+			b.build()
+			r.Sort()
+		}
+		out = append(out, r)
+	}
+	slices.SortStableFunc(out, func(a, b *Router) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+func portsByName(ports map[string]*RouterPort) map[string]*RouterPort {
+	m := map[string]*RouterPort{}
+	for _, p := range ports {
+		m[p.Name] = p
+	}
+	return m
+}
+
+// routerPorts parses every Logical_Router_Port and links the peers.
+func routerPorts(s *nbschema.Snapshot) map[string]*RouterPort {
+	out := map[string]*RouterPort{}
+	byName := map[string]*RouterPort{}
+	for _, rid := range nbschema.SortedKeys(s.Routers) {
+		for _, pid := range s.Routers[rid].Ports {
+			nb := s.RouterPorts[pid]
+			if nb == nil {
+				continue
+			}
+			p := &RouterPort{NB: nb, Name: nb.Name, Key: strconv.Quote(nb.Name), router: rid}
+			p.MAC, p.V4, p.V6 = lrpNetworks(nb)
+			out[pid] = p
+			byName[p.Name] = p
+		}
+	}
+	for _, sid := range nbschema.SortedKeys(s.Switches) {
+		for _, pid := range s.Switches[sid].Ports {
+			lsp := s.Ports[pid]
+			if lsp == nil || lsp.Type != "router" {
+				continue
+			}
+			if p := byName[lsp.Options["router-port"]]; p != nil && p.PeerLSP == nil {
+				p.PeerLSP, p.PeerSwitch = lsp, sid
+			}
+		}
+	}
+	for _, p := range out {
+		if p.NB.Peer != nil {
+			if q := byName[*p.NB.Peer]; q != nil && p.PeerLSP == nil {
+				p.PeerRouter = q
+			}
+		}
+	}
+	return out
+}
+
+// lrpNetworks is extract_lrp_networks: the MAC as northd prints it and
+// the networks in NB order, plus the IPv6 link-local address.
+func lrpNetworks(p *nbdb.LogicalRouterPort) (string, []netAddr, []netAddr) {
+	hw, err := parseEth(p.MAC)
+	if err != nil {
+		return "", nil, nil
+	}
+	mac := fmt.Sprintf("%02x:%02x:%02x:%02x:%02x:%02x", hw[0], hw[1], hw[2], hw[3], hw[4], hw[5])
+	var v4, v6 []netAddr
+	for _, n := range p.Networks {
+		pfx, err := netip.ParsePrefix(n)
+		if err != nil {
+			continue
+		}
+		a := pfx.Addr()
+		if a.Is4() {
+			if a.IsUnspecified() {
+				continue
+			}
+			v4 = append(v4, newNetAddr(a, pfx.Bits()))
+		} else {
+			v6 = append(v6, newNetAddr(a, pfx.Bits()))
+		}
+	}
+	lla := [16]byte{0: 0xfe, 1: 0x80, 8: hw[0] ^ 2, 9: hw[1], 10: hw[2], 11: 0xff, 12: 0xfe, 13: hw[3], 14: hw[4], 15: hw[5]}
+	v6 = append(v6, newNetAddr(netip.AddrFrom16(lla), 64))
+	return mac, v4, v6
+}
+
+func newNetAddr(a netip.Addr, plen int) netAddr {
+	n := netAddr{addr: a, plen: plen, network: netip.PrefixFrom(a, plen).Masked().Addr()}
+	b := a.AsSlice()
+	if a.Is4() {
+		for i := plen; i < 32; i++ {
+			b[i/8] |= 0x80 >> (i % 8)
+		}
+		n.extra = netip.AddrFrom4([4]byte(b))
+	} else {
+		// solicited-node multicast address ff02::1:ffXX:XXXX
+		sn := [16]byte{0: 0xff, 1: 0x02, 11: 0x01, 12: 0xff, 13: b[13], 14: b[14], 15: b[15]}
+		n.extra = netip.AddrFrom16(sn)
+	}
+	return n
+}
+
+func parseEth(s string) ([6]byte, error) {
+	var m [6]byte
+	parts := strings.Split(s, ":")
+	if len(parts) != 6 {
+		return m, fmt.Errorf("bad MAC %q", s)
+	}
+	for i, p := range parts {
+		v, err := strconv.ParseUint(p, 16, 8)
+		if err != nil || len(p) == 0 || len(p) > 2 {
+			return m, fmt.Errorf("bad MAC %q", s)
+		}
+		m[i] = byte(v)
+	}
+	return m, nil
+}
+
+// routerUnsupported lists what lr has that aclc does not compile.
+func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) []Unsupported {
+	var u []Unsupported
+	add := func(st lflow.RouterStage, format string, args ...any) {
+		u = append(u, Unsupported{What: fmt.Sprintf(format, args...), Stage: st})
+	}
+	if lr.Enabled != nil && !*lr.Enabled {
+		add(lflow.LRInAdmission, "disabled router")
+	}
+	if len(lr.Nat) > 0 {
+		add(lflow.LRInDNAT, "NAT")
+	}
+	if len(lr.LoadBalancer) > 0 || len(lr.LoadBalancerGroup) > 0 {
+		add(lflow.LRInDNAT, "load balancer")
+	}
+	if lr.Options["chassis"] != "" {
+		add(lflow.LRInAdmission, "gateway router (options:chassis)")
+	}
+	for _, k := range nbschema.SortedKeys(lr.Options) {
+		if k != "chassis" {
+			add(lflow.LRInAdmission, "options:%s", k)
+		}
+	}
+	if lr.Copp != nil {
+		add(lflow.LRInIPInput, "copp")
+	}
+	for _, name := range slices.Sorted(mapKeys(r.Ports)) {
+		p := r.Ports[name]
+		switch {
+		case len(p.NB.GatewayChassis) > 0 || p.NB.HaChassisGroup != nil || p.NB.Options["redirect-chassis"] != "":
+			add(lflow.LRInGWRedirect, "distributed gateway port %s", name)
+		case p.MAC == "":
+			add(lflow.LRInAdmission, "port %s: bad mac %q", name, p.NB.MAC)
+		}
+		if p.NB.Enabled != nil && !*p.NB.Enabled {
+			add(lflow.LRInAdmission, "disabled port %s", name)
+		}
+		if len(p.NB.Ipv6RaConfigs) > 0 || len(p.NB.Ipv6Prefix) > 0 {
+			add(lflow.LRInNDRAOptions, "IPv6 RA on port %s", name)
+		}
+		for _, k := range nbschema.SortedKeys(p.NB.Options) {
+			add(lflow.LRInAdmission, "port %s options:%s", name, k)
+		}
+		if p.PeerLSP != nil {
+			if ls := s.Switches[p.PeerSwitch]; ls != nil && ls.OtherConfig["mcast_snoop"] == "true" {
+				add(lflow.LRInIPInput, "multicast snooping on switch %s", ls.Name)
+			}
+		}
+	}
+	for _, id := range lr.StaticRoutes {
+		rt := s.StaticRoutes[id]
+		if rt == nil {
+			continue
+		}
+		switch {
+		case rt.BFD != nil:
+			add(lflow.LRInIPRouting, "static route %s with BFD", rt.IPPrefix)
+		case rt.RouteTable != "":
+			add(lflow.LRInIPRoutingPre, "static route %s in route table %q", rt.IPPrefix, rt.RouteTable)
+		case len(rt.Options) > 0:
+			add(lflow.LRInIPRouting, "static route %s options", rt.IPPrefix)
+		}
+	}
+	for _, id := range lr.Policies {
+		pol := s.Policies[id]
+		if pol == nil {
+			continue
+		}
+		if pol.Action == nbdb.LogicalRouterPolicyActionReroute && len(pol.Nexthops) > 1 {
+			add(lflow.LRInPolicyECMP, "ECMP reroute policy priority %d", pol.Priority)
+		}
+		if len(pol.Options) > 0 {
+			add(lflow.LRInPolicy, "policy priority %d options", pol.Priority)
+		}
+	}
+	return u
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// routerBuilder collects the flows of one router.
+type routerBuilder struct {
+	s      *nbschema.Snapshot
+	lr     *nbdb.LogicalRouter
+	r      *Router
+	byName map[string]*RouterPort
+}
+
+func (b *routerBuilder) add(st lflow.RouterStage, prio int, match, actions, source string) {
+	b.r.Flows = append(b.r.Flows, lflow.RouterFlow{Stage: st, Priority: prio, Match: match, Actions: actions, Source: source})
+}
+
+// ports returns the router's ports in NB order (as od->nbr->ports).
+func (b *routerBuilder) ports() []*RouterPort {
+	var out []*RouterPort
+	for _, pid := range b.lr.Ports {
+		if nb := b.s.RouterPorts[pid]; nb != nil {
+			if p := b.r.Ports[nb.Name]; p != nil {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// build runs northd's router passes (build_lswitch_and_lrouter_iterate_by_od
+// and _by_op, router half) in northd's order.
+func (b *routerBuilder) build() {
+	b.buildAdmCtrlFlows()
+	b.buildNeighLearningFlows()
+	b.buildNDRAFlows()
+	b.add(lflow.LRInIPRoutingPre, 0, "1", "reg7 = 0; next;", "")
+	b.buildStaticRouteFlows()
+	b.add(lflow.LRInIPRouting, 10550, "nd_rs || nd_ra", "drop;", "")
+	b.buildIngressPolicyFlows()
+	b.buildARPResolveFlows()
+	b.add(lflow.LRInChkPktLen, 0, "1", "next;", "")
+	b.add(lflow.LRInLargerPkts, 0, "1", "next;", "")
+	b.add(lflow.LRInGWRedirect, 0, "1", "next;", "")
+	b.buildARPRequestFlows()
+	b.buildMiscLocalTrafficDropFlows()
+	b.buildNATDefragAndLB()
+	b.add(lflow.LRInLBAffCheck, 0, "1", "next;", "")
+	b.add(lflow.LRInLBAffLearn, 0, "1", "next;", "")
+	for _, p := range b.ports() {
+		b.buildAdmCtrlFlowsPort(p)
+		b.buildNeighLearningFlowsPort(p)
+		b.buildIPRoutingFlowsPort(p)
+		b.buildEgressDeliveryFlowsPort(p)
+		b.buildDHCPv6ReplyFlowsPort(p)
+		b.buildIPv6InputFlowsPort(p)
+		b.buildIPv4InputFlowsPort(p)
+	}
+	b.buildARPResolvePeerFlows()
+}
+
+// buildAdmCtrlFlows is build_adm_ctrl_flows_for_lrouter.
+func (b *routerBuilder) buildAdmCtrlFlows() {
+	b.add(lflow.LRInAdmission, 100, "vlan.present || eth.src[40]", "drop;", "")
+	b.add(lflow.LRInAdmission, 0, "1", "drop;", "")
+}
+
+// buildAdmCtrlFlowsPort is build_adm_ctrl_flows_for_lrouter_port.
+func (b *routerBuilder) buildAdmCtrlFlowsPort(p *RouterPort) {
+	a := "xreg0[0..47] = " + p.MAC + "; next;"
+	b.add(lflow.LRInAdmission, 50, "eth.mcast && inport == "+p.Key, a, p.NB.UUID)
+	b.add(lflow.LRInAdmission, 50, "eth.dst == "+p.MAC+" && inport == "+p.Key, a, p.NB.UUID)
+}
+
+// buildNeighLearningFlows is build_neigh_learning_flows_for_lrouter with
+// always_learn_from_arp_request at its default (true).
+func (b *routerBuilder) buildNeighLearningFlows() {
+	b.add(lflow.LRInLookupNeighbor, 100, "arp.op == 2", "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); next;", "")
+	b.add(lflow.LRInLookupNeighbor, 100, "nd_na", "reg9[2] = lookup_nd(inport, nd.target, nd.tll); next;", "")
+	b.add(lflow.LRInLookupNeighbor, 100, "nd_ns", "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); next;", "")
+	b.add(lflow.LRInLookupNeighbor, 0, "1", "reg9[2] = 1; next;", "")
+	b.add(lflow.LRInLearnNeighbor, 100, "reg9[2] == 1", "next;", "")
+	b.add(lflow.LRInLearnNeighbor, 90, "arp", "put_arp(inport, arp.spa, arp.sha); next;", "")
+	b.add(lflow.LRInLearnNeighbor, 95, "nd_ns && (ip6.src == 0 || nd.sll == 0)", "next;", "")
+	b.add(lflow.LRInLearnNeighbor, 95, "nd_na && nd.tll == 0", "put_nd(inport, nd.target, eth.src); next;", "")
+	b.add(lflow.LRInLearnNeighbor, 90, "nd_na", "put_nd(inport, nd.target, nd.tll); next;", "")
+	b.add(lflow.LRInLearnNeighbor, 90, "nd_ns", "put_nd(inport, ip6.src, nd.sll); next;", "")
+	b.add(lflow.LRInLearnNeighbor, 0, "1", "drop;", "")
+}
+
+// buildNeighLearningFlowsPort is build_neigh_learning_flows_for_lrouter_port.
+func (b *routerBuilder) buildNeighLearningFlowsPort(p *RouterPort) {
+	for _, n := range p.V4 {
+		b.add(lflow.LRInLookupNeighbor, 100,
+			fmt.Sprintf("inport == %s && arp.spa == %s/%d && arp.op == 1", p.Key, n.netS(), n.plen),
+			"reg9[2] = lookup_arp(inport, arp.spa, arp.sha); next;", p.NB.UUID)
+	}
+}
+
+// buildNDRAFlows is build_ND_RA_flows_for_lrouter (no port has
+// ipv6_ra_configs: those routers are not compiled).
+func (b *routerBuilder) buildNDRAFlows() {
+	b.add(lflow.LRInNDRAOptions, 0, "1", "next;", "")
+	b.add(lflow.LRInNDRAResponse, 0, "1", "next;", "")
+}
+
+// buildNATDefragAndLB is build_lrouter_nat_defrag_and_lb for a router
+// without NAT and load balancers: the default flows.
+func (b *routerBuilder) buildNATDefragAndLB() {
+	b.add(lflow.LRInDefrag, 0, "1", "next;", "")
+	b.add(lflow.LRInUnsnat, 0, "1", "next;", "")
+	b.add(lflow.LROutChkDNATLocal, 0, "1", "reg9[4] = 0; next;", "")
+	b.add(lflow.LROutSNAT, 0, "1", "next;", "")
+	b.add(lflow.LRInDNAT, 0, "1", "next;", "")
+	b.add(lflow.LROutUndnat, 0, "1", "next;", "")
+	b.add(lflow.LROutPostUndnat, 0, "1", "next;", "")
+	b.add(lflow.LROutPostSNAT, 0, "1", "next;", "")
+	b.add(lflow.LROutEgrLoop, 0, "1", "next;", "")
+	b.add(lflow.LRInECMPStateful, 0, "1", "next;", "")
+	b.add(lflow.LROutSNAT, 120, "nd_ns", "next;", "")
+}
+
+// buildEgressDeliveryFlowsPort is build_egress_delivery_flows_for_lrouter_port.
+func (b *routerBuilder) buildEgressDeliveryFlowsPort(p *RouterPort) {
+	b.add(lflow.LROutDelivery, 100, "outport == "+p.Key, "output;", p.NB.UUID)
+	b.add(lflow.LROutDelivery, 0, "1", "drop;", "")
+}
+
+// v4Networks is op_put_v4_networks.
+func v4Networks(p *RouterPort, bcast bool) string {
+	if !bcast && len(p.V4) == 1 {
+		return p.V4[0].addrS()
+	}
+	var parts []string
+	for _, n := range p.V4 {
+		parts = append(parts, n.addrS())
+		if bcast {
+			parts = append(parts, n.extra.String())
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// v6Networks is op_put_v6_networks.
+func v6Networks(p *RouterPort) string {
+	if len(p.V6) == 1 {
+		return p.V6[0].addrS()
+	}
+	var parts []string
+	for _, n := range p.V6 {
+		parts = append(parts, n.addrS())
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}

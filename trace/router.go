@@ -1,0 +1,377 @@
+package trace
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+// maxHops bounds the datapaths (switches and routers) one trace enters.
+const maxHops = 16
+
+// rtModel is one logical router as the tracer sees it: the flows aclc
+// compiles for it (compile.Routers, byte-identical to northd's), by table.
+type rtModel struct {
+	r      *compile.Router
+	tables map[tableKey][]*tflow
+	res    expr.Resolver
+}
+
+// routerResolver resolves a router's matches: its ports are the
+// router's ports (ovn-trace compares port tunnel keys of the datapath).
+type routerResolver struct {
+	expr.Resolver
+	ports map[string]bool
+}
+
+// PortExists implements expr.PortLookup.
+func (r routerResolver) PortExists(name string) bool { return r.ports[name] }
+
+// routerSet is the routers of the Tracer's snapshot, compiled once on the
+// first trace that reaches a router.
+type routerSet struct {
+	byName map[string]*rtModel                // router name
+	ports  map[string]*compile.RouterPort     // router port name
+	owner  map[string]*rtModel                // router port name → router
+	peers  map[string]*nbdb.LogicalSwitchPort // router port name → switch port
+}
+
+func (t *Tracer) routerSet() (*routerSet, error) {
+	if t.rs != nil {
+		return t.rs, nil
+	}
+	res, err := expr.NewSnapshotResolver(t.snap, "")
+	if err != nil {
+		return nil, err
+	}
+	rs := &routerSet{byName: map[string]*rtModel{}, ports: map[string]*compile.RouterPort{},
+		owner: map[string]*rtModel{}, peers: map[string]*nbdb.LogicalSwitchPort{}}
+	for _, r := range compile.Routers(t.snap) {
+		ports := map[string]bool{}
+		for name := range r.Ports {
+			ports[name] = true
+		}
+		m := &rtModel{r: r, tables: map[tableKey][]*tflow{}, res: routerResolver{Resolver: res, ports: ports}}
+		for _, f := range r.Flows {
+			tf := &tflow{f: lflow.Flow{Priority: f.Priority, Match: f.Match, Actions: f.Actions, Source: f.Source},
+				origin: originCompiled, always: f.Match == "1"}
+			if acts, err := parseActions(f.Actions); err != nil {
+				tf.err = fmt.Errorf("actions do not parse: %w", err)
+			} else {
+				tf.acts = acts
+			}
+			k := tableKey{f.Stage.Pipeline(), f.Stage.Table()}
+			m.tables[k] = append(m.tables[k], tf) // r.Flows is sorted: priority descending
+		}
+		rs.byName[r.Name] = m
+		for name, p := range r.Ports {
+			rs.ports[name], rs.owner[name] = p, m
+			if p.PeerLSP != nil {
+				rs.peers[name] = p.PeerLSP
+			}
+		}
+	}
+	t.rs = rs
+	return rs, nil
+}
+
+// Hop is one datapath the packet went through.
+type Hop struct {
+	Datapath string `json:"datapath"`
+	Type     string `json:"type"` // "switch" or "router"
+	Inport   string `json:"inport"`
+}
+
+// stopNotTraced ends this path of the trace: aclc does not model what
+// comes next. The first reason is the trace's verdict.
+func (r *run) stopNotTraced(super *Node, what string) {
+	super.add(NodeError, "*** not traced: "+what)
+	if r.notTraced == "" {
+		r.notTraced = what
+	}
+}
+
+// hop counts one more datapath; false (and a truncation) past maxHops.
+func (r *run) hop(super *Node, h Hop) bool {
+	r.hops = append(r.hops, h)
+	if len(r.hops) > maxHops {
+		if !r.truncated {
+			super.add(NodeError, fmt.Sprintf("*** trace stopped: more than %d datapaths", maxHops))
+		}
+		r.truncated = true
+		return false
+	}
+	return true
+}
+
+// resolver is the expression resolver of the datapath being traced.
+func (r *run) resolver() expr.Resolver {
+	if r.rt != nil {
+		return r.rt.res
+	}
+	return r.dp.res
+}
+
+// enterRouter is ovn-trace's execute_output to a patch port whose peer is
+// the router port lrp: the router's ingress pipeline from table 0, with the
+// packet's registers as they are and the inport set to lrp.
+func (r *run) enterRouter(m *expr.Microflow, lrp string, super *Node) {
+	rs, err := r.t.routerSet()
+	if err != nil {
+		super.add(NodeError, "*** "+err.Error())
+		return
+	}
+	rt := rs.owner[lrp]
+	if rt == nil {
+		super.add(NodeError, fmt.Sprintf("*** unknown router port %q", lrp))
+		return
+	}
+	if len(rt.r.Unsupported) > 0 {
+		r.stopNotTraced(super, rt.r.Name+" "+rt.r.Unsupported[0].String())
+		return
+	}
+	node := super.add(NodePipeline, fmt.Sprintf("ingress(dp=%q, inport=%q)", shortenUUID(rt.r.Name), shortenUUID(lrp)))
+	if !r.hop(node, Hop{Datapath: rt.r.Name, Type: "router", Inport: lrp}) {
+		return
+	}
+	c := m.Clone()
+	c.Set("inport", lrp)
+	c.Set("outport", "")
+	prevDP, prevRT := r.dp, r.rt
+	r.rt = rt
+	r.trace(c, lflow.Ingress, 0, node)
+	r.dp, r.rt = prevDP, prevRT
+}
+
+// enterSwitch continues into the ingress pipeline of the switch that lsp
+// belongs to, from a router port.
+func (r *run) enterSwitch(m *expr.Microflow, lsp *nbdb.LogicalSwitchPort, super *Node) {
+	sid, ok := r.t.portSwitch(lsp.Name)
+	if !ok {
+		super.add(NodeError, fmt.Sprintf("*** switch port %q is on no switch", lsp.Name))
+		return
+	}
+	dp, err := r.t.switchModel(sid, "")
+	if err != nil {
+		super.add(NodeError, "*** "+err.Error())
+		return
+	}
+	node := super.add(NodePipeline, fmt.Sprintf("ingress(dp=%q, inport=%q)", friendlyDP(dp.ls), friendlyPort(lsp, lsp.Name)))
+	if !r.hop(node, Hop{Datapath: dp.name, Type: "switch", Inport: lsp.Name}) {
+		return
+	}
+	c := m.Clone()
+	c.Set("inport", lsp.Name)
+	c.Set("outport", "")
+	prevDP, prevRT := r.dp, r.rt
+	r.dp, r.rt = dp, nil
+	r.trace(c, lflow.Ingress, 0, node)
+	r.dp, r.rt = prevDP, prevRT
+}
+
+// switchModel returns the tracer's model of switch id.
+func (t *Tracer) switchModel(id, outport string) (*dpModel, error) {
+	if dp := t.dps[[2]string{id, outport}]; dp != nil {
+		return dp, nil
+	}
+	var flows *lflow.Datapath
+	for _, d := range t.flows.Datapaths {
+		if d.UUID == id {
+			flows = d
+		}
+	}
+	dp, err := newDPModel(t.snap, id, flows, outport)
+	if err != nil {
+		return nil, err
+	}
+	t.dps[[2]string{id, outport}] = dp
+	return dp, nil
+}
+
+// traceRouter is trace__ on a router datapath: the compiled router flows,
+// table by table.
+func (r *run) traceRouter(m *expr.Microflow, p lflow.Pipeline, table int, super *Node) {
+	for {
+		st, ok := lflow.RouterStageAt(p, table)
+		if !ok {
+			super.add(NodeTable, fmt.Sprintf("%2d. no match (implicit drop)", table))
+			return
+		}
+		tf, tie := r.lookup(r.rt.tables[tableKey{p, table}], m)
+		if tf == nil {
+			super.add(NodeTable, fmt.Sprintf("%2d. %s: no match (implicit drop)", table, st.Name()))
+			return
+		}
+		fi := &FlowInfo{Stage: st.Name(), Table: table, Priority: tf.f.Priority, Match: tf.f.Match,
+			Actions: tf.f.Actions, Origin: originCompiled, Source: tf.f.Source}
+		for _, o := range tie {
+			fi.Tie = append(fi.Tie, fmt.Sprintf("match=(%s), action=(%s)", o.f.Match, o.f.Actions))
+		}
+		if len(tie) > 0 {
+			r.warnf("%s %s: %d flows match at priority %d with different actions; OVN's choice among them is undefined (aclc takes match=(%s))",
+				r.rt.r.Name, st.Name(), len(tie)+1, tf.f.Priority, tf.f.Match)
+		}
+		if tf.always && tf.f.Actions == "next;" {
+			table++
+			continue
+		}
+		node := super.add(NodeTable, fmt.Sprintf("%2d. %s: %s, priority %d", table, st.Name(), tf.f.Match, tf.f.Priority))
+		node.Flow = fi
+		if tf.err != nil {
+			super.add(NodeError, fmt.Sprintf("*** %v", tf.err))
+			return
+		}
+		r.actions(tf.acts, m, p, table, node, fi, 0)
+		return
+	}
+}
+
+// routerOutput is execute_output on a router datapath: from the ingress
+// pipeline to the egress pipeline of the outport; from the egress pipeline
+// out of the router port, into its peer (a switch, or a router).
+func (r *run) routerOutput(m *expr.Microflow, p lflow.Pipeline, super *Node) {
+	out := getString(m, "outport")
+	rt := r.rt.r
+	if out == "" {
+		super.add(NodeError, "*** output to null logical port")
+		return
+	}
+	port := rt.Ports[out]
+	if port == nil {
+		super.add(NodeError, fmt.Sprintf("*** unknown port or multicast group %q", out))
+		return
+	}
+	if p == lflow.Egress {
+		super.add(NodeOutput, fmt.Sprintf("/* output to %q, type \"patch\" */", shortenUUID(out)))
+		switch {
+		case port.PeerLSP != nil:
+			r.enterSwitch(m, port.PeerLSP, super)
+		case port.PeerRouter != nil:
+			r.enterRouter(m, port.PeerRouter.Name, super)
+		default:
+			super.add(NodeModify, fmt.Sprintf("output(%q)", shortenUUID(out)))
+			r.outputs = append(r.outputs, out)
+		}
+		return
+	}
+	in := getString(m, "inport")
+	if out == in && getInt(m, "flags.loopback").Sign() == 0 {
+		super.add(NodeOutput, "/* omitting output because inport == outport && !flags.loopback */")
+		return
+	}
+	e := m.Clone()
+	for _, reg := range egressClearedRegs {
+		e.Set(reg, 0)
+	}
+	node := super.add(NodePipeline, fmt.Sprintf("egress(dp=%q, inport=%q, outport=%q)", shortenUUID(rt.Name), shortenUUID(in), shortenUUID(out)))
+	if !r.recirculate(node) {
+		return
+	}
+	r.trace(e, lflow.Egress, 0, node)
+}
+
+// egressClearedRegs are the registers ovn-trace clears for the egress
+// pipeline: every one but the logical inport and outport.
+var egressClearedRegs = []string{"xxreg0", "xxreg1", "xreg4", "flags"}
+
+// decTTL is ovn-trace's OVNACT_DEC_TTL.
+func decTTL(m *expr.Microflow, super *Node) {
+	switch getInt(m, "eth.type").Uint64() {
+	case 0x800, 0x86dd:
+	default:
+		super.add(NodeError, "*** TTL decrement of non-IP packet")
+		return
+	}
+	ttl := getInt(m, "ip.ttl")
+	if ttl.Sign() == 0 {
+		super.add(NodeError, "*** TTL underflow")
+		return
+	}
+	m.Set("ip.ttl", ttl.Int64()-1)
+	super.add(NodeModify, "ip.ttl--")
+}
+
+// notModelled names the router actions aclc trace does not execute and
+// what they stand for.
+var notModelled = map[string]string{
+	"get_arp":             "next-hop MAC lookup in the SB MAC_Binding table",
+	"get_nd":              "next-hop MAC lookup in the SB MAC_Binding table",
+	"lookup_arp":          "ARP neighbour learning",
+	"lookup_nd":           "ND neighbour learning",
+	"lookup_arp_ip":       "ARP neighbour learning",
+	"lookup_nd_ip":        "ND neighbour learning",
+	"put_arp":             "ARP neighbour learning",
+	"put_nd":              "ND neighbour learning",
+	"arp":                 "ARP request for an unresolved next hop",
+	"nd_ns":               "ND solicitation for an unresolved next hop",
+	"nd_na":               "ND advertisement",
+	"nd_na_router":        "ND advertisement",
+	"icmp4":               "ICMP reply generated by the router",
+	"icmp6":               "ICMPv6 reply generated by the router",
+	"icmp4_error":         "ICMP error generated by the router",
+	"icmp6_error":         "ICMPv6 error generated by the router",
+	"tcp_reset":           "TCP reset generated by the router",
+	"sctp_abort":          "SCTP abort generated by the router",
+	"handle_dhcpv6_reply": "DHCPv6 reply",
+	"select":              "ECMP next-hop selection",
+	"chk_ecmp_nh":         "ECMP symmetric reply",
+	"chk_ecmp_nh_mac":     "ECMP symmetric reply",
+	"check_pkt_larger":    "gateway MTU check",
+	"clone":               "multicast relay",
+	"ct_dnat":             "NAT",
+	"ct_snat":             "NAT",
+}
+
+// notModelledAction reports whether the statement st is one of
+// notModelled: "arp { ... }", "reg9[2] = lookup_arp(...)", "get_arp(...)".
+func notModelledAction(st string) (string, bool) {
+	w := word(st)
+	if why, ok := notModelled[w]; ok {
+		return why, true
+	}
+	for i := 0; i < len(st); i++ {
+		if st[i] == '=' && i+1 < len(st) && st[i+1] != '=' && (i == 0 || st[i-1] != '=' && st[i-1] != '!' && st[i-1] != '<' && st[i-1] != '>') {
+			rhs := word(trimSpace(st[i+1:]))
+			if why, ok := notModelled[rhs]; ok {
+				return why, true
+			}
+			break
+		}
+	}
+	return "", false
+}
+
+func trimSpace(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	return s
+}
+
+// dpPipe is one pipeline of one switch.
+type dpPipe struct {
+	dp string
+	p  lflow.Pipeline
+}
+
+// key returns the current switch's pipeline p, remembering the order the
+// trace entered them in.
+func (r *run) key(p lflow.Pipeline) dpPipe {
+	k := dpPipe{r.dp.name, p}
+	if !slices.Contains(r.seen, k) {
+		r.seen = append(r.seen, k)
+	}
+	return k
+}
+
+// dpName names the datapath being traced.
+func (r *run) dpName() string {
+	if r.rt != nil {
+		return r.rt.r.Name
+	}
+	return r.dp.name
+}
