@@ -755,6 +755,14 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 				super.add(NodeError, fmt.Sprintf("*** %s: cannot exchange", a.text))
 				continue
 			}
+			if !isRegister(a.lhs) {
+				// ovn-trace's summarize_move, once per direction
+				for _, mv := range [][2]string{{a.lhs, a.rhs}, {a.rhs, a.lhs}} {
+					if n, ok := map[string]any{a.lhs: va, a.rhs: vb}[mv[1]].(*big.Int); ok {
+						super.add(NodeModify, mv[0]+" = "+formatField(mv[0], n))
+					}
+				}
+			}
 			m.Set(a.lhs, vb)
 			m.Set(a.rhs, va)
 		case aHairpin:
