@@ -47,8 +47,18 @@ const (
 	numRouterStages
 )
 
-// routerStages is the 23.03 router stage table: name, pipeline, table.
-var routerStages = [numRouterStages]stageInfo{
+// routerStageInfo places a router stage: name, pipeline, table.
+type routerStageInfo struct {
+	name     string
+	pipeline Pipeline
+	table    int
+}
+
+// routerStages is the 23.03 router stage table (northd.h
+// PIPELINE_STAGES, the ROUTER half). Other releases number their router
+// tables differently: this is data to be put in a release layout when
+// trace across routers becomes release-aware.
+var routerStages = [numRouterStages]routerStageInfo{
 	LRInAdmission:      {"lr_in_admission", Ingress, 0},
 	LRInLookupNeighbor: {"lr_in_lookup_neighbor", Ingress, 1},
 	LRInLearnNeighbor:  {"lr_in_learn_neighbor", Ingress, 2},

@@ -12,25 +12,26 @@ import (
 type actKind int
 
 const (
-	aNoop        actKind = iota // sample, trigger_event, put_fdb, ...: no effect on the trace
-	aNext                       // next; next(N); next(pipeline=P,table=N);
-	aOutput                     // output;
-	aDrop                       // drop;
-	aLoad                       // field = constant | field = field
-	aExchange                   // a <-> b
-	aHairpin                    // reg0[6] = chk_lb_hairpin(); ..._reply()
-	aPortSec                    // reg0[15] = check_in_port_sec(); check_out_port_sec()
-	aDNSLookup                  // reg0[4] = dns_lookup()
-	aCTNext                     // ct_next;
-	aCTLB                       // ct_lb; ct_lb_mark; ct_lb_mark(backends=...);
-	aCTCommit                   // ct_commit; ct_commit { ... };
-	aCTCommitNAT                // ct_commit_nat;
-	aCTClear                    // ct_clear;
-	aReject                     // reject { ... };
-	aLog                        // log(...);
-	aDecTTL                     // ip.ttl--;
-	aNotModelled                // router actions aclc trace does not execute (get_arp, arp { }, ...)
-	aUnsupported                // anything else
+	aNoop           actKind = iota // sample, trigger_event, put_fdb, ...: no effect on the trace
+	aNext                          // next; next(N); next(pipeline=P,table=N);
+	aOutput                        // output;
+	aDrop                          // drop;
+	aLoad                          // field = constant | field = field
+	aExchange                      // a <-> b
+	aHairpin                       // reg0[6] = chk_lb_hairpin(); ..._reply()
+	aPortSec                       // reg0[15] = check_in_port_sec(); check_out_port_sec()
+	aDNSLookup                     // reg0[4] = dns_lookup()
+	aCTNext                        // ct_next;
+	aCTLB                          // ct_lb; ct_lb_mark; ct_lb_mark(backends=...);
+	aCTCommit                      // ct_commit; ct_commit { ... };
+	aCTCommitNAT                   // ct_commit_nat;
+	aCTClear                       // ct_clear;
+	aReject                        // reject { ... };
+	aLog                           // log(...);
+	aDecTTL                        // ip.ttl--;
+	aLookupNeighbor                // reg9[2] = lookup_arp(...); lookup_nd(...)
+	aNotModelled                   // router actions aclc trace does not execute (get_arp, arp { }, ...)
+	aUnsupported                   // anything else
 )
 
 // action is one parsed logical-flow action.
@@ -147,7 +148,9 @@ func inner(s string, open, close byte) (string, bool) {
 var keywordActions = map[string]actKind{
 	"output": aOutput, "drop": aDrop, "ct_next": aCTNext, "ct_commit_nat": aCTCommitNAT,
 	"ct_clear": aCTClear, "ct_commit": aCTCommit,
-	"sample": aNoop, "trigger_event": aNoop, "put_fdb": aNoop, "set_queue": aNoop, "meter": aNoop, "handle_svc_check": aNoop,
+	"sample": aNoop, "trigger_event": aNoop, "put_fdb": aNoop,
+	// put_arp/put_nd learn a MAC binding: nothing the trace can see.
+	"put_arp": aNoop, "put_nd": aNoop, "set_queue": aNoop, "meter": aNoop, "handle_svc_check": aNoop,
 }
 
 func parseAction(st string) (action, error) {
@@ -239,6 +242,8 @@ func parseAction(st string) (action, error) {
 			a.kind = aPortSec
 		case a.rhs == "dns_lookup()":
 			a.kind = aDNSLookup
+		case strings.HasPrefix(a.rhs, "lookup_arp(") || strings.HasPrefix(a.rhs, "lookup_nd("):
+			a.kind = aLookupNeighbor
 		}
 		return a, nil
 	}

@@ -842,6 +842,13 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 				name, dir, verdict, sev, strings.ReplaceAll(m.String(), `"`, "'")))
 		case aDecTTL:
 			decTTL(m, super)
+		case aLookupNeighbor:
+			// Whether the sender's MAC is already bound only decides
+			// whether the router learns it (put_arp): not the packet's
+			// fate. aclc has no SB; it answers as ovn-trace does with an
+			// empty MAC_Binding table.
+			m.Set(a.lhs, 0)
+			super.add(NodeAction, "/* lookup failed - No MAC binding. */")
 		case aNotModelled:
 			r.stopNotTraced(super, r.dpName()+" "+a.name+" ("+fi.Stage+")")
 			return true

@@ -91,7 +91,7 @@ func newDPModel(v *nbview.View, id string, flows *lflow.Datapath, outport string
 	}
 	d.modelLB(v)
 	d.modelDNS(s)
-	d.modelARP()
+	d.modelARP(v)
 	d.modelL2(v, outport)
 	d.modelPortSec()
 	for k, fs := range d.tables {
@@ -305,16 +305,27 @@ func (d *dpModel) modelDNS(s *nbschema.Snapshot) {
 // modelARP adds the ls_in_arp_rsp flows that answer ARP requests for the
 // IPv4 addresses of the switch's ports (northd
 // build_lswitch_arp_nd_responder_known_ips; IPv6 ND is not modelled).
-func (d *dpModel) modelARP() {
+func (d *dpModel) modelARP(v *nbview.View) {
 	any := false
 	for _, name := range slices.Sorted(mapKeys(d.ports)) {
 		p := d.ports[name]
-		if p.Type != "" || (p.Enabled != nil && !*p.Enabled) {
+		if (p.Type != "" && p.Type != "router") || (p.Enabled != nil && !*p.Enabled) {
 			continue
 		}
 		for _, a := range p.Addresses {
 			if a == "dynamic" && p.DynamicAddresses != nil {
 				a = *p.DynamicAddresses
+			}
+			if a == "router" && p.Type == "router" {
+				// the peer router port's MAC and IPv4 addresses
+				// (northd's lsp_addrs for "router")
+				if a = ""; v.RouterPortPeer(p) != nil {
+					rp := v.RouterPortPeer(p)
+					a = rp.MAC
+					for _, n := range rp.Networks {
+						a += " " + n
+					}
+				}
 			}
 			f := strings.Fields(a)
 			if len(f) < 2 {

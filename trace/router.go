@@ -44,7 +44,7 @@ func (t *Tracer) routerSet() (*routerSet, error) {
 	if t.rs != nil {
 		return t.rs, nil
 	}
-	res, err := expr.NewSnapshotResolver(t.snap, "")
+	res, err := t.view.Resolver("")
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func (t *Tracer) switchModel(id, outport string) (*dpModel, error) {
 			flows = d
 		}
 	}
-	dp, err := newDPModel(t.snap, id, flows, outport)
+	dp, err := newDPModel(t.view, id, flows, outport)
 	if err != nil {
 		return nil, err
 	}
@@ -300,12 +300,6 @@ func decTTL(m *expr.Microflow, super *Node) {
 var notModelled = map[string]string{
 	"get_arp":             "next-hop MAC lookup in the SB MAC_Binding table",
 	"get_nd":              "next-hop MAC lookup in the SB MAC_Binding table",
-	"lookup_arp":          "ARP neighbour learning",
-	"lookup_nd":           "ND neighbour learning",
-	"lookup_arp_ip":       "ARP neighbour learning",
-	"lookup_nd_ip":        "ND neighbour learning",
-	"put_arp":             "ARP neighbour learning",
-	"put_nd":              "ND neighbour learning",
 	"arp":                 "ARP request for an unresolved next hop",
 	"nd_ns":               "ND solicitation for an unresolved next hop",
 	"nd_na":               "ND advertisement",

@@ -96,6 +96,7 @@ func routerCases() []routerCase {
 			{"ttl-2-routed", routed("p1", "00:00:00:00:00:01", "00:00:00:00:ff:01", "10.0.0.1", "10.1.0.3", "tcp && tcp.dst == 80", 2), nil},
 			{"no-route-drop", sw0("10.99.0.1", "tcp && tcp.dst == 80"), nil},
 			{"to-router-ip-icmp", sw0("10.0.0.254", "icmp4 && icmp4.type == 8 && icmp4.code == 0"), []string{"new"}},
+			{"arp-for-router-ip", `inport == "p1" && eth.src == 00:00:00:00:00:01 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == 00:00:00:00:00:01 && arp.spa == 10.0.0.1 && arp.tpa == 10.0.0.254`, nil},
 		}},
 		{fixture: "../testdata/routers/three-switches-pg.yaml", packets: []packet{
 			{"a-to-b-443", a1("10.10.2.1", "tcp && tcp.dst == 443"), new4},
