@@ -125,3 +125,20 @@ func LayoutFor(series string) (*Layout, bool) {
 
 // Layouts returns every known layout, oldest release first.
 func Layouts() []*Layout { return append([]*Layout(nil), layouts...) }
+
+// OtherReleasesStage says, for a stage name that l lacks, which releases
+// have it and what l calls that stage ("ls_in_acl is OVN 23.03's name of
+// ls_in_acl_eval"), or "" when no release has a stage of that name.
+func OtherReleasesStage(name string, l *Layout) string {
+	for _, o := range layouts {
+		st, ok := o.StageByName(name)
+		if !ok || o == l {
+			continue
+		}
+		if l.Has(st.Kind()) {
+			return fmt.Sprintf("%s is OVN %s's name of %s", name, o.Series, l.Stage(st.Kind()).Name())
+		}
+		return fmt.Sprintf("%s is a stage of OVN %s", name, o.Series)
+	}
+	return ""
+}

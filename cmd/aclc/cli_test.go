@@ -155,6 +155,8 @@ func TestBadInput(t *testing.T) {
 		{name: "fixture and nb", fixture: "{}\n", args: []string{"--nb", "unix:/x"}, want: []string{"either a FIXTURE or --nb"}, code: 2},
 		{name: "bad format", fixture: "{}\n", args: []string{"--format", "xml"}, want: []string{"--format"}, code: 2},
 		{name: "bad stage", fixture: "{}\n", args: []string{"--stage", "ls_in_l2_lkup"}, want: []string{"unknown stage"}, code: 2},
+		{name: "other release's stage", fixture: "{}\n", args: []string{"--stage", "ls_in_acl_eval"},
+			want: []string{"OVN 23.03 has no stage \"ls_in_acl_eval\"", "OVN 25.03's name of ls_in_acl"}, code: 2},
 		{name: "unknown datapath", fixture: "switches: [{name: sw0}]\n", args: []string{"--datapath", "sw9"}, want: []string{"sw9"}, code: 2},
 		{name: "unknown flag", args: []string{"compile", "--frobnicate"}, want: []string{"frobnicate"}, code: 2},
 		{name: "unknown command", args: []string{"frobnicate"}, want: []string{`unknown command "frobnicate"`}, code: 2},

@@ -86,13 +86,13 @@ func runCompile(cmd *cobra.Command, args []string) error {
 	if compileOpts.format != "text" && compileOpts.format != "json" {
 		return withCode(2, fmt.Errorf("--format: want text or json, got %q", compileOpts.format))
 	}
-	keep, err := stageFilter(compileOpts.stages)
-	if err != nil {
-		return withCode(2, err)
-	}
 	snap, err := loadSnapshot(cmd, args, &compileNB)
 	if err != nil {
 		return err
+	}
+	keep, err := stageFilter(compileOpts.stages, lflow.Layout2303)
+	if err != nil {
+		return withCode(2, err)
 	}
 	if compileOpts.datapath != "" && !hasSwitch(snap, compileOpts.datapath) {
 		return withCode(2, fmt.Errorf("--datapath: no logical switch named %q", compileOpts.datapath))
@@ -147,24 +147,26 @@ func hasSwitch(s *nbschema.Snapshot, name string) bool {
 	return false
 }
 
-// stageFilter turns --stage names into a flow predicate (nil: all stages).
-func stageFilter(names []string) (func(lflow.Flow) bool, error) {
+// stageFilter turns --stage names, as release lay names its stages, into a
+// flow predicate (nil: all stages).
+func stageFilter(names []string, lay *lflow.Layout) (func(lflow.Flow) bool, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
 	want := map[lflow.Stage]bool{}
 	for _, n := range names {
-		st, ok := lflow.StageByName(strings.TrimSpace(n))
+		n = strings.TrimSpace(n)
+		st, ok := lay.StageByName(n)
 		if !ok || !st.IsACLStage() {
-			var known []string
-			for _, s := range lflow.ACLStages {
-				known = append(known, s.Name())
+			known := strings.ReplaceAll(lay.ACLStageNames(), "|", ", ")
+			if other := lflow.OtherReleasesStage(n, lay); other != "" {
+				return nil, fmt.Errorf("--stage: OVN %s has no stage %q (%s; OVN %s's ACL stages: %s)", lay.Series, n, other, lay.Series, known)
 			}
-			return nil, fmt.Errorf("--stage: unknown stage %q (aclc compiles: %s)", n, strings.Join(known, ", "))
+			return nil, fmt.Errorf("--stage: unknown stage %q (OVN %s's ACL stages: %s)", n, lay.Series, known)
 		}
-		want[st] = true
+		want[st.Kind()] = true
 	}
-	return func(f lflow.Flow) bool { return want[f.Stage] }, nil
+	return func(f lflow.Flow) bool { return want[f.Stage.Kind()] }, nil
 }
 
 // writeOutput writes data to stdout ("-") or atomically to a file
