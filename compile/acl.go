@@ -151,6 +151,14 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 		}
 	}
 
+	if g.anySamples {
+		for _, acl := range g.v.AppliedACLs(od) {
+			for _, f := range g.aclSampleFlows(od, acl) {
+				b.addFrom(f.stage, f.priority, f.match, f.actions, acl.UUID)
+			}
+		}
+	}
+
 	g.buildDHCPAndDNS(od, b, hasStateful)
 
 	if od.HasACLs || od.HasLBVIP {

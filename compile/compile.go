@@ -79,6 +79,14 @@ func CompileView(v *nbview.View, opts Options) *Result {
 // target sets what g compiles for.
 func (g *global) target(opts Options) {
 	g.r = newRules(opts.Release)
+	if g.r.sampling {
+		for _, acl := range g.s.ACLs {
+			if g.aclSample(acl, true) != nil || g.aclSample(acl, false) != nil {
+				g.anySamples = true
+				break
+			}
+		}
+	}
 	if g.r.persist {
 		g.aclIDs = opts.ACLIDs
 		if g.aclIDs == nil {

@@ -17,6 +17,8 @@ type global struct {
 	r rules // the target release's construction rules (rules.go)
 	// aclIDs is the SB ACL_ID of each persist-established ACL (25.03+).
 	aclIDs map[string]int
+	// anySamples: some ACL has sample_new or sample_est (24.09+).
+	anySamples bool
 
 	useCtInvMatch   bool // NB_Global options:use_ct_inv_match (default true)
 	defaultACLDrop  bool // NB_Global options:default_acl_drop (default false)
