@@ -7,20 +7,32 @@ import (
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
-// aclTiers is ls_stateful_record's max_acl_tier: the highest tier of the
-// datapath's ACLs (its own and its port groups') in each eval stage.
-type aclTiers struct{ inPreLB, inPostLB, egress int }
+// aclPipes are the three ACL evaluations of a switch (ingress before and
+// after load balancing, egress): each eval stage with its sample and
+// action stages.
+var aclPipes = [3]struct{ eval, sample, action lflow.Stage }{
+	{lflow.InACL, lflow.InACLSample, lflow.InACLAction},
+	{lflow.InACLAfterLB, lflow.InACLAfterLBSample, lflow.InACLAfterLBAction},
+	{lflow.OutACL, lflow.OutACLSample, lflow.OutACLAction},
+}
 
-// of returns the highest tier of eval stage st.
-func (t aclTiers) of(st lflow.Stage) int {
+// aclPipe returns the index in aclPipes of eval stage st.
+func aclPipe(st lflow.Stage) int {
 	switch st.Kind() {
 	case lflow.InACL:
-		return t.inPreLB
+		return 0
 	case lflow.InACLAfterLB:
-		return t.inPostLB
+		return 1
 	}
-	return t.egress
+	return 2
 }
+
+// aclTiers is ls_stateful_record's max_acl_tier: the highest tier of the
+// datapath's ACLs (its own and its port groups') in each of aclPipes.
+type aclTiers [3]int
+
+// of returns the highest tier of eval stage st.
+func (t aclTiers) of(st lflow.Stage) int { return t[aclPipe(st)] }
 
 // maxACLTiers is update_ls_max_acl_tier over every ACL of the datapath.
 func (g *global) maxACLTiers(od *datapath) aclTiers {
@@ -33,14 +45,8 @@ func (g *global) maxACLTiers(od *datapath) aclTiers {
 		if tier == 0 {
 			return
 		}
-		p := &t.egress
-		switch aclStage(acl) {
-		case lflow.InACL:
-			p = &t.inPreLB
-		case lflow.InACLAfterLB:
-			p = &t.inPostLB
-		}
-		*p = max(*p, tier)
+		i := aclPipe(aclStage(acl))
+		t[i] = max(t[i], tier)
 	}
 	for _, acl := range od.ACLs {
 		see(acl)
@@ -65,13 +71,9 @@ func (g *global) buildACLActionLflows(od *datapath, b *builder, tiers aclTiers) 
 	if g.defaultACLDrop {
 		def = g.implicitDrop
 	}
-	for _, sa := range [3][2]lflow.Stage{
-		{lflow.InACLAction, lflow.InACL},
-		{lflow.InACLAfterLBAction, lflow.InACLAfterLB},
-		{lflow.OutACLAction, lflow.OutACL},
-	} {
-		st, eval := sa[0], sa[1]
-		maxTier := tiers.of(eval)
+	for i, p := range aclPipes {
+		st, eval := p.action, p.eval
+		maxTier := tiers[i]
 		a := clear
 		if maxTier > 0 {
 			a += regACLTier + " = 0; "

@@ -1,7 +1,6 @@
 package compile
 
 import (
-	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"strconv"
 
@@ -35,13 +34,9 @@ func (g *global) aclSample(acl *nbdb.ACL, isNew bool) *sample { return nil }
 
 // aclObsStage is enum acl_observation_stage of an ACL's eval stage.
 func aclObsStage(acl *nbdb.ACL) int {
-	switch aclStage(acl).Kind() {
-	case lflow.InACL:
-		return 0 // ACL_OBS_FROM_LPORT
-	case lflow.InACLAfterLB:
-		return 1 // ACL_OBS_FROM_LPORT_AFTER_LB
-	}
-	return 2 // ACL_OBS_TO_LPORT
+	// ACL_OBS_FROM_LPORT, ACL_OBS_FROM_LPORT_AFTER_LB, ACL_OBS_TO_LPORT:
+	// the order of aclPipes.
+	return aclPipe(aclStage(acl))
 }
 
 // aclSampleLabel is build_acl_sample_label_action (24.09+; before: the

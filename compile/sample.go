@@ -8,15 +8,7 @@ import (
 )
 
 // sampleStage is the sample stage after an ACL's eval stage.
-func sampleStage(eval lflow.Stage) lflow.Stage {
-	switch eval.Kind() {
-	case lflow.InACL:
-		return lflow.InACLSample
-	case lflow.InACLAfterLB:
-		return lflow.InACLAfterLBSample
-	}
-	return lflow.OutACLSample
-}
+func sampleStage(eval lflow.Stage) lflow.Stage { return aclPipes[aclPipe(eval)].sample }
 
 // replyStage is the sample stage of the other pipeline, where reply
 // traffic of a connection meets the sample flows.
