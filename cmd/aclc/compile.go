@@ -159,7 +159,7 @@ func stageFilter(names []string, lay *lflow.Layout) (func(lflow.Flow) bool, erro
 		st, ok := lay.StageByName(n)
 		if !ok || !st.IsACLStage() {
 			known := strings.ReplaceAll(lay.ACLStageNames(), "|", ", ")
-			if other := lflow.OtherReleasesStage(n, lay); other != "" {
+			if other := lflow.OtherReleasesStage(n, lay); !ok && other != "" {
 				return nil, fmt.Errorf("--stage: OVN %s has no stage %q (%s; OVN %s's ACL stages: %s)", lay.Series, n, other, lay.Series, known)
 			}
 			return nil, fmt.Errorf("--stage: unknown stage %q (OVN %s's ACL stages: %s)", n, lay.Series, known)
