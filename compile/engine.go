@@ -553,6 +553,26 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 		}
 	}
 
+	// A port two switches list goes to the first in northd's datapath
+	// hash table, whose size follows the number of switches and routers:
+	// when that changes the table's mask, every such port may move.
+	if v := e.g.v; v.HasDuplicates() {
+		n := len(s.Switches) + len(s.Routers)
+		for _, st := range steps {
+			if st.t.Name == nbdb.LogicalSwitchTable || st.t.Name == nbdb.LogicalRouterTable {
+				switch {
+				case st.old == nil:
+					n++
+				case st.new == nil:
+					n--
+				}
+			}
+		}
+		if nbview.DatapathMaskOf(n) != v.DatapathMask() {
+			d.Full = true
+		}
+	}
+
 	var oldFlags map[string]dpFlags
 	deletedPorts := map[string]string{} // LSP UUID -> name
 	c := newCollector()

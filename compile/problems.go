@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
@@ -56,9 +57,10 @@ func (g *global) describeACL(acl *nbdb.ACL) string {
 }
 
 // globalProblems reports problems that do not depend on a datapath: empty
-// matches and references to address sets that do not exist.
+// matches, references to address sets that do not exist, and ports two
+// switches list.
 func (g *global) globalProblems() []Problem {
-	var out []Problem
+	out := g.duplicateProblems()
 	for _, acl := range g.s.ACLs {
 		if strings.TrimSpace(acl.Match) == "" {
 			out = append(out, Problem{ACL: acl.UUID, Where: g.describeACL(acl), Message: "empty match; northd copies it and every hypervisor rejects the flow"})
@@ -71,6 +73,28 @@ func (g *global) globalProblems() []Problem {
 					Message: fmt.Sprintf("match references address set $%s, which does not exist", ref)})
 			}
 		}
+	}
+	return out
+}
+
+// duplicateProblems reports the ports that more than one switch lists:
+// northd gives such a port to one of them only, and when the NB does not
+// decide which (nbview.Duplicate.Ambiguous) aclc's flows are a guess.
+func (g *global) duplicateProblems() []Problem {
+	var out []Problem
+	for _, d := range g.v.Duplicates() {
+		var names []string
+		for _, sw := range d.Switches {
+			names = append(names, strconv.Quote(g.s.Switches[sw].Name))
+		}
+		name, owner := g.s.Ports[d.Port].Name, g.s.Switches[d.Owner].Name
+		msg := fmt.Sprintf("port %q is listed by switches %s; ovn-northd gives it to %q (the first in its datapath hash table) and ignores the other listings",
+			name, strings.Join(names, ", "), owner)
+		if d.Ambiguous {
+			msg = fmt.Sprintf("port %q is listed by switches %s, which share a bucket of ovn-northd's datapath hash table: which one gets the port depends on northd's state, not on the NB; aclc's flows assume %q",
+				name, strings.Join(names, ", "), owner)
+		}
+		out = append(out, Problem{Where: g.s.Where(nbdb.LogicalSwitchPortTable, d.Port), Message: msg})
 	}
 	return out
 }

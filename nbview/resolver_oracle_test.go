@@ -58,6 +58,44 @@ func TestSnapshotResolverOracle(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	checkResolvers(t, ctx, sb, "sw0", "sw1")
+
+	lflows, err := sb.SBCtl(ctx, "--bare", "--columns=match", "find", "Logical_Flow", "priority=2000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range nonEmptyLines(lflows) {
+		if got != match {
+			t.Errorf("allow-stateless ACL reached the SB as %q, want %q verbatim", got, match)
+		}
+	}
+	wrapped, err := sb.SBCtl(ctx, "--bare", "--columns=match", "find", "Logical_Flow", "priority=2001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, m := range nonEmptyLines(wrapped) {
+		if strings.HasSuffix(m, " && (ip4) && (tcp)") {
+			found = true
+			if _, err := expr.Parse(m, nil); err != nil {
+				t.Errorf("wrapped stateful ACL match %q: %v", m, err)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no SB flow wraps the stateful ACL as `... && (ip4) && (tcp)'; got:\n%s", wrapped)
+	}
+	if _, err := expr.Parse("ip4) && (tcp", nil); err == nil {
+		t.Errorf("raw `ip4) && (tcp' parsed")
+	}
+}
+
+// checkResolvers checks that View.Resolver on the live NB of sb predicts,
+// on each of the switches dps, the SB Address_Set and per-datapath
+// Port_Group rows and the Port_Binding rows of the datapath that northd
+// wrote.
+func checkResolvers(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, dps ...string) {
+	t.Helper()
 	type row struct {
 		Name  string
 		Items []string
@@ -98,13 +136,14 @@ func TestSnapshotResolverOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	view := nbview.New(snap)
 	sbSets := map[string][]string{}
 	for _, r := range list("Address_Set", "addresses") {
 		sbSets[r.Name] = r.Items
 	}
 	sbGroups := list("Port_Group", "ports")
-	for _, dp := range []string{"sw0", "sw1"} {
-		r, err := nbview.New(snap).Resolver(dp)
+	for _, dp := range dps {
+		r, err := view.Resolver(dp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,35 +170,6 @@ func TestSnapshotResolverOracle(t *testing.T) {
 		if d := cmp.Diff(wantPorts, r.Ports); d != "" {
 			t.Errorf("%s: ports, SB Port_Binding (-) vs predicted (+):\n%s", dp, d)
 		}
-	}
-
-	lflows, err := sb.SBCtl(ctx, "--bare", "--columns=match", "find", "Logical_Flow", "priority=2000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, got := range nonEmptyLines(lflows) {
-		if got != match {
-			t.Errorf("allow-stateless ACL reached the SB as %q, want %q verbatim", got, match)
-		}
-	}
-	wrapped, err := sb.SBCtl(ctx, "--bare", "--columns=match", "find", "Logical_Flow", "priority=2001")
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, m := range nonEmptyLines(wrapped) {
-		if strings.HasSuffix(m, " && (ip4) && (tcp)") {
-			found = true
-			if _, err := expr.Parse(m, nil); err != nil {
-				t.Errorf("wrapped stateful ACL match %q: %v", m, err)
-			}
-		}
-	}
-	if !found {
-		t.Errorf("no SB flow wraps the stateful ACL as `... && (ip4) && (tcp)'; got:\n%s", wrapped)
-	}
-	if _, err := expr.Parse("ip4) && (tcp", nil); err == nil {
-		t.Errorf("raw `ip4) && (tcp' parsed")
 	}
 }
 

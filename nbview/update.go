@@ -163,16 +163,18 @@ func (v *View) Refresh(t Touched) (pgNamesChanged []string) {
 	for p := range t.Ports {
 		delete(v.portSwitch, p)
 		if _, ok := s.Ports[p]; !ok {
+			delete(v.multi, p)
 			continue
 		}
-		first := ""
+		var sws []string
 		for _, sw := range x.portSwitches[p] {
-			if _, ok := s.Switches[sw]; ok && (first == "" || sw < first) {
-				first = sw
+			if _, ok := s.Switches[sw]; ok {
+				sws = append(sws, sw)
 			}
 		}
-		if first != "" {
-			v.portSwitch[p] = first
+		slices.Sort(sws)
+		if o := v.owner(p, sws); o != "" {
+			v.portSwitch[p] = o
 		}
 	}
 	for p := range t.Ports {

@@ -36,6 +36,7 @@ type View struct {
 	pgNames    map[string]bool     // port group names
 	aclOwners  map[string]Owner    // ACL UUID -> the row that lists it
 	pgFacts    map[string]pgFacts  // port group UUID -> its ACL facts
+	multi      map[string][]string // LSP UUID -> the existing switches listing it, when more than one
 
 	// Reverse references, kept (by Track) whether or not the target row
 	// exists; only an incremental view has them.
@@ -61,25 +62,26 @@ func New(s *nbschema.Snapshot) *View {
 		pgNames:    make(map[string]bool, len(s.PortGroups)),
 		aclOwners:  make(map[string]Owner, len(s.ACLs)),
 		pgFacts:    make(map[string]pgFacts, len(s.PortGroups)),
+		multi:      map[string][]string{},
 	}
 	// join_logical_ports: a port listed by two switches belongs to the
-	// first, in UUID order; northd ignores the second listing
-	// ("duplicate logical port").
+	// first in northd's datapath order (order.go); northd ignores the
+	// other listings ("duplicate logical port").
+	listers := make(map[string][]string, len(s.Ports))
 	for _, id := range nbschema.SortedKeys(s.Switches) {
 		ls := s.Switches[id]
 		for _, p := range ls.Ports {
-			lsp, ok := s.Ports[p]
-			if !ok {
-				continue
+			if _, ok := s.Ports[p]; ok && !slices.Contains(listers[p], id) {
+				listers[p] = append(listers[p], id)
 			}
-			if _, dup := v.portSwitch[p]; !dup {
-				v.portSwitch[p] = id
-			}
-			v.portByName[lsp.Name] = p
 		}
 		for _, a := range ls.ACLs {
 			v.aclOwners[a] = Owner{Table: nbdb.LogicalSwitchTable, Name: ls.Name}
 		}
+	}
+	for p, sws := range listers {
+		v.portSwitch[p] = v.owner(p, sws)
+		v.portByName[s.Ports[p].Name] = p
 	}
 	for _, r := range s.Routers {
 		for _, p := range r.Ports {

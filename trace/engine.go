@@ -211,14 +211,11 @@ func (t *Tracer) findSwitch(name string) (string, bool) {
 
 // portSwitch returns the UUID of the switch that has the port called name.
 func (t *Tracer) portSwitch(name string) (string, bool) {
-	for _, id := range nbschema.SortedKeys(t.snap.Switches) {
-		for _, pid := range t.snap.Switches[id].Ports {
-			if p := t.snap.Ports[pid]; p != nil && p.Name == name {
-				return id, true
-			}
-		}
+	p, ok := t.view.PortByName(name)
+	if !ok {
+		return "", false
 	}
-	return "", false
+	return t.view.PortSwitch(p), true
 }
 
 // parseMicroflow parses s, turning errors into InputErrors that show
