@@ -30,6 +30,8 @@ const (
 	aLog                           // log(...);
 	aDecTTL                        // ip.ttl--;
 	aLookupNeighbor                // reg9[2] = lookup_arp(...); lookup_nd(...)
+	aSelect                        // reg8[16..31] = select(1, 2): an ECMP member
+	aGenerate                      // icmp4 { ... }; icmp6, tcp_reset, sctp_abort (a router's own packets)
 	aNotModelled                   // router actions aclc trace does not execute (get_arp, arp { }, ...)
 	aUnsupported                   // anything else
 )
@@ -143,6 +145,11 @@ func inner(s string, open, close byte) (string, bool) {
 	return strings.TrimSpace(s[i+1 : j]), true
 }
 
+// generated are the actions that make a new packet and run their nested
+// actions on it (ovn-trace execute_icmp4, execute_tcp_reset, ...).
+var generated = map[string]bool{"icmp4": true, "icmp6": true, "icmp4_error": true, "icmp6_error": true,
+	"tcp_reset": true, "sctp_abort": true}
+
 // keywordActions are the actions whose leading word says all the tracer
 // needs to know about them (arguments, if any, do not matter to it).
 var keywordActions = map[string]actKind{
@@ -217,6 +224,19 @@ func parseAction(st string) (action, error) {
 		a.args, _ = inner(rest, '(', ')')
 		return a, nil
 	}
+	if generated[w] && strings.HasPrefix(rest, "{") {
+		body, ok := inner(rest, '{', '}')
+		if !ok {
+			return a, fmt.Errorf("bad %s: %q", w, st)
+		}
+		nested, err := parseActions(body)
+		if err != nil {
+			return a, err
+		}
+		a.kind, a.name, a.nested = aGenerate, w, nested
+		a.text = w + " { " + joinActions(nested) + " };"
+		return a, nil
+	}
 	if st == "ip.ttl--" {
 		a.kind = aDecTTL
 		return a, nil
@@ -242,6 +262,9 @@ func parseAction(st string) (action, error) {
 			a.kind = aPortSec
 		case a.rhs == "dns_lookup()":
 			a.kind = aDNSLookup
+		case strings.HasPrefix(a.rhs, "select("):
+			a.kind = aSelect
+			a.args, _ = inner(a.rhs, '(', ')')
 		case strings.HasPrefix(a.rhs, "lookup_arp(") || strings.HasPrefix(a.rhs, "lookup_nd("):
 			a.kind = aLookupNeighbor
 		}

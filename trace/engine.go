@@ -54,6 +54,9 @@ type Options struct {
 	// Outport overrides the output port ls_in_l2_lkup would pick from
 	// eth.dst (as does an outport in the microflow).
 	Outport string
+	// SelectID is ovn-trace's --select-id: the member an ECMP select()
+	// picks (the first when 0 or not a member).
+	SelectID int
 	// MaxRecirculations bounds recirculations (DefaultMaxRecirculations
 	// when 0).
 	MaxRecirculations int
@@ -130,6 +133,9 @@ type Decision struct {
 func (d *Decision) String() string {
 	if d.Flow.ACL != nil {
 		return d.Flow.ACL.String()
+	}
+	if d.Flow.NB != "" {
+		return fmt.Sprintf("%s priority %d match=(%s) (%s)", d.Flow.Stage, d.Flow.Priority, d.Flow.Match, d.Flow.NB)
 	}
 	return fmt.Sprintf("%s priority %d match=(%s) (no NB ACL)", d.Flow.Stage, d.Flow.Priority, d.Flow.Match)
 }
@@ -839,6 +845,12 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 				name, dir, verdict, sev, strings.ReplaceAll(m.String(), `"`, "'")))
 		case aDecTTL:
 			decTTL(m, super)
+		case aSelect:
+			r.selectMember(a, m, p, table, super)
+			passed = true
+		case aGenerate:
+			r.generate(a, m, p, table, super, fi)
+			passed = true
 		case aLookupNeighbor:
 			// Whether the sender's MAC is already bound only decides
 			// whether the router learns it (put_arp): not the packet's
@@ -982,14 +994,8 @@ func (r *run) reject(a action, m *expr.Microflow, p lflow.Pipeline, table int, s
 		c.Set("ip.proto", 6)
 		c.Set("tcp.src", src)
 		c.Set("tcp.dst", dst)
-	case "icmp4":
-		c.Set("ip.proto", 1)
-		c.Set("icmp4.type", 3)
-		c.Set("icmp4.code", 1)
-	case "icmp6":
-		c.Set("ip.proto", 58)
-		c.Set("icmp6.type", 1)
-		c.Set("icmp6.code", 1)
+	case "icmp4", "icmp6":
+		setICMPUnreach(c, name == "icmp6")
 	}
 	node := super.add(NodeTransformation, name)
 	r.decided[r.key(p)] = fi

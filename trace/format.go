@@ -153,6 +153,8 @@ func printDetails(b *strings.Builder, nodes []*Node, level int) {
 					fmt.Fprintf(b, " at %s", f.ACL.Origin)
 				}
 				b.WriteString(" */\n")
+			} else if f.NB != "" {
+				fmt.Fprintf(b, "%s/* %s */\n", in, f.NB)
 			}
 			for _, t := range f.Tie {
 				fmt.Fprintf(b, "%s/* tie: also matches at this priority: %s */\n", in, t)

@@ -65,6 +65,9 @@ type FlowInfo struct {
 	// Tie lists the other flows that match at the same priority with
 	// different actions: OVN's choice among them is undefined.
 	Tie []string `json:"tie,omitempty"`
+	// NB describes the router's NB row behind a router flow (a static
+	// route, a policy, a router port).
+	NB string `json:"nb,omitempty"`
 }
 
 func (n *Node) add(t NodeType, text string) *Node {

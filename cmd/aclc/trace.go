@@ -23,6 +23,7 @@ var traceOpts struct {
 	detailed  bool
 	format    string
 	maxRecirc int
+	selectID  int
 }
 
 var traceNB nbFlags
@@ -98,6 +99,7 @@ func init() {
 	f.StringArrayVar(&traceOpts.ct, "ct", nil, "ct_state of the next conntrack recirculation: comma-separated flags new, est, rel, rpl, inv, trk, snat, dnat (trk implied); repeatable")
 	f.StringVar(&traceOpts.lbDst, "lb-dst", "", "backend IP[:PORT] ct_lb_mark picks (ovn-trace --lb-dst)")
 	f.StringVar(&traceOpts.outport, "outport", "", "output port (instead of the L2 lookup on eth.dst)")
+	f.IntVar(&traceOpts.selectID, "select-id", 0, "member an ECMP route's select() picks (ovn-trace --select-id)")
 	f.BoolVar(&traceOpts.minimal, "minimal", false, "print the ct recirculations and verdict nested like ovn-trace --minimal")
 	f.BoolVar(&traceOpts.summary, "summary", false, "print one line: ct operations, verdict, deciding ACLs")
 	f.BoolVar(&traceOpts.detailed, "detailed", false, "print every table with its matching flow and NB ACL (default)")
@@ -139,6 +141,7 @@ func runTrace(cmd *cobra.Command, args []string) error {
 		opt.CT = append(opt.CT, st)
 	}
 	opt.LBDst, opt.Outport, opt.MaxRecirculations = traceOpts.lbDst, traceOpts.outport, traceOpts.maxRecirc
+	opt.SelectID = traceOpts.selectID
 
 	var fixture string
 	if !traceNB.set(cmd) && len(args) > 1 && traceFixtureArg(args[0]) {
