@@ -77,7 +77,7 @@ func TestDifferentialSweep(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(fx), ".yaml"), func(t *testing.T) {
 			snap, err := nbschema.LoadFixture(fx)
 			if err != nil {
-				t.Skip(err)
+				t.Fatalf("a bundled fixture does not load: %v", err)
 			}
 			loadNB(t, ctx, sb, snap)
 			live, err := nbschema.LoadLive(ctx, nbschema.Options{Remotes: sb.NB})
