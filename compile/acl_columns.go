@@ -14,8 +14,20 @@ import (
 // aclTier is ACL column tier (23.06+).
 func aclTier(acl *nbdb.ACL) int { return 0 }
 
-// nfGroup is what consider_acl reads of a Network_Function_Group.
-type nfGroup struct{ ID int }
+// nfGroup is what the ACL stages read of a Network_Function_Group: its id,
+// whether it fails open, and its active network function (the one
+// northd's network_function_update_active chose; nil: none).
+type nfGroup struct {
+	ID       int
+	FailOpen bool
+	Active   *netFunction
+}
+
+// netFunction is a Network_Function: its id and its ports (names).
+type netFunction struct {
+	ID              int
+	InPort, OutPort string
+}
 
 // aclNFGroup is ACL column network_function_group (26.03), resolved.
 func (g *global) aclNFGroup(acl *nbdb.ACL) *nfGroup { return nil }

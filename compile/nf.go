@@ -1,9 +1,21 @@
 package compile
 
-import "github.com/aclc/aclc/lflow"
+import (
+	"strconv"
+
+	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+const (
+	regbitNFEgressLoopback = "reg8[23]"
+	regTunOFPort           = "reg5[16..31]"
+)
 
 // buildNetworkFunction is build_network_function (26.03): the
-// pre-network-function and network-function stages' fixed flows. (Its
+// pre-network-function and network-function stages' fixed flows, and the
+// flows of each network function group an ACL of the switch (its own,
+// then its port groups') redirects to, once per group and direction. (Its
 // ls_in_l2_lkup flow is outside the ACL stages.)
 func (g *global) buildNetworkFunction(od *datapath, b *builder) {
 	if !g.r.nf {
@@ -18,4 +30,91 @@ func (g *global) buildNetworkFunction(od *datapath, b *builder) {
 		b.add(st, 0, "1", "next;")
 		b.add(st, 1, regbitNFEnabled+" == 1", g.dropAction)
 	}
+	seen := [2]map[int]bool{{}, {}}
+	for _, acl := range g.v.AppliedACLs(od) {
+		nfg := g.aclNFGroup(acl)
+		if nfg == nil {
+			continue
+		}
+		ingress := acl.Direction == "from-lport"
+		dir := 0
+		if ingress {
+			dir = 1
+		}
+		if seen[dir][nfg.ID] {
+			continue
+		}
+		seen[dir][nfg.ID] = true
+		g.considerNetworkFunction(od, b, nfg, ingress)
+	}
+}
+
+// considerNetworkFunction is consider_network_function: redirect the
+// group's traffic to its active network function's ports on this switch.
+func (g *global) considerNetworkFunction(od *datapath, b *builder, nfg *nfGroup, ingress bool) {
+	preNF, fwd, rev := lflow.OutPreNF, lflow.OutNF, lflow.InNF
+	if ingress {
+		preNF, fwd, rev = lflow.InPreNF, lflow.InNF, lflow.OutNF
+	}
+	group := regbitNFEnabled + " == 1 && " + regbitNFOrigDir + " == 1 && " + regNFGroupID + " == " + strconv.Itoa(nfg.ID)
+	if nfg.FailOpen {
+		// network_function_configure_fail_open_flows
+		b.add(preNF, 10, group, regbitNFEnabled+" = 0; "+regNFID+" = 0; next;")
+	}
+	nf := nfg.Active
+	if nf == nil {
+		return // northd: "No active network function available"
+	}
+	in, out := g.portOrChild(od, nf.InPort), g.portOrChild(od, nf.OutPort)
+	if in == nil || out == nil {
+		return // northd: "Ports not found for network_function"
+	}
+	inKey, outKey := strconv.Quote(in.Name), strconv.Quote(out.Name)
+	redirect, reverse := outKey, inKey
+	if ingress {
+		redirect, reverse = inKey, outKey
+	}
+	l2 := "next(pipeline=ingress, table=" + strconv.Itoa(b.lay.Stage(lflow.InL2Lkup).Table()) + ");"
+	id := strconv.Itoa(nf.ID)
+	b.add(preNF, 99, group, regNFID+" = "+id+"; next;")
+	fwdAct, revAct := "outport = "+redirect+"; "+regbitNFEgressLoopback+" = 1; "+l2, "outport = "+reverse+"; output;"
+	if ingress {
+		fwdAct, revAct = "outport = "+redirect+"; output;", "outport = "+reverse+"; "+regbitNFEgressLoopback+" = 1; "+l2
+	}
+	b.add(fwd, 99, regbitNFEnabled+" == 1 && "+regbitNFOrigDir+" == 1 && "+regNFID+" == "+id, fwdAct)
+	b.add(rev, 99, regbitNFEnabled+" == 1 && "+regbitNFOrigDir+" == 0 && ct_label.nf_id == "+id, revAct)
+	for _, k := range [2]string{inKey, outKey} {
+		b.add(lflow.InNF, 100, "inport == "+k, regTunOFPort+" = ct_label.tun_if_id; next;")
+		b.add(lflow.OutNF, 100, "outport == "+k, "next;")
+	}
+	// Packets coming back from the function skip the egress stages they
+	// went through already.
+	b.add(lflow.OutPreACL, 110, "inport == "+inKey,
+		"next(pipeline=egress, table="+strconv.Itoa(b.lay.Stage(lflow.OutNF).Table()+1)+");")
+	// build_lswitch_stateful_nf, for both ports.
+	for _, k := range [2]string{outKey, inKey} {
+		b.add(lflow.OutStateful, 120, "outport == "+k+" && "+regbitACLLabel+" == 0",
+			"ct_commit { "+ctBlocked+" = 0; ct_mark.allow_established = "+regbitACLPersistID+"; ct_label.acl_id = "+regACLID+"; "+
+				"ct_label.tun_if_id = "+regTunOFPort+"; }; next;")
+		b.add(lflow.OutStateful, 120, "outport == "+k+" && "+regbitACLLabel+" == 1",
+			"ct_commit { "+ctBlocked+" = 0; ct_mark.allow_established = "+regbitACLPersistID+"; ct_label.acl_id = "+regACLID+"; "+
+				"ct_mark.obs_stage = "+regbitACLObsStage+"; ct_mark.obs_collector_id = "+regObsCollectorIDEst+"; "+
+				"ct_label.obs_point_id = "+regObsPointIDEst+"; ct_label.tun_if_id = "+regTunOFPort+"; }; next;")
+	}
+}
+
+// portOrChild is ovn_port_find_port_or_child: the switch's port called
+// name, or one whose parent_name is name (northd takes the first in its
+// hash order; aclc the first in column order).
+func (g *global) portOrChild(od *datapath, name string) *nbdb.LogicalSwitchPort {
+	var child *nbdb.LogicalSwitchPort
+	for _, lsp := range g.v.Ports(od) {
+		if lsp.Name == name {
+			return lsp
+		}
+		if child == nil && lsp.ParentName != nil && *lsp.ParentName == name {
+			child = lsp
+		}
+	}
+	return child
 }
