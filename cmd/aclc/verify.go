@@ -10,6 +10,7 @@ import (
 	"github.com/aclc/aclc/internal/ovsdbconn"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 	"github.com/aclc/aclc/sbschema"
 )
 
@@ -42,17 +43,26 @@ The SB defaults to $OVN_SB_DB, else ` + sbschema.DefaultRemote + `; -p/-c/-C app
 			return err
 		}
 		nbo := verifyNB.options()
-		sb, err := sbschema.LoadLogicalSwitchFlows(ctx, ovsdbconn.Options{Remotes: verifySB,
+		sbo := ovsdbconn.Options{Remotes: verifySB,
 			PrivateKey: nbo.PrivateKey, Certificate: nbo.Certificate, CACert: nbo.CACert, Timeout: nbo.Timeout,
-			NoLeaderOnly: nbo.NoLeaderOnly})
+			NoLeaderOnly: nbo.NoLeaderOnly}
+		sb, err := sbschema.LoadLogicalSwitchFlows(ctx, sbo)
 		if err != nil {
 			return err
+		}
+		// Compile for the release whose northd wrote the SB (its flows'
+		// stage layout), with the ACL ids it allocated.
+		opts := compile.Options{Release: sbRelease(sb)}
+		if opts.Release.Has(release.PersistEstablished) {
+			if opts.ACLIDs, err = sbschema.LoadACLIDs(ctx, sbo); err != nil {
+				return err
+			}
 		}
 		if verifyDatapath != "" && !hasSwitch(snap, verifyDatapath) {
 			return withCode(2, fmt.Errorf("--datapath: no logical switch named %q in the NB", verifyDatapath))
 		}
 		acl := func(f lflow.Flow) bool { return f.Stage.IsACLStage() }
-		want := compile.Compile(snap).Flows.Filter(verifyDatapath, nil)
+		want := compile.CompileWith(snap, opts).Flows.Filter(verifyDatapath, nil)
 		got := sb.Filter(verifyDatapath, acl)
 		changes := lflow.Diff(got, want)
 		if len(changes) == 0 {
@@ -65,6 +75,19 @@ The SB defaults to $OVN_SB_DB, else ` + sbschema.DefaultRemote + `; -p/-c/-C app
 		fmt.Fprintf(os.Stderr, "aclc: verify: %d flows differ between the SB and the NB's compile\n", len(changes))
 		return exitSilently(1)
 	},
+}
+
+// sbRelease is the release whose stage layout the SB's switch flows fit
+// (the newest supported release when the SB has none).
+func sbRelease(sb *lflow.Listing) *release.Release {
+	for _, d := range sb.Datapaths {
+		for _, f := range d.Flows {
+			if r, err := release.Lookup(f.Stage.Layout().Series); err == nil {
+				return r
+			}
+		}
+	}
+	return release.Default()
 }
 
 func init() {
