@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs every aclc test on a fresh machine: installs what the integration
-# tests need (OVN 23.03, Open vSwitch, conntrack-tools, iproute2), then runs
+# tests need (OVN 23.03, Open vSwitch, conntrack-tools, iproute2 on the host;
+# the Debian roots of the other OVN releases, cached under /var/cache/aclc
+# and checked against the package versions their goldens were made with, by
+# scripts/ovn-release-root.sh), then runs
 # go vet, all tests (integration tests may not skip here) and a one-iteration
 # smoke run of every benchmark so that none of them rots.
 set -euo pipefail
@@ -17,6 +20,13 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
     ovn-central ovn-host openvswitch-switch conntrack iproute2 >/dev/null
 fi
+
+# The other releases' OVN, each in its Debian root (made once, then reused;
+# a root whose OVN is not the goldens' exact version stops the run here).
+go run ./cmd/aclc releases | awk 'NR > 1 && $5 !~ /^host/ {print $3, $4}' |
+  while read -r suite pkg; do
+    bash scripts/ovn-release-root.sh "$suite" "$pkg" >/dev/null
+  done
 
 export ACLC_REQUIRE_INTEGRATION=1
 go vet ./...

@@ -1,10 +1,15 @@
 // Package ovnsandbox starts a throwaway OVN central for tests and tools:
-// an NB and an SB ovsdb-server on unix sockets plus ovn-northd 23.03, all
-// under one directory, and stops them again.
+// an NB and an SB ovsdb-server on unix sockets plus ovn-northd of a given
+// OVN release, all under one directory, and stops them again.
 //
 // It is the oracle harness: goldens and differential tests run the real
-// ovn-northd through it. It depends only on the Debian packages
-// ovn-central, ovn-host and openvswitch-switch.
+// ovn-northd through it. The host release (23.03.1) runs the host's Debian
+// packages (ovn-central, ovn-host, openvswitch-switch); any other release
+// runs inside the Debian root scripts/ovn-release-root.sh made for it
+// (internal/ovnroot), with its run directory under that root so that the
+// sockets are reachable from the host and several sandboxes of one release
+// can run at once. Run, NBCtl, SBCtl and Trace use the release's own
+// ovn-nbctl, ovn-sbctl and ovn-trace.
 package ovnsandbox
 
 import (
@@ -18,9 +23,13 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/aclc/aclc/internal/ovnroot"
+	"github.com/aclc/aclc/release"
 )
 
-// Schema paths installed by Debian's ovn-common package.
+// Schema paths installed by Debian's ovn-common package (of the host
+// release; a root has them at the same place under it).
 const (
 	NBSchema = "/usr/share/ovn/ovn-nb.ovsschema"
 	SBSchema = "/usr/share/ovn/ovn-sb.ovsschema"
@@ -28,65 +37,95 @@ const (
 
 // Sandbox is a running NB + SB + ovn-northd.
 type Sandbox struct {
-	Dir    string
-	NB     string // unix:<dir>/nb.sock
-	SB     string // unix:<dir>/sb.sock
-	procs  []*os.Process
-	northd *os.Process
+	Release *release.Release
+	// Dir is the run directory as the host sees it; NB and SB are the
+	// host's remotes for the two databases (for aclc and libovsdb).
+	Dir string
+	NB  string // unix:<dir>/nb.sock
+	SB  string // unix:<dir>/sb.sock
+	// root is "/" for the host release, else the release's root; inner is
+	// Dir as the processes in the root see it.
+	root, inner string
+	removeDir   bool
+	procs       []*os.Process
+	northd      *os.Process
 }
 
 // Options tunes Start.
 type Options struct {
 	// NoNorthd starts only the two databases.
 	NoNorthd bool
+	// Release is the OVN release to run; nil is the host's, 23.03.1.
+	Release *release.Release
 }
 
-// Start creates dir (which must not hold a running sandbox) and starts the
-// databases and ovn-northd in it.
+// Start starts the databases and ovn-northd of opt.Release. For the host
+// release it creates dir (which must not hold a running sandbox) and runs
+// them there; for a release in a root it ignores dir and makes a fresh run
+// directory under the root's /tmp, which Stop removes again.
 func Start(dir string, opt Options) (*Sandbox, error) {
-	for _, b := range []string{"ovsdb-tool", "ovsdb-server", "ovn-northd"} {
-		if _, err := exec.LookPath(b); err != nil {
-			return nil, fmt.Errorf("ovnsandbox: %s not found (apt-get install -y ovn-central ovn-host openvswitch-switch): %w", b, err)
-		}
+	r := opt.Release
+	if r == nil {
+		r = release.OVN2303
 	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := ovnroot.Check(r); err != nil {
 		return nil, fmt.Errorf("ovnsandbox: %w", err)
 	}
-	s := &Sandbox{Dir: dir, NB: "unix:" + filepath.Join(dir, "nb.sock"), SB: "unix:" + filepath.Join(dir, "sb.sock")}
+	s := &Sandbox{Release: r, root: ovnroot.Dir(r)}
+	if r.Host {
+		for _, b := range []string{"ovsdb-tool", "ovsdb-server", "ovn-northd"} {
+			if _, err := exec.LookPath(b); err != nil {
+				return nil, fmt.Errorf("ovnsandbox: %s not found (apt-get install -y ovn-central ovn-host openvswitch-switch): %w", b, err)
+			}
+		}
+		var err error
+		if dir, err = filepath.Abs(dir); err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("ovnsandbox: %w", err)
+		}
+		s.Dir, s.inner = dir, dir
+	} else {
+		tmp := filepath.Join(s.root, "tmp")
+		d, err := os.MkdirTemp(tmp, "aclc-sandbox-")
+		if err != nil {
+			return nil, fmt.Errorf("ovnsandbox: %w", err)
+		}
+		s.Dir, s.inner, s.removeDir = d, "/"+strings.TrimPrefix(d, s.root+"/"), true
+	}
+	s.NB, s.SB = "unix:"+filepath.Join(s.Dir, "nb.sock"), "unix:"+filepath.Join(s.Dir, "sb.sock")
 	for _, db := range []struct{ name, schema string }{{"nb", NBSchema}, {"sb", SBSchema}} {
-		file := filepath.Join(dir, db.name+".db")
+		file := filepath.Join(s.Dir, db.name+".db")
 		os.Remove(file)
-		if out, err := exec.Command("ovsdb-tool", "create", file, db.schema).CombinedOutput(); err != nil {
+		if out, err := s.command("ovsdb-tool", "create", s.in(file), db.schema).CombinedOutput(); err != nil {
+			s.Stop()
 			return nil, fmt.Errorf("ovnsandbox: ovsdb-tool create %s: %v: %s", file, err, out)
 		}
 		if err := s.spawn("ovsdb-server", db.name,
-			"--no-chdir", "--remote=punix:"+filepath.Join(dir, db.name+".sock"),
-			"--unixctl="+filepath.Join(dir, db.name+".ctl"),
-			"--log-file="+filepath.Join(dir, db.name+".log"), file); err != nil {
+			"--no-chdir", "--remote=punix:"+s.in(filepath.Join(s.Dir, db.name+".sock")),
+			"--unixctl="+s.in(filepath.Join(s.Dir, db.name+".ctl")),
+			"--log-file="+s.in(filepath.Join(s.Dir, db.name+".log")), s.in(file)); err != nil {
 			s.Stop()
 			return nil, err
 		}
 	}
 	for _, db := range []string{"nb", "sb"} {
-		if err := waitSocket(filepath.Join(dir, db+".sock"), 10*time.Second); err != nil {
+		if err := waitSocket(filepath.Join(s.Dir, db+".sock"), 10*time.Second); err != nil {
 			s.Stop()
 			return nil, err
 		}
 	}
 	if !opt.NoNorthd {
 		if err := s.spawn("ovn-northd", "northd", "--no-chdir",
-			"--ovnnb-db="+s.NB, "--ovnsb-db="+s.SB,
-			"--unixctl="+filepath.Join(dir, "northd.ctl"),
-			"--log-file="+filepath.Join(dir, "northd.log")); err != nil {
+			"--ovnnb-db="+s.in(s.NB), "--ovnsb-db="+s.in(s.SB),
+			"--unixctl="+s.in(filepath.Join(s.Dir, "northd.ctl")),
+			"--log-file="+s.in(filepath.Join(s.Dir, "northd.log"))); err != nil {
 			s.Stop()
 			return nil, err
 		}
 		s.northd = s.procs[len(s.procs)-1]
-		if err := waitSocket(filepath.Join(dir, "northd.ctl"), 10*time.Second); err != nil {
+		if err := waitSocket(filepath.Join(s.Dir, "northd.ctl"), 10*time.Second); err != nil {
 			s.Stop()
 			return nil, err
 		}
@@ -94,9 +133,38 @@ func Start(dir string, opt Options) (*Sandbox, error) {
 	return s, nil
 }
 
-func (s *Sandbox) spawn(bin, name string, args ...string) error {
-	cmd := exec.Command(bin, args...)
+// in rewrites host paths under Dir in arg to the paths the processes in
+// the release's root see (the identity for the host release).
+func (s *Sandbox) in(arg string) string {
+	if s.inner == s.Dir {
+		return arg
+	}
+	return strings.ReplaceAll(arg, s.Dir, s.inner)
+}
+
+// command prepares bin of the sandbox's release: the host's for the host
+// release, else the root's, run chrooted into it. Arguments naming files
+// under Dir are rewritten to the paths inside the root.
+func (s *Sandbox) command(bin string, args ...string) *exec.Cmd {
+	return s.commandContext(context.Background(), bin, args...)
+}
+
+func (s *Sandbox) commandContext(ctx context.Context, bin string, args ...string) *exec.Cmd {
+	name := bin
+	if !s.Release.Host {
+		name = "/usr/sbin/chroot"
+		args = append([]string{s.root, bin}, args...)
+		for i := range args[2:] {
+			args[2+i] = s.in(args[2+i])
+		}
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = s.Dir
+	return cmd
+}
+
+func (s *Sandbox) spawn(bin, name string, args ...string) error {
+	cmd := s.command(bin, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM, Setpgid: true}
 	logf, err := os.Create(filepath.Join(s.Dir, name+".stderr"))
 	if err != nil {
@@ -140,6 +208,10 @@ func (s *Sandbox) Stop() {
 		p.Kill()
 	}
 	s.procs = nil
+	if s.removeDir {
+		os.RemoveAll(s.Dir)
+		s.removeDir = false
+	}
 }
 
 // StopNorthd stops ovn-northd and leaves the databases running, so that a
@@ -160,15 +232,17 @@ func (s *Sandbox) StopNorthd() {
 }
 
 // Env returns the environment for ovn-nbctl / ovn-sbctl / ovn-trace that
-// points them at this sandbox.
+// points them at this sandbox (host paths; Run rewrites them for a root).
 func (s *Sandbox) Env() []string {
 	return append(os.Environ(), "OVN_NB_DB="+s.NB, "OVN_SB_DB="+s.SB)
 }
 
-// Run runs an OVN command line tool against the sandbox and returns stdout.
+// Run runs an OVN command line tool of the sandbox's release against the
+// sandbox and returns stdout. Arguments naming files under Dir (such as
+// "--db="+s.SB) are rewritten for a release that runs in a root.
 func (s *Sandbox) Run(ctx context.Context, bin string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = s.Env()
+	cmd := s.commandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "OVN_NB_DB="+s.in(s.NB), "OVN_SB_DB="+s.in(s.SB))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -185,6 +259,11 @@ func (s *Sandbox) NBCtl(ctx context.Context, args ...string) (string, error) {
 // SBCtl runs ovn-sbctl against the sandbox SB.
 func (s *Sandbox) SBCtl(ctx context.Context, args ...string) (string, error) {
 	return s.Run(ctx, "ovn-sbctl", append([]string{"--db=" + s.SB}, args...)...)
+}
+
+// Trace runs the release's ovn-trace against the sandbox SB.
+func (s *Sandbox) Trace(ctx context.Context, args ...string) (string, error) {
+	return s.Run(ctx, "ovn-trace", append([]string{"--db=" + s.SB}, args...)...)
 }
 
 // Sync waits until ovn-northd has written the SB for the current NB

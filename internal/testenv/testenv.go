@@ -10,6 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/aclc/aclc/internal/ovnroot"
+	"github.com/aclc/aclc/release"
 )
 
 // Required reports whether integration prerequisites must be present.
@@ -41,5 +44,19 @@ func NeedRoot(t testing.TB) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		Unavailable(t, "needs root (network namespaces, conntrack)")
+	}
+}
+
+// NeedRelease skips or fails t unless OVN release r can run here: the
+// host's packages for the host release, else its Debian root made by
+// scripts/ovn-release-root.sh, each at the exact package version its
+// goldens were made with. In CI a missing root is a failure.
+func NeedRelease(t testing.TB, r *release.Release) {
+	t.Helper()
+	if err := ovnroot.Check(r); err != nil {
+		Unavailable(t, "%v", err)
+	}
+	if !r.Host {
+		NeedRoot(t)
 	}
 }
