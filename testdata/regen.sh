@@ -1,61 +1,117 @@
 #!/usr/bin/env bash
-# Regenerates testdata/golden/*.lflows from the oracle: the real ovn-northd
-# 23.03. For each fixture it starts from an empty NB, loads the fixture with
-# `aclc nb load`, waits until northd has written the SB, and keeps the
-# `ovn-sbctl lflow-list` output of the ACL stages. The only rewrite is the
-# datapath UUID in each "Datapath:" header: the SB Datapath_Binding UUID
-# (random) becomes the NB Logical_Switch UUID it stands for
-# (external_ids:logical-switch), which is what aclc prints there.
+# Regenerates testdata/golden/SERIES/*.lflows from the oracle: the real
+# ovn-northd of one OVN release. For each fixture it starts from an empty NB
+# of that release, loads the fixture with `aclc nb load --ovn-version
+# RELEASE`, waits until northd has written the SB, and keeps the release's
+# own `ovn-sbctl lflow-list` output of that release's ACL stages. The only
+# rewrite is the datapath UUID in each "Datapath:" header: the SB
+# Datapath_Binding UUID (random) becomes the NB Logical_Switch UUID it stands
+# for (external_ids:logical-switch, or the column nb_uuid from 25.09 on),
+# which is what aclc prints there. The exact ovn-central package version
+# that produced the goldens goes into testdata/golden/SERIES/PACKAGE.
 #
-# Usage: testdata/regen.sh [FIXTURE.yaml ...]   (default: all fixtures)
-# Needs: apt-get install -y ovn-central ovn-host openvswitch-switch
+# Usage: testdata/regen.sh RELEASE [FIXTURE.yaml ...]   (default: all fixtures)
+#   RELEASE: 23.03, 25.03 or 26.03 (see `aclc releases`)
+# The host release (23.03) needs apt-get install -y ovn-central ovn-host
+# openvswitch-switch; the others run in the Debian root that
+# scripts/ovn-release-root.sh makes (as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v ovn-northd >/dev/null || { echo "regen.sh: ovn-northd not found (apt-get install -y ovn-central ovn-host openvswitch-switch)" >&2; exit 1; }
-ovn-northd --version | grep -q ' 23\.03\.' || { echo "regen.sh: need ovn-northd 23.03, found: $(ovn-northd --version | head -1)" >&2; exit 1; }
+rel=${1:?usage: testdata/regen.sh RELEASE [FIXTURE.yaml ...]}
+shift
 
 work=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+rundir=""
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+  [ -n "$rundir" ] && rm -rf "$rundir"
+  return 0
+}
 trap cleanup EXIT
 
 go build -o "$work/aclc" ./cmd/aclc
+# RELEASE NB-SCHEMA DEBIAN PACKAGE NOTES, for the release asked for.
+read -r name _ suite pkg notes < <("$work/aclc" releases | awk -v r="$rel" 'NR > 1 && (index($1, r ".") == 1 || $1 == r)')
+[ -n "${name:-}" ] || { echo "regen.sh: unknown release $rel; supported:" >&2; "$work/aclc" releases >&2; exit 1; }
+series=${name%.*}
+
+# The ACL stages of each release, as its northd names them.
+case $series in
+  23.03) stages='ls_in_pre_acl ls_in_pre_lb ls_in_pre_stateful ls_in_acl_hint ls_in_acl ls_in_acl_after_lb ls_in_stateful
+                 ls_out_pre_acl ls_out_pre_lb ls_out_pre_stateful ls_out_acl_hint ls_out_acl ls_out_stateful' ;;
+  25.03) stages='ls_in_pre_acl ls_in_pre_lb ls_in_pre_stateful ls_in_acl_hint ls_in_acl_eval ls_in_acl_sample ls_in_acl_action
+                 ls_in_acl_after_lb_eval ls_in_acl_after_lb_sample ls_in_acl_after_lb_action ls_in_stateful
+                 ls_out_pre_acl ls_out_pre_lb ls_out_pre_stateful ls_out_acl_hint ls_out_acl_eval ls_out_acl_sample ls_out_acl_action ls_out_stateful' ;;
+  26.03) stages='ls_in_pre_acl ls_in_pre_lb ls_in_pre_stateful ls_in_acl_hint ls_in_acl_eval ls_in_acl_sample ls_in_acl_action
+                 ls_in_acl_after_lb_eval ls_in_acl_after_lb_sample ls_in_acl_after_lb_action ls_in_pre_network_function ls_in_stateful ls_in_network_function
+                 ls_out_pre_acl ls_out_pre_lb ls_out_pre_stateful ls_out_acl_hint ls_out_acl_eval ls_out_acl_sample ls_out_acl_action
+                 ls_out_pre_network_function ls_out_stateful ls_out_network_function' ;;
+  *) echo "regen.sh: no stage list for $series" >&2; exit 1 ;;
+esac
+stages=$(echo $stages | tr ' ' '|')
+
+# Where the release's OVN lives: the host, or its Debian root (checked
+# against the package version the goldens are for).
+if [[ $notes == host* ]]; then
+  root=""
+  have=$(dpkg-query -W -f='${Version}' ovn-central 2>/dev/null) ||
+    { echo "regen.sh: ovn-central not installed (apt-get install -y ovn-central ovn-host openvswitch-switch)" >&2; exit 1; }
+  [ "$have" = "$pkg" ] || { echo "regen.sh: host has ovn-central $have, release $name is recorded as $pkg (release/release.go)" >&2; exit 1; }
+  rundir=$work/run; inner=$rundir; mkdir -p "$rundir"
+  c=()
+else
+  root=$(bash scripts/ovn-release-root.sh "$suite" "$pkg")
+  rundir=$(mktemp -d "$root/tmp/aclc-regen-XXXXXX"); inner=/${rundir#"$root"/}
+  c=(chroot "$root")
+fi
+# "${c[@]}" runs a program of the release (no function: $! must be the
+# server's own pid for cleanup).
+
 for db in nb sb; do
-  schema=/usr/share/ovn/ovn-$db.ovsschema
-  ovsdb-tool create "$work/$db.db" "$schema"
-  ovsdb-server --no-chdir --remote=punix:"$work/$db.sock" --unixctl="$work/$db.ctl" \
-    --log-file="$work/$db.log" "$work/$db.db" 2>/dev/null &
+  "${c[@]}" ovsdb-tool create "$inner/$db.db" /usr/share/ovn/ovn-$db.ovsschema
+  "${c[@]}" ovsdb-server --no-chdir --remote=punix:"$inner/$db.sock" --unixctl="$inner/$db.ctl" \
+    --log-file="$inner/$db.log" "$inner/$db.db" 2>/dev/null &
   pids+=($!)
 done
-for db in nb sb; do for _ in $(seq 100); do [ -S "$work/$db.sock" ] && break; sleep 0.05; done; done
-ovn-northd --no-chdir --ovnnb-db=unix:"$work/nb.sock" --ovnsb-db=unix:"$work/sb.sock" \
-  --unixctl="$work/northd.ctl" --log-file="$work/northd.log" 2>/dev/null &
+for db in nb sb; do for _ in $(seq 100); do [ -S "$rundir/$db.sock" ] && break; sleep 0.05; done; done
+"${c[@]}" ovn-northd --no-chdir --ovnnb-db=unix:"$inner/nb.sock" --ovnsb-db=unix:"$inner/sb.sock" \
+  --unixctl="$inner/northd.ctl" --log-file="$inner/northd.log" 2>/dev/null &
 pids+=($!)
-export OVN_NB_DB=unix:$work/nb.sock OVN_SB_DB=unix:$work/sb.sock
+nb=unix:$rundir/nb.sock   # for aclc on the host
+nbctl() { "${c[@]}" ovn-nbctl --db=unix:"$inner/nb.sock" "$@"; }
+sbctl() { "${c[@]}" ovn-sbctl --db=unix:"$inner/sb.sock" "$@"; }
 
-stages='ls_in_pre_acl|ls_in_pre_lb|ls_in_pre_stateful|ls_in_acl_hint|ls_in_acl|ls_in_acl_after_lb|ls_in_stateful|ls_out_pre_acl|ls_out_pre_lb|ls_out_pre_stateful|ls_out_acl_hint|ls_out_acl|ls_out_stateful'
-
+out=testdata/golden/$series
+mkdir -p "$out"
 fixtures=("$@")
-[ ${#fixtures[@]} -eq 0 ] && fixtures=(testdata/fixtures/*.yaml)
+if [ ${#fixtures[@]} -eq 0 ]; then
+  fixtures=(testdata/fixtures/*.yaml)
+elif [ -f "$out/PACKAGE" ] && [ "$(cat "$out/PACKAGE")" != "ovn-central $pkg" ]; then
+  echo "regen.sh: $out was made with $(cat "$out/PACKAGE"), not $pkg: regenerate all fixtures, not some" >&2; exit 1
+fi
+printf 'nb_global: {options: {}}\n' > "$work/empty.yaml"
 for fx in "${fixtures[@]}"; do
-  name=$(basename "$fx" .yaml)
+  fname=$(basename "$fx" .yaml)
   # Empty the NB first (fixtures reuse UUIDs, and one transaction cannot
   # delete and re-insert the same UUID), then load the fixture.
-  printf 'nb_global: {options: {}}\n' > "$work/empty.yaml"
-  "$work/aclc" nb load --replace --nb "$OVN_NB_DB" "$work/empty.yaml" >/dev/null
-  "$work/aclc" nb load --nb "$OVN_NB_DB" "$fx" >/dev/null
-  ovn-nbctl --timeout=60 --wait=sb sync
+  "$work/aclc" nb load --replace --nb "$nb" "$work/empty.yaml" >/dev/null
+  "$work/aclc" nb load --nb "$nb" "$fx" >/dev/null
+  nbctl --timeout=60 --wait=sb sync
   # SB datapath UUID -> NB logical switch UUID.
   sedargs=()
-  for sb in $(ovn-sbctl --bare --columns=_uuid list Datapath_Binding); do
-    nb=$(ovn-sbctl get Datapath_Binding "$sb" external_ids:logical-switch 2>/dev/null | tr -d '"') || continue
-    [ -n "$nb" ] && sedargs+=(-e "s/($sb)  Pipeline/($nb)  Pipeline/")
+  for sbuuid in $(sbctl --bare --columns=_uuid list Datapath_Binding); do
+    nbuuid=$(sbctl get Datapath_Binding "$sbuuid" external_ids:logical-switch 2>/dev/null | tr -d '"') ||
+      nbuuid=$(sbctl --bare --columns=nb_uuid list Datapath_Binding "$sbuuid" 2>/dev/null) || continue
+    [ -n "$nbuuid" ] && sedargs+=(-e "s/($sbuuid)  Pipeline/($nbuuid)  Pipeline/")
   done
-  ovn-sbctl lflow-list |
+  sbctl lflow-list |
     awk -v re="^  table=[0-9]+ *\\\\(($stages) *\\\\)," '
       /^Datapath: / { hdr = $0; next }
       $0 ~ re { if (hdr != "") { print hdr; hdr = "" } print }' |
-    { if [ ${#sedargs[@]} -gt 0 ]; then sed "${sedargs[@]}"; else cat; fi; } > "testdata/golden/$name.lflows.tmp"
-  mv "testdata/golden/$name.lflows.tmp" "testdata/golden/$name.lflows"
-  echo "regen.sh: $name: $(grep -c '^  table=' "testdata/golden/$name.lflows") flows"
+    { if [ ${#sedargs[@]} -gt 0 ]; then sed "${sedargs[@]}"; else cat; fi; } > "$out/$fname.lflows.tmp"
+  mv "$out/$fname.lflows.tmp" "$out/$fname.lflows"
+  echo "regen.sh: $series/$fname: $(grep -c '^  table=' "$out/$fname.lflows") flows"
 done
+echo "ovn-central $pkg" > "$out/PACKAGE"
