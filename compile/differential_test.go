@@ -12,13 +12,17 @@ import (
 	"github.com/aclc/aclc/internal/testenv"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 )
 
-// startNorthd starts a real NB + SB + ovn-northd 23.03 for the test.
-func startNorthd(t *testing.T) *ovnsandbox.Sandbox {
+// startNorthd starts a real NB + SB + ovn-northd of release r for the test.
+func startNorthd(t *testing.T, r *release.Release) *ovnsandbox.Sandbox {
 	t.Helper()
-	testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-nbctl", "ovn-sbctl", "ovn-trace")
-	sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{})
+	if r.Host {
+		testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-nbctl", "ovn-sbctl", "ovn-trace")
+	}
+	testenv.NeedRelease(t, r)
+	sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{Release: r})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,85 +44,95 @@ func loadAndSync(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, snap
 	return l
 }
 
-// TestDifferentialNorthd loads every fixture into a real NB, lets the real
-// ovn-northd 23.03 compute the SB, and compares its ACL-stage flows with
-// `aclc compile --nb` on that same live NB: they must be identical, flow
-// for flow (datapaths matched by name).
+// TestDifferentialNorthd loads every fixture into a real NB of every
+// release, lets that release's real ovn-northd compute the SB, and compares
+// its ACL-stage flows with `aclc compile --nb` on that same live NB: they
+// must be identical, flow for flow (datapaths matched by name). The
+// releases run in parallel, each with its own northd.
 func TestDifferentialNorthd(t *testing.T) {
-	sb := startNorthd(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	for name, path := range fixtures(t) {
-		t.Run(name, func(t *testing.T) {
-			snap, err := nbschema.LoadFixture(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			northd := loadAndSync(t, ctx, sb, snap)
-			live, err := nbschema.LoadLive(ctx, nbschema.Options{Remotes: sb.NB})
-			if err != nil {
-				t.Fatal(err)
-			}
-			aclc := compile.Compile(live).Flows
-			if changes := lflow.Diff(northd, aclc); len(changes) > 0 {
-				var d bytes.Buffer
-				lflow.WriteDiff(&d, "northd", "aclc compile --nb", changes)
-				t.Errorf("aclc differs from the live northd:\n%s", d.String())
-			}
-			if n, a := northd.NumFlows(), aclc.NumFlows(); n != a {
-				t.Errorf("northd wrote %d ACL-stage flows, aclc %d", n, a)
+	for _, r := range release.All() {
+		t.Run(r.Series(), func(t *testing.T) {
+			t.Parallel()
+			sb := startNorthd(t, r)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			for name, path := range fixtures(t) {
+				t.Run(name, func(t *testing.T) {
+					snap, err := nbschema.LoadFixture(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					northd := loadAndSync(t, ctx, sb, snap)
+					live, err := nbschema.LoadLive(ctx, nbschema.Options{Remotes: sb.NB})
+					if err != nil {
+						t.Fatal(err)
+					}
+					aclc := compile.CompileWith(live, compile.Options{Release: r}).Flows
+					if changes := lflow.Diff(northd, aclc); len(changes) > 0 {
+						var d bytes.Buffer
+						lflow.WriteDiff(&d, "northd "+r.Name(), "aclc compile --nb", changes)
+						t.Errorf("aclc differs from the live northd %s:\n%s", r, d.String())
+					}
+					if n, a := northd.NumFlows(), aclc.NumFlows(); n != a {
+						t.Errorf("northd %s wrote %d ACL-stage flows, aclc %d", r, n, a)
+					}
+				})
 			}
 		})
 	}
 }
 
 // TestSeedStatelessTrace is the seed's "ACL allow-stateless omit conntrack"
-// check, for the Logical_Switch and the Port_Group variants, run with the
-// real ovn-trace against the flows northd wrote for the fixture (the
-// differential test proves aclc writes the same flows): tcp goes straight
-// to output, udp goes through conntrack twice.
+// check, for the Logical_Switch and the Port_Group variants, run on every
+// release with that release's own ovn-trace against the flows its northd
+// wrote for the fixture (the differential test proves aclc writes the same
+// flows): tcp goes straight to output, udp goes through conntrack twice.
 func TestSeedStatelessTrace(t *testing.T) {
-	sb := startNorthd(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	const (
 		eth = `eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:00:02`
 		ip  = `ip.ttl==64 && ip4.src == 42.42.42.1 && ip4.dst == 66.66.66.66`
 	)
-	for _, fx := range []string{"seed-stateless", "seed-stateless-pg"} {
-		t.Run(fx, func(t *testing.T) {
-			snap, err := nbschema.LoadFixture("../testdata/fixtures/" + fx + ".yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			loadAndSync(t, ctx, sb, snap)
-			trace := func(l4 string, ct ...string) string {
-				args := []string{"--db=" + sb.SB}
-				for _, c := range ct {
-					args = append(args, "--ct", c)
-				}
-				args = append(args, "--minimal", "ls", `inport == "lsp1" && `+eth+" && "+ip+" && "+l4)
-				out, err := sb.Run(ctx, "ovn-trace", args...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Drop the "#" line and the microflow line, keep the actions.
-				lines := strings.Split(strings.TrimSpace(out), "\n")
-				var keep []string
-				for _, l := range lines {
-					if strings.HasPrefix(l, "#") || strings.Contains(l, "dl_src=") {
-						continue
+	for _, r := range release.All() {
+		t.Run(r.Series(), func(t *testing.T) {
+			t.Parallel()
+			sb := startNorthd(t, r)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			for _, fx := range []string{"seed-stateless", "seed-stateless-pg"} {
+				t.Run(fx, func(t *testing.T) {
+					snap, err := nbschema.LoadFixture("../testdata/fixtures/" + fx + ".yaml")
+					if err != nil {
+						t.Fatal(err)
 					}
-					keep = append(keep, l)
-				}
-				return strings.Join(keep, "\n")
-			}
-			if got, want := trace("tcp && tcp.dst == 80"), `output("lsp2");`; got != want {
-				t.Errorf("tcp: ovn-trace --minimal =\n%s\nwant\n%s", got, want)
-			}
-			wantUDP := "ct_next(ct_state=new|trk) {\n    ct_next(ct_state=new|trk) {\n        output(\"lsp2\");\n    };\n};"
-			if got := trace("udp && udp.dst == 80", "new", "new"); got != wantUDP {
-				t.Errorf("udp: ovn-trace --minimal =\n%s\nwant\n%s", got, wantUDP)
+					loadAndSync(t, ctx, sb, snap)
+					trace := func(l4 string, ct ...string) string {
+						var args []string
+						for _, c := range ct {
+							args = append(args, "--ct", c)
+						}
+						args = append(args, "--minimal", "ls", `inport == "lsp1" && `+eth+" && "+ip+" && "+l4)
+						out, err := sb.Trace(ctx, args...)
+						if err != nil {
+							t.Fatal(err)
+						}
+						// Drop the "#" line and the microflow line, keep the actions.
+						var keep []string
+						for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+							if strings.HasPrefix(l, "#") || strings.Contains(l, "dl_src=") {
+								continue
+							}
+							keep = append(keep, l)
+						}
+						return strings.Join(keep, "\n")
+					}
+					if got, want := trace("tcp && tcp.dst == 80"), `output("lsp2");`; got != want {
+						t.Errorf("tcp: ovn-trace %s --minimal =\n%s\nwant\n%s", r, got, want)
+					}
+					wantUDP := "ct_next(ct_state=new|trk) {\n    ct_next(ct_state=new|trk) {\n        output(\"lsp2\");\n    };\n};"
+					if got := trace("udp && udp.dst == 80", "new", "new"); got != wantUDP {
+						t.Errorf("udp: ovn-trace %s --minimal =\n%s\nwant\n%s", r, got, wantUDP)
+					}
+				})
 			}
 		})
 	}

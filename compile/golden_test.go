@@ -10,6 +10,7 @@ import (
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 )
 
 // fixtures returns the bundled NB fixtures and the names of their goldens.
@@ -26,35 +27,58 @@ func fixtures(t *testing.T) map[string]string {
 	return out
 }
 
-// TestGolden compiles every fixture offline and compares the result, byte
-// for byte, with the golden that testdata/regen.sh wrote from the real
-// ovn-northd 23.03 for the same fixture.
+// goldenDir is where testdata/regen.sh keeps the goldens of release r.
+func goldenDir(r *release.Release) string { return filepath.Join("../testdata/golden", r.Series()) }
+
+// TestGoldenPackages checks that each release's goldens were made by the
+// exact package the release records (testdata/golden/SERIES/PACKAGE, which
+// regen.sh writes), so goldens and registry cannot drift apart.
+func TestGoldenPackages(t *testing.T) {
+	for _, r := range release.All() {
+		b, err := os.ReadFile(filepath.Join(goldenDir(r), "PACKAGE"))
+		if err != nil {
+			t.Errorf("OVN %s: %v (run testdata/regen.sh %s)", r, err, r.Series())
+			continue
+		}
+		if got, want := strings.TrimSpace(string(b)), "ovn-central "+r.Package; got != want {
+			t.Errorf("OVN %s: goldens made with %q, release records %q", r, got, want)
+		}
+	}
+}
+
+// TestGolden compiles every fixture offline for every release and compares
+// the result, byte for byte, with the golden that testdata/regen.sh wrote
+// from that release's real ovn-northd for the same fixture.
 func TestGolden(t *testing.T) {
-	for name, path := range fixtures(t) {
-		t.Run(name, func(t *testing.T) {
-			golden, err := os.ReadFile(filepath.Join("../testdata/golden", name+".lflows"))
-			if err != nil {
-				t.Fatalf("no golden for %s (run testdata/regen.sh %s): %v", name, path, err)
+	for _, r := range release.All() {
+		t.Run(r.Series(), func(t *testing.T) {
+			for name, path := range fixtures(t) {
+				t.Run(name, func(t *testing.T) {
+					golden, err := os.ReadFile(filepath.Join(goldenDir(r), name+".lflows"))
+					if err != nil {
+						t.Fatalf("no golden for %s (run testdata/regen.sh %s %s): %v", name, r.Series(), path, err)
+					}
+					snap, err := nbschema.LoadFixture(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res := compile.CompileWith(snap, compile.Options{Release: r})
+					var got bytes.Buffer
+					if err := lflow.WriteText(&got, res.Flows); err != nil {
+						t.Fatal(err)
+					}
+					if bytes.Equal(got.Bytes(), golden) {
+						return
+					}
+					want, err := lflow.ParseText("golden", bytes.NewReader(golden))
+					if err != nil {
+						t.Fatalf("golden does not parse: %v", err)
+					}
+					var d bytes.Buffer
+					lflow.WriteDiff(&d, "northd (golden)", "aclc", lflow.Diff(want, res.Flows))
+					t.Errorf("aclc compile differs from the northd %s golden:\n%s", r, d.String())
+				})
 			}
-			snap, err := nbschema.LoadFixture(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := compile.Compile(snap)
-			var got bytes.Buffer
-			if err := lflow.WriteText(&got, res.Flows); err != nil {
-				t.Fatal(err)
-			}
-			if bytes.Equal(got.Bytes(), golden) {
-				return
-			}
-			want, err := lflow.ParseText("golden", bytes.NewReader(golden))
-			if err != nil {
-				t.Fatalf("golden does not parse: %v", err)
-			}
-			var d bytes.Buffer
-			lflow.WriteDiff(&d, "northd (golden)", "aclc", lflow.Diff(want, res.Flows))
-			t.Errorf("aclc compile differs from the northd golden:\n%s", d.String())
 		})
 	}
 }

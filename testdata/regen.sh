@@ -37,20 +37,9 @@ read -r name _ suite pkg notes < <("$work/aclc" releases | awk -v r="$rel" 'NR >
 [ -n "${name:-}" ] || { echo "regen.sh: unknown release $rel; supported:" >&2; "$work/aclc" releases >&2; exit 1; }
 series=${name%.*}
 
-# The ACL stages of each release, as its northd names them.
-case $series in
-  23.03) stages='ls_in_pre_acl ls_in_pre_lb ls_in_pre_stateful ls_in_acl_hint ls_in_acl ls_in_acl_after_lb ls_in_stateful
-                 ls_out_pre_acl ls_out_pre_lb ls_out_pre_stateful ls_out_acl_hint ls_out_acl ls_out_stateful' ;;
-  25.03) stages='ls_in_pre_acl ls_in_pre_lb ls_in_pre_stateful ls_in_acl_hint ls_in_acl_eval ls_in_acl_sample ls_in_acl_action
-                 ls_in_acl_after_lb_eval ls_in_acl_after_lb_sample ls_in_acl_after_lb_action ls_in_stateful
-                 ls_out_pre_acl ls_out_pre_lb ls_out_pre_stateful ls_out_acl_hint ls_out_acl_eval ls_out_acl_sample ls_out_acl_action ls_out_stateful' ;;
-  26.03) stages='ls_in_pre_acl ls_in_pre_lb ls_in_pre_stateful ls_in_acl_hint ls_in_acl_eval ls_in_acl_sample ls_in_acl_action
-                 ls_in_acl_after_lb_eval ls_in_acl_after_lb_sample ls_in_acl_after_lb_action ls_in_pre_network_function ls_in_stateful ls_in_network_function
-                 ls_out_pre_acl ls_out_pre_lb ls_out_pre_stateful ls_out_acl_hint ls_out_acl_eval ls_out_acl_sample ls_out_acl_action
-                 ls_out_pre_network_function ls_out_stateful ls_out_network_function' ;;
-  *) echo "regen.sh: no stage list for $series" >&2; exit 1 ;;
-esac
-stages=$(echo $stages | tr ' ' '|')
+# The release's ACL stages, as its northd names them (lflow's layout of the
+# release: the stages aclc compiles).
+stages=$("$work/aclc" releases --acl-stages "$name")
 
 # Where the release's OVN lives: the host, or its Debian root (checked
 # against the package version the goldens are for).
@@ -95,8 +84,11 @@ printf 'nb_global: {options: {}}\n' > "$work/empty.yaml"
 for fx in "${fixtures[@]}"; do
   fname=$(basename "$fx" .yaml)
   # Empty the NB first (fixtures reuse UUIDs, and one transaction cannot
-  # delete and re-insert the same UUID), then load the fixture.
+  # delete and re-insert the same UUID) and let northd catch up (26.03.1
+  # aborts when one of its runs sees a switch deleted and re-inserted with
+  # the same UUID), then load the fixture.
   "$work/aclc" nb load --replace --nb "$nb" "$work/empty.yaml" >/dev/null
+  nbctl --timeout=60 --wait=sb sync
   "$work/aclc" nb load --nb "$nb" "$fx" >/dev/null
   nbctl --timeout=60 --wait=sb sync
   # SB datapath UUID -> NB logical switch UUID.

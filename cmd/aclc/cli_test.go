@@ -72,7 +72,7 @@ func TestReadmeCompile(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	golden, err := os.ReadFile("../../testdata/golden/seed-stateless.lflows")
+	golden, err := os.ReadFile("../../testdata/golden/23.03/seed-stateless.lflows")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,17 +107,17 @@ func TestCompileFiltersAndJSON(t *testing.T) {
 	}
 	// diff of the JSON against the text golden: equal.
 	js := writeFile(t, "flows.json", r.stdout)
-	d := aclc(t, "", "diff", "../../testdata/golden/seed-stateless.lflows", js)
+	d := aclc(t, "", "diff", "../../testdata/golden/23.03/seed-stateless.lflows", js)
 	if d.code != 0 {
 		t.Errorf("diff golden vs json: exit %d\n%s%s", d.code, d.stdout, d.stderr)
 	}
 }
 
 func TestDiffReportsDifference(t *testing.T) {
-	golden, _ := os.ReadFile("../../testdata/golden/seed-stateless.lflows")
+	golden, _ := os.ReadFile("../../testdata/golden/23.03/seed-stateless.lflows")
 	changed := strings.Replace(string(golden), "match=(tcp), action=(reg0[16] = 1; next;)", "match=(udp), action=(reg0[16] = 1; next;)", 1)
 	b := writeFile(t, "b.lflows", changed)
-	r := aclc(t, "", "diff", "../../testdata/golden/seed-stateless.lflows", b)
+	r := aclc(t, "", "diff", "../../testdata/golden/23.03/seed-stateless.lflows", b)
 	if r.code != 1 {
 		t.Fatalf("diff exit %d, want 1; stderr %s", r.code, r.stderr)
 	}
@@ -125,7 +125,7 @@ func TestDiffReportsDifference(t *testing.T) {
 		!strings.Contains(r.stdout, "+  table=4 (ls_in_pre_acl      ), priority=1001 , match=(udp)") {
 		t.Errorf("diff output:\n%s", r.stdout)
 	}
-	r = aclc(t, "", "diff", "../../testdata/golden/seed-stateless.lflows", "/nonexistent")
+	r = aclc(t, "", "diff", "../../testdata/golden/23.03/seed-stateless.lflows", "/nonexistent")
 	if r.code != 2 || !strings.Contains(r.stderr, "/nonexistent") {
 		t.Errorf("missing file: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -230,7 +230,7 @@ func TestWrongSchemaNB(t *testing.T) {
 	if err != nil {
 		t.Fatalf("compile via OVN_NB_DB: %v", err)
 	}
-	golden, _ := os.ReadFile("../../testdata/golden/seed-stateless.lflows")
+	golden, _ := os.ReadFile("../../testdata/golden/23.03/seed-stateless.lflows")
 	if string(out) != string(golden) {
 		t.Errorf("compile --nb output differs from golden:\n%s", out)
 	}

@@ -12,7 +12,10 @@ import (
 // Load replaces the sandbox NB's contents with snap and waits until
 // ovn-northd has written the SB for it. The NB is emptied in a first
 // transaction: fixtures share UUIDs, and one transaction cannot delete a
-// row and insert its UUID again.
+// row and insert its UUID again. Northd catches up with the emptied NB
+// before the new rows come: ovn-northd 26.03.1 aborts (an assertion in
+// ods_assign_array_index) when one of its runs sees a logical switch
+// deleted and one with the same UUID inserted.
 func (s *Sandbox) Load(ctx context.Context, snap *nbschema.Snapshot) error {
 	nb, err := nbschema.Connect(ctx, nbschema.Options{Remotes: s.NB})
 	if err != nil {
@@ -21,6 +24,11 @@ func (s *Sandbox) Load(ctx context.Context, snap *nbschema.Snapshot) error {
 	defer nb.Close()
 	if err := nbschema.Store(ctx, nb.Client, nbschema.NewSnapshot(), nbschema.StoreOptions{Replace: true}); err != nil {
 		return fmt.Errorf("empty the NB: %w", err)
+	}
+	if s.northd != nil {
+		if err := s.Sync(ctx); err != nil {
+			return err
+		}
 	}
 	if err := nbschema.Store(ctx, nb.Client, snap, nbschema.StoreOptions{}); err != nil {
 		return err

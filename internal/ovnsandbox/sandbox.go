@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,6 +50,8 @@ type Sandbox struct {
 	removeDir   bool
 	procs       []*os.Process
 	northd      *os.Process
+	northdDone  chan struct{} // closed when ovn-northd has exited
+	lastDone    chan struct{} // of the process spawn started last
 }
 
 // Options tunes Start.
@@ -124,7 +127,7 @@ func Start(dir string, opt Options) (*Sandbox, error) {
 			s.Stop()
 			return nil, err
 		}
-		s.northd = s.procs[len(s.procs)-1]
+		s.northd, s.northdDone = s.procs[len(s.procs)-1], s.lastDone
 		if err := waitSocket(filepath.Join(s.Dir, "northd.ctl"), 10*time.Second); err != nil {
 			s.Stop()
 			return nil, err
@@ -178,19 +181,30 @@ func (s *Sandbox) spawn(bin, name string, args ...string) error {
 	logf.Close()
 	s.procs = append(s.procs, cmd.Process)
 	os.WriteFile(filepath.Join(s.Dir, name+".pid"), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644)
-	go cmd.Wait() //nolint:errcheck // reaped here so Stop never leaves zombies
+	done := make(chan struct{})
+	s.lastDone = done
+	go func() { cmd.Wait(); close(done) }() //nolint:errcheck // reaped here so Stop never leaves zombies
 	return nil
 }
 
+// waitSocket waits until path accepts connections (a unix socket exists a
+// moment before its server listens on it), or, for a file that is not a
+// socket, until it exists.
 func waitSocket(path string, d time.Duration) error {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
-		if _, err := os.Stat(path); err == nil {
-			return nil
+		if st, err := os.Stat(path); err == nil {
+			if st.Mode()&os.ModeSocket == 0 {
+				return nil
+			}
+			if c, err := net.Dial("unix", path); err == nil {
+				c.Close()
+				return nil
+			}
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return fmt.Errorf("ovnsandbox: %s did not appear within %v", path, d)
+	return fmt.Errorf("ovnsandbox: %s did not accept connections within %v", path, d)
 }
 
 // Stop terminates every process the sandbox started. It is safe to call twice.
@@ -228,7 +242,7 @@ func (s *Sandbox) StopNorthd() {
 		time.Sleep(10 * time.Millisecond)
 	}
 	s.northd.Kill()
-	s.northd = nil
+	s.northd, s.northdDone = nil, nil
 }
 
 // Env returns the environment for ovn-nbctl / ovn-sbctl / ovn-trace that
@@ -267,8 +281,44 @@ func (s *Sandbox) Trace(ctx context.Context, args ...string) (string, error) {
 }
 
 // Sync waits until ovn-northd has written the SB for the current NB
-// (ovn-nbctl --wait=sb sync).
+// (ovn-nbctl --wait=sb sync). When northd dies meanwhile (26.03.1 asserts
+// on some NB changes) it says so at once, with the end of northd's log.
 func (s *Sandbox) Sync(ctx context.Context) error {
-	_, err := s.NBCtl(ctx, "--timeout=60", "--wait=sb", "sync")
-	return err
+	if s.northdDone == nil {
+		_, err := s.NBCtl(ctx, "--timeout=60", "--wait=sb", "sync")
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.NBCtl(ctx, "--timeout=60", "--wait=sb", "sync")
+		errc <- err
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-s.northdDone:
+		cancel()
+		<-errc
+		return fmt.Errorf("ovnsandbox: ovn-northd %s exited: %s", s.Release, s.northdLogTail())
+	}
+}
+
+// northdLogTail returns northd's last error lines.
+func (s *Sandbox) northdLogTail() string {
+	b, _ := os.ReadFile(filepath.Join(s.Dir, "northd.log"))
+	var keep []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "|EMER|") || strings.Contains(l, "|ERR|") {
+			keep = append(keep, l)
+		}
+	}
+	if len(keep) > 5 {
+		keep = keep[len(keep)-5:]
+	}
+	if len(keep) == 0 {
+		return "no error in " + filepath.Join(s.Dir, "northd.log")
+	}
+	return strings.Join(keep, "; ")
 }
