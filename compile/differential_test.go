@@ -9,10 +9,12 @@ import (
 
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/internal/ovnsandbox"
+	"github.com/aclc/aclc/internal/ovsdbconn"
 	"github.com/aclc/aclc/internal/testenv"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/release"
+	"github.com/aclc/aclc/sbschema"
 )
 
 // startNorthd starts a real NB + SB + ovn-northd of release r for the test.
@@ -47,8 +49,9 @@ func loadAndSync(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, snap
 // TestDifferentialNorthd loads every fixture into a real NB of every
 // release, lets that release's real ovn-northd compute the SB, and compares
 // its ACL-stage flows with `aclc compile --nb` on that same live NB: they
-// must be identical, flow for flow (datapaths matched by name). The
-// releases run in parallel, each with its own northd.
+// must be identical, flow for flow (datapaths matched by name), with the
+// persist-established ACL ids read from the live SB. The releases run in
+// parallel, each with its own northd.
 func TestDifferentialNorthd(t *testing.T) {
 	for _, r := range release.All() {
 		t.Run(r.Series(), func(t *testing.T) {
@@ -67,7 +70,14 @@ func TestDifferentialNorthd(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					aclc := compile.CompileWith(live, compile.Options{Release: r}).Flows
+					opts := compile.Options{Release: r}
+					if r.Has(release.PersistEstablished) {
+						// The ids northd allocated, as `aclc compile --nb --sb`.
+						if opts.ACLIDs, err = sbschema.LoadACLIDs(ctx, ovsdbconn.Options{Remotes: sb.SB}); err != nil {
+							t.Fatal(err)
+						}
+					}
+					aclc := compile.CompileWith(live, opts).Flows
 					if changes := lflow.Diff(northd, aclc); len(changes) > 0 {
 						var d bytes.Buffer
 						lflow.WriteDiff(&d, "northd "+r.Name(), "aclc compile --nb", changes)

@@ -48,7 +48,9 @@ func TestGoldenPackages(t *testing.T) {
 
 // TestGolden compiles every fixture offline for every release and compares
 // the result, byte for byte, with the golden that testdata/regen.sh wrote
-// from that release's real ovn-northd for the same fixture.
+// from that release's real ovn-northd for the same fixture — up to a
+// consistent renaming of the ACL ids of persist-established ACLs, which
+// northd allocates in its hash order.
 func TestGolden(t *testing.T) {
 	for _, r := range release.All() {
 		t.Run(r.Series(), func(t *testing.T) {
@@ -73,6 +75,13 @@ func TestGolden(t *testing.T) {
 					want, err := lflow.ParseText("golden", bytes.NewReader(golden))
 					if err != nil {
 						t.Fatalf("golden does not parse: %v", err)
+					}
+					// northd hands out persist-established ACL ids in its hash
+					// order, aclc without an SB in UUID order: equal up to a
+					// consistent renaming is equal.
+					changes := lflow.Diff(lflow.RenumberACLIDs(want), lflow.RenumberACLIDs(res.Flows))
+					if len(changes) == 0 && r.Has(release.PersistEstablished) {
+						return
 					}
 					var d bytes.Buffer
 					lflow.WriteDiff(&d, "northd (golden)", "aclc", lflow.Diff(want, res.Flows))

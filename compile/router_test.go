@@ -2,6 +2,7 @@ package compile_test
 
 import (
 	"context"
+	"github.com/aclc/aclc/release"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -34,7 +35,7 @@ func routerFixtures(t *testing.T) []string {
 // be the ones with NAT, gateway ports and the like (the fixture says
 // which with external_ids:aclc-test-unsupported).
 func TestRoutersNorthd(t *testing.T) {
-	sb := startNorthd(t)
+	sb := startNorthd(t, release.OVN2303)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	compiled := 0
