@@ -34,7 +34,9 @@ func (g *global) aclNFGroup(acl *nbdb.ACL) *nfGroup { return nil }
 
 // sample is what the ACL stages read of a Sample row and its collectors.
 type sample struct {
-	Metadata   int
+	Metadata int
+	// Collectors in UUID order: northd iterates the IDL's set, which is
+	// sorted by UUID (checked against 25.03 and 26.03).
 	Collectors []sampleCollector
 }
 

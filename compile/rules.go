@@ -64,9 +64,13 @@ type rules struct {
 	// ctTranslation: NB_Global options:acl_ct_translation (26.03,
 	// f9ffb0ee9).
 	ctTranslation bool
-	// sampledCtClear: a port skipped from conntrack clears
-	// flags.pkt_sampled with ct_clear (26.03, 68850ba3e).
-	sampledCtClear bool
+	// pktSampled: a packet is sampled once — sample flows set and test
+	// flags.pkt_sampled, a port skipped from conntrack clears it with
+	// ct_clear (26.03, 68850ba3e).
+	pktSampled bool
+	// setID32: sample() prints the collector's set_id in full, not
+	// truncated to 8 bits (25.09, a5b147828).
+	setID32 bool
 	// switchPorts: ports of type "switch" skip conntrack like router ports
 	// (26.03, 2f2b263df).
 	switchPorts bool
@@ -84,22 +88,23 @@ func newRules(r *release.Release) rules {
 	}
 	at := func(v string) bool { return r.Version.Compare(release.MustVersion(v)) >= 0 }
 	ru := rules{
-		rel:            r,
-		layout:         lay,
-		verdicts:       at("23.06.0"),
-		icmpTooBig:     at("23.06.0"),
-		sampling:       at("24.09.0"),
-		ipFrag:         at("25.03.0"),
-		dnsFromCtrl:    at("25.03.0"),
-		persist:        at("25.03.0"),
-		commitInHint:   at("25.09.0"),
-		noRedundantCt:  at("25.09.0"),
-		statelessLB:    at("25.09.0"),
-		nf:             at("26.03.0"),
-		ctTranslation:  at("26.03.0"),
-		sampledCtClear: at("26.03.0"),
-		switchPorts:    at("26.03.0"),
-		evpn:           at("26.03.1"),
+		rel:           r,
+		layout:        lay,
+		verdicts:      at("23.06.0"),
+		icmpTooBig:    at("23.06.0"),
+		sampling:      at("24.09.0"),
+		ipFrag:        at("25.03.0"),
+		dnsFromCtrl:   at("25.03.0"),
+		persist:       at("25.03.0"),
+		commitInHint:  at("25.09.0"),
+		noRedundantCt: at("25.09.0"),
+		statelessLB:   at("25.09.0"),
+		nf:            at("26.03.0"),
+		ctTranslation: at("26.03.0"),
+		pktSampled:    at("26.03.0"),
+		setID32:       at("25.09.0"),
+		switchPorts:   at("26.03.0"),
+		evpn:          at("26.03.1"),
 	}
 	ru.regs = registers2303
 	if at("25.03.0") { // 91988089c

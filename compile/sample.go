@@ -47,6 +47,10 @@ func (g *global) aclSampleFlows(od *datapath, acl *nbdb.ACL) []aclFlow {
 			newConn = "ip && (ct.new || !ct.trk)"
 		}
 	}
+	sampled, notSampled := "", ""
+	if g.r.pktSampled {
+		sampled, notSampled = "flags.pkt_sampled = 1; ", "flags.pkt_sampled == 0 && "
+	}
 	if c, ok := sNew.single(); ok {
 		// build_acl_sample_generic_new_flows
 		prio := 900
@@ -54,19 +58,19 @@ func (g *global) aclSampleFlows(od *datapath, acl *nbdb.ACL) []aclFlow {
 			prio = 1000
 		}
 		add(st, prio, newConn+" && "+regObsCollectorIDNew+" == "+strconv.Itoa(c.ID)+" && "+regbitACLObsStage+" == "+strconv.Itoa(obs),
-			"flags.pkt_sampled = 1; sample(probability="+strconv.Itoa(c.Probability)+",collector_set="+strconv.Itoa(c.SetID)+
+			sampled+"sample(probability="+strconv.Itoa(c.Probability)+",collector_set="+g.setID(c)+
 				",obs_domain="+strconv.Itoa(newDom)+",obs_point="+regObsPointIDNew+"); next;")
 	} else if sNew != nil {
 		// build_acl_sample_new_flows
-		add(st, 1100, newConn+" && "+regObsPointIDNew+" == "+strconv.Itoa(pointID(acl, sNew)), sampleAction(acl, sNew, newDom))
+		add(st, 1100, newConn+" && "+regObsPointIDNew+" == "+strconv.Itoa(pointID(acl, sNew)), g.sampleAction(acl, sNew, newDom))
 	}
 	if !stateful {
 		return out
 	}
-	const est = "flags.pkt_sampled == 0 && ip && ct.trk && (ct.est || ct.rel) && "
+	est := notSampled + "ip && ct.trk && (ct.est || ct.rel) && "
 	if c, ok := sEst.single(); ok {
 		// build_acl_sample_generic_est_flows
-		a := "flags.pkt_sampled = 1; sample(probability=" + strconv.Itoa(c.Probability) + ",collector_set=" + strconv.Itoa(c.SetID) +
+		a := sampled + "sample(probability=" + strconv.Itoa(c.Probability) + ",collector_set=" + g.setID(c) +
 			",obs_domain=" + strconv.Itoa(estDom) + ",obs_point=ct_label.obs_point_id); next;"
 		coll := "ct_mark.obs_collector_id == " + strconv.Itoa(c.ID)
 		add(st, 1000, est+"ct_label.obs_unused == 0 && !ct.rpl && "+coll+" && ct_mark.obs_stage == "+strconv.Itoa(obs), a)
@@ -74,7 +78,7 @@ func (g *global) aclSampleFlows(od *datapath, acl *nbdb.ACL) []aclFlow {
 	} else if sEst != nil {
 		// build_acl_sample_est_stateful_flows
 		label := "ct_label.obs_point_id == " + strconv.Itoa(pointID(acl, sEst)) + " && ct_label.obs_unused == 0"
-		a := sampleAction(acl, sEst, estDom)
+		a := g.sampleAction(acl, sEst, estDom)
 		add(st, 1200, est+"!ct.rpl && "+label, a)
 		add(replyStage(st), 1200, est+"ct.rpl && "+label, a)
 	}
@@ -93,7 +97,7 @@ func pointID(acl *nbdb.ACL, s *sample) int {
 // sampleAction is build_acl_sample_action: one sample() per collector,
 // with the ACL's label as observation point (domain 0) or the sample's
 // metadata (the Sampling_App's domain); nothing without a domain.
-func sampleAction(acl *nbdb.ACL, s *sample, domain int) string {
+func (g *global) sampleAction(acl *nbdb.ACL, s *sample, domain int) string {
 	if s == nil || domain == 0 {
 		return ""
 	}
@@ -102,14 +106,23 @@ func sampleAction(acl *nbdb.ACL, s *sample, domain int) string {
 		dom, point = 0, acl.Label
 	}
 	a := ""
-	if len(s.Collectors) > 0 {
+	if len(s.Collectors) > 0 && g.r.pktSampled {
 		a = "flags.pkt_sampled = 1; "
 	}
 	for _, c := range s.Collectors {
-		a += "sample(probability=" + strconv.Itoa(c.Probability) + ",collector_set=" + strconv.Itoa(c.SetID) +
+		a += "sample(probability=" + strconv.Itoa(c.Probability) + ",collector_set=" + g.setID(c) +
 			",obs_domain=" + strconv.Itoa(dom) + ",obs_point=" + strconv.Itoa(point) + ");"
 	}
 	return a + " next;"
+}
+
+// setID is the collector's set_id as sample() prints it: before 25.09,
+// northd truncated it to 8 bits.
+func (g *global) setID(c sampleCollector) string {
+	if !g.r.setID32 {
+		return strconv.Itoa(int(uint8(c.SetID)))
+	}
+	return strconv.Itoa(c.SetID)
 }
 
 // single returns the sample's only collector (acl_use_generic_sample_flows).

@@ -91,7 +91,7 @@ func (g *global) skipPortFromConntrack(b *builder, name string, hasStatefulACL b
 	egress := "next;"
 	if !hasStatefulACL {
 		egress = "ct_clear; next;"
-		if g.r.sampledCtClear {
+		if g.r.pktSampled {
 			egress = "flags.pkt_sampled = 0; ct_clear; next;"
 		}
 	}
