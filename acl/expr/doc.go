@@ -1,9 +1,14 @@
-// Package expr implements OVN 23.03's logical-flow match language, the
-// language of ACL matches: a lexer and recursive-descent parser that accept
-// exactly what OVN's lib/lex.c and lib/expr.c accept (with OVN's error
-// messages plus a byte offset), the 23.03 symbol table of
-// lib/logical-fields.c, warnings for dubious-but-accepted constructs, and an
-// evaluator with ovn-trace's semantics over a Microflow.
+// Package expr implements OVN's logical-flow match language, the language
+// of ACL matches, as each supported release speaks it: a lexer and
+// recursive-descent parser that accept exactly what OVN's lib/lex.c and
+// lib/expr.c accept (with OVN's error messages plus a byte offset), each
+// release's symbol table of lib/logical-fields.c, warnings for
+// dubious-but-accepted constructs, and an evaluator with ovn-trace's
+// semantics over a Microflow.
+//
+// Parse, Valid and ParseMicroflow speak 23.03.1; a Dialect (DialectOf(26,
+// 3, 1)) speaks another release: 23.03's table and rules plus the changes
+// each later release made (dialect.go).
 //
 // Parse returns an *Expr whose Root is a tree of Nodes (Binary, Not, Paren,
 // Bool, FieldTest, Cmp, Range, ChassisResident). Every node records its byte
@@ -22,8 +27,9 @@
 // field (Set("reg0[16]", 1), Set("ip4.src", "10.0.0.1")) or from an
 // ovn-trace style description with ParseMicroflow.
 //
-// The behaviour is pinned by oracle tests against the real OVN 23.03
-// binaries: testdata/corpus.txt (expressions labelled by ovn-trace's flow
-// parser) and testdata/eval.txt (expression × microflow results from
-// ovn-trace); see docs/match-language.md.
+// The behaviour is pinned by oracle tests against the real OVN binaries:
+// testdata/corpus/RELEASE.txt (the same expressions labelled by each
+// supported release's ovn-trace flow parser) and testdata/eval.txt
+// (expression × microflow results from 23.03's ovn-trace); see
+// docs/match-language.md.
 package expr

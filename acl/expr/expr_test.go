@@ -13,20 +13,20 @@ func TestParseErrors(t *testing.T) {
 		in   string
 		want *Error
 	}{
-		{"", &Error{0, "Syntax error at end of input expecting constant."}},
-		{"ip4 &&", &Error{6, "Syntax error at end of input expecting constant."}},
-		{"tcp && udp || ip4", &Error{11, "&& and || must be parenthesized when used together."}},
-		{"ip4 garbage", &Error{4, "Syntax error at `garbage' expecting end of input."}},
-		{"reg0[1..40] == 1", &Error{12, "Cannot select bits 1 to 40 of 32-bit field reg0."}},
-		{`inport == "abc`, &Error{10, "Input ends inside quoted string."}},
-		{"ip4.src == 10.0.0.0/33", &Error{11, "Value and mask have incompatible formats."}},
-		{"!tcp.dst == 80", &Error{14, "Missing parentheses around operand of !."}},
-		{"ct.new == 2", &Error{11, "2-bit constant is not compatible with 1-bit field ct.new."}},
-		{"inport < \"a\"", &Error{12, "Only == and != operators may be used with nominal field inport."}},
-		{"reg10 == 1", &Error{0, "Syntax error at `reg10' expecting field name."}},
-		{"ip4 \xff", &Error{4, "Invalid byte 0x-1 in input."}},
-		{"ip4 ~", &Error{4, "Invalid character `~' in input."}},
-		{"eth.src == 00:00:00:00:00:0g", &Error{11, "Invalid numeric constant."}},
+		{"", &Error{Offset: 0, Msg: "Syntax error at end of input expecting constant."}},
+		{"ip4 &&", &Error{Offset: 6, Msg: "Syntax error at end of input expecting constant."}},
+		{"tcp && udp || ip4", &Error{Offset: 11, Msg: "&& and || must be parenthesized when used together."}},
+		{"ip4 garbage", &Error{Offset: 4, Msg: "Syntax error at `garbage' expecting end of input."}},
+		{"reg0[1..40] == 1", &Error{Offset: 12, Msg: "Cannot select bits 1 to 40 of 32-bit field reg0."}},
+		{`inport == "abc`, &Error{Offset: 10, Msg: "Input ends inside quoted string."}},
+		{"ip4.src == 10.0.0.0/33", &Error{Offset: 11, Msg: "Value and mask have incompatible formats."}},
+		{"!tcp.dst == 80", &Error{Offset: 14, Msg: "Missing parentheses around operand of !."}},
+		{"ct.new == 2", &Error{Offset: 11, Msg: "2-bit constant is not compatible with 1-bit field ct.new."}},
+		{"inport < \"a\"", &Error{Offset: 12, Msg: "Only == and != operators may be used with nominal field inport."}},
+		{"reg10 == 1", &Error{Offset: 0, Msg: "Syntax error at `reg10' expecting field name."}},
+		{"ip4 \xff", &Error{Offset: 4, Msg: "Invalid byte 0x-1 in input."}},
+		{"ip4 ~", &Error{Offset: 4, Msg: "Invalid character `~' in input."}},
+		{"eth.src == 00:00:00:00:00:0g", &Error{Offset: 11, Msg: "Invalid numeric constant."}},
 	}
 	for _, tc := range tests {
 		_, err := Parse(tc.in, nil)

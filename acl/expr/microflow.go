@@ -16,12 +16,10 @@ import (
 // disjunctions (tcp.dst == 80 alone leaves ip4 vs ip6 open) fail with an
 // error wrapping ErrAmbiguous; conflicting constraints (ip4 && ip6) fail
 // with ErrContradictory. Parse errors are returned as *Error.
-func ParseMicroflow(s string, r Resolver) (*Microflow, error) {
-	e, err := Parse(s, r)
-	if err != nil {
-		return nil, err
-	}
-	sv := newSolver(DefaultSymtab(), r)
+func ParseMicroflow(s string, r Resolver) (*Microflow, error) { return OVN2303().ParseMicroflow(s, r) }
+
+func solveMicroflow(e *Expr, t Symtab, r Resolver) (*Microflow, error) {
+	sv := newSolver(t, r)
 	if err := sv.constrainAll(e.Root, false); err != nil {
 		return nil, err
 	}

@@ -15,12 +15,21 @@ const MaxParenDepth = 100
 type Error struct {
 	// Offset is the byte offset in the parsed text.
 	Offset int
-	// Msg is the message, worded as OVN 23.03 words it.
+	// Msg is the message, worded as the dialect's OVN release words it;
+	// empty where OVN rejects the match without giving a reason (an
+	// undefined template variable on 25.03+).
 	Msg string
+	// Note is aclc's explanation when OVN gives no message.
+	Note string
 }
 
-// Error returns "offset N: message".
-func (e *Error) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
+// Error returns "offset N: message" (the Note when OVN has no message).
+func (e *Error) Error() string {
+	if e.Msg == "" {
+		return fmt.Sprintf("offset %d: %s", e.Offset, e.Note)
+	}
+	return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg)
+}
 
 // Resolver looks up address sets and port groups. AddressSet returns the
 // addresses (as written in the NB/SB, e.g. "10.0.0.0/8") and whether the set
@@ -51,19 +60,14 @@ func (e *Expr) String() string { return e.Root.String() }
 // Parse parses s as an OVN 23.03 logical-flow match expression against the
 // default symbol table. With a nil resolver every $address_set and
 // @port_group is assumed to exist. It returns an *Error on failure, which
-// OVN would report as "parsing expression failed".
-func Parse(s string, r Resolver) (*Expr, error) {
-	return ParseSymtab(s, DefaultSymtab(), r)
-}
+// OVN would report as "parsing expression failed". Dialect.Parse parses
+// for another release.
+func Parse(s string, r Resolver) (*Expr, error) { return OVN2303().Parse(s, r) }
 
 // ParseWithTemplates is Parse with chassis template variables defined, as
 // ovn-controller expands them (see ExpandTemplates).
 func ParseWithTemplates(s string, vars map[string]string, r Resolver) (*Expr, error) {
-	n, err := parseWith(s, DefaultSymtab(), r, vars)
-	if err != nil {
-		return nil, err
-	}
-	return &Expr{Text: s, Root: n, Warnings: check(n, DefaultSymtab(), r)}, nil
+	return OVN2303().ParseWithTemplates(s, vars, r)
 }
 
 // ParseSymtab is Parse with an explicit symbol table.
@@ -78,10 +82,7 @@ func ParseSymtab(s string, t Symtab, r Resolver) (*Expr, error) {
 }
 
 // Valid reports whether OVN 23.03 would accept s; the error says why not.
-func Valid(s string, r Resolver) error {
-	_, err := parseWith(s, DefaultSymtab(), r, nil)
-	return err
-}
+func Valid(s string, r Resolver) error { return OVN2303().Valid(s, r) }
 
 type parser struct {
 	text   string

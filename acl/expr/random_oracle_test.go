@@ -184,7 +184,7 @@ func TestRandomOracle(t *testing.T) {
 		seen[s] = true
 		exprs = append(exprs, s)
 	}
-	ovn := o.parseFailures(t, exprs)
+	ovn, _ := o.parseFailures(t, exprs)
 	agree, bad, invalids := 0, 0, 0
 	for _, s := range exprs {
 		want, invalid := ovn[s]

@@ -3,7 +3,6 @@ package expr
 import (
 	"fmt"
 	"sort"
-	"sync"
 )
 
 // Level is a symbol's measurement level, OVN's enum expr_level. It decides
@@ -37,7 +36,7 @@ func (l Level) String() string {
 	return fmt.Sprintf("Level(%d)", int(l))
 }
 
-// Symbol is one name of OVN 23.03's logical-flow symbol table
+// Symbol is one name of an OVN release's logical-flow symbol table
 // (lib/logical-fields.c ovn_init_symtab).
 type Symbol struct {
 	// Name is the symbol's name, e.g. "tcp.dst".
@@ -99,46 +98,76 @@ func (t Symtab) Names() []string {
 // Lookup returns the symbol called name, or nil.
 func (t Symtab) Lookup(name string) *Symbol { return t[name] }
 
-// defaultSymtab is built on first use, not at program start: building it
-// parses every predicate and costs about a millisecond that commands which
-// never parse a match (aclc ct, nb load) should not pay.
-var defaultSymtab = sync.OnceValue(buildSymtab)
+// DefaultSymtab returns OVN 23.03.1's logical-flow symbol table, the table
+// of Parse and Valid. The table is shared; callers must not modify it.
+// Dialect.Symtab returns another release's.
+func DefaultSymtab() Symtab { return OVN2303().Symtab() }
 
-// DefaultSymtab returns OVN 23.03's logical-flow symbol table. The table is
-// shared; callers must not modify it.
-func DefaultSymtab() Symtab { return defaultSymtab() }
+// symtabBuilder adds symbols the way lib/logical-fields.c does, with
+// lib/expr.c's expr_symtab_add_* rules.
+type symtabBuilder struct{ t Symtab }
 
-func buildSymtab() Symtab {
-	t := Symtab{}
-	add := func(name string, width int, level Level, prereqs string, cross bool) *Symbol {
-		if _, dup := t[name]; dup {
-			panic("expr: duplicate symbol " + name)
+func (b *symtabBuilder) add(name string, width int, level Level, prereqs string, cross bool) *Symbol {
+	if _, dup := b.t[name]; dup {
+		panic("expr: duplicate symbol " + name)
+	}
+	s := &Symbol{Name: name, Width: width, Level: level, Prereqs: prereqs, MustCrossproduct: cross}
+	b.t[name] = s
+	return s
+}
+
+// str adds a string field (expr_symtab_add_string).
+func (b *symtabBuilder) str(name string) { b.add(name, 0, Nominal, "", false) }
+
+// field adds a real OpenFlow field: ordinal if bitwise maskable.
+func (b *symtabBuilder) field(name string, width int, maskable bool, prereqs string, cross bool) {
+	level := Nominal
+	if maskable {
+		level = Ordinal
+	}
+	b.add(name, width, level, prereqs, cross)
+}
+
+// sub adds name as bits lo..hi of parent (expr_symtab_add_subfield).
+func (b *symtabBuilder) sub(name, prereqs, parent string, lo, hi int) {
+	p := b.t[parent]
+	if p == nil || hi >= p.Width || lo > hi {
+		panic("expr: bad subfield " + name)
+	}
+	s := b.add(name, hi-lo+1, p.Level, prereqs, false)
+	s.Parent, s.ParentOfs = p, lo
+}
+
+// pred adds a predicate (expr_symtab_add_predicate); its level is that of
+// its expansion.
+func (b *symtabBuilder) pred(name, expansion string) {
+	s := b.add(name, 1, Boolean, "", false)
+	s.Predicate = expansion
+	s.Level = predicateLevel(b.t, expansion)
+}
+
+// redefine gives an existing predicate a new expansion.
+func (b *symtabBuilder) redefine(name, expansion string) {
+	b.remove(name)
+	b.pred(name, expansion)
+}
+
+// remove drops symbols that a release no longer has.
+func (b *symtabBuilder) remove(names ...string) {
+	for _, n := range names {
+		if b.t[n] == nil {
+			panic("expr: removing unknown symbol " + n)
 		}
-		s := &Symbol{Name: name, Width: width, Level: level, Prereqs: prereqs, MustCrossproduct: cross}
-		t[name] = s
-		return s
+		delete(b.t, n)
 	}
-	// field adds a real OpenFlow field: ordinal if bitwise maskable.
-	field := func(name string, width int, maskable bool, prereqs string, cross bool) {
-		level := Nominal
-		if maskable {
-			level = Ordinal
-		}
-		add(name, width, level, prereqs, cross)
-	}
-	sub := func(name, prereqs, parent string, lo, hi int) {
-		p := t[parent]
-		if p == nil || hi >= p.Width || lo > hi {
-			panic("expr: bad subfield " + name)
-		}
-		s := add(name, hi-lo+1, p.Level, prereqs, false)
-		s.Parent, s.ParentOfs = p, lo
-	}
-	pred := func(name, expansion string) {
-		s := add(name, 1, Boolean, "", false)
-		s.Predicate = expansion
-		s.Level = predicateLevel(t, expansion)
-	}
+}
+
+// buildSymtab2303 builds OVN 23.03.1's table (ovn_init_symtab); later
+// releases apply symtabChanges to it (dialect.go).
+func buildSymtab2303() Symtab {
+	b := &symtabBuilder{t: Symtab{}}
+	t := b.t
+	add, field, sub, pred := b.add, b.field, b.sub, b.pred
 
 	add("inport", 0, Nominal, "", false)
 	add("outport", 0, Nominal, "", false)

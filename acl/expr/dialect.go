@@ -1,0 +1,248 @@
+package expr
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// A Dialect is the match language of one OVN release: its symbol table and
+// the few parser rules that changed after 23.03. A dialect is chosen by
+// version, so that the caller (the aclc command line maps its release
+// package's value onto one) needs nothing from this package but numbers.
+//
+// A dialect is 23.03.1's table and rules plus every change in
+// symtabChanges and parserChanges whose release is not newer than the
+// dialect's. Each change names the first upstream release (x.y.0 tag, or
+// the patch release for a change made in a patch release) whose
+// lib/logical-fields.c or lib/lex.c has it; backports to older patch
+// releases are not modelled. The oracle corpus checks the supported
+// releases (23.03.1, 25.03.0, 26.03.1) exactly.
+type Dialect struct {
+	version version
+	symtab  func() Symtab
+	// strictTemplates: a match that uses an undefined template variable
+	// fails as a whole (OVN 25.03+), instead of the variable expanding to
+	// its own name (23.03).
+	strictTemplates bool
+}
+
+// version is an OVN release version, major.minor.patch.
+type version [3]int
+
+func (v version) String() string { return fmt.Sprintf("%d.%02d.%d", v[0], v[1], v[2]) }
+
+func (v version) atLeast(o version) bool {
+	for i := range v {
+		if v[i] != o[i] {
+			return v[i] > o[i]
+		}
+	}
+	return true
+}
+
+func mustVersion(s string) version {
+	var v version
+	if n, err := fmt.Sscanf(s, "%d.%d.%d", &v[0], &v[1], &v[2]); err != nil || n != 3 {
+		panic("expr: bad version " + s)
+	}
+	return v
+}
+
+// oldest is the release of the base table and rules.
+var oldest = mustVersion("23.03.0")
+
+// symtabChange is what one upstream release changed in ovn_init_symtab.
+type symtabChange struct {
+	since version
+	apply func(b *symtabBuilder)
+}
+
+// symtabChanges are the changes to lib/logical-fields.c after 23.03.1, by
+// the release that first has them, oldest first. Flag bits are
+// include/ovn/logical-fields.h's MLF_*_BIT, ct_mark/ct_label bits its
+// OVN_CT_*_BIT. The number of logical registers (MFF_N_LOG_REGS, 10:
+// reg0..reg9, xreg0..xreg4, xxreg0..xxreg1) is the same in every release;
+// reg10..reg15 stay the flags, zones and logical ports and have no symbol.
+var symtabChanges = []symtabChange{
+	{mustVersion("24.03.0"), func(b *symtabBuilder) {
+		b.sub("flags.localnet", "", "flags", 15, 15)
+		b.sub("flags.icmp_snat", "", "flags", 17, 17)
+		b.sub("flags.tunnel_rx", "", "flags", 16, 16)
+	}},
+	{mustVersion("24.09.0"), func(b *symtabBuilder) {
+		// ACL sampling: observation stage and collector in ct_mark, the
+		// point id in ct_label; the ct_label copies of ct_mark's bits
+		// (blocked, natted, skip_snat, force_snat) and
+		// ct_label.ecmp_reply_port are gone.
+		b.sub("ct_mark.obs_stage", "", "ct_mark", 4, 5)
+		b.sub("ct_mark.obs_collector_id", "", "ct_mark", 16, 23)
+		b.remove("ct_label.blocked", "ct_label.natted", "ct_label.ecmp_reply_port",
+			"ct_label.skip_snat", "ct_label.force_snat")
+		b.sub("ct_label.obs_point_id", "", "ct_label", 96, 127)
+		b.sub("ct_label.obs_unused", "", "ct_label", 0, 95)
+		// Multicast predicates now require multicast addresses.
+		b.redefine("igmp", "ip4.mcast && ip.proto == 2")
+		b.pred("nd_ns_mcast", "ip6.mcast && icmp6.type == 135 && icmp6.code == 0 && ip.ttl == 255")
+		b.redefine("mldv1", "eth.mcastv6 && ip6.src == fe80::/10 && icmp6.type == {130, 131, 132}")
+		b.redefine("mldv2", "eth.mcastv6 && ip6.dst == ff02::16 && icmp6.type == 143")
+	}},
+	{mustVersion("25.03.0"), func(b *symtabBuilder) {
+		b.sub("flags.unsnat_new", "", "flags", 20, 20)
+		b.sub("flags.unsnat_not_tracked", "", "flags", 21, 21)
+		b.sub("flags.from_ctrl", "", "flags", 19, 19)
+		// ACL options:persist-established.
+		b.sub("ct_mark.allow_established", "", "ct_mark", 6, 6)
+		b.sub("ct_label.acl_id", "", "ct_label", 80, 95)
+	}},
+	{mustVersion("25.09.0"), func(b *symtabBuilder) {
+		b.str("remote_outport")
+		b.sub("flags.network_id", "", "flags", 28, 31)
+		b.sub("flags.igmp_loopback", "", "flags", 22, 22)
+		b.redefine("ip6.mcast_rsvd", "ip6.dst == {ff00::0, ff01::0, ff02::0, ff03::0, ff04::0, ff05::0, ff06::0, ff07::0, "+
+			"ff08::0, ff09::0, ff0a::0, ff0b::0, ff0c::0, ff0d::0, ff0e::0, ff0f::0}")
+	}},
+	{mustVersion("26.03.0"), func(b *symtabBuilder) {
+		b.sub("flags.pkt_sampled", "", "flags", 23, 23)
+		// Network functions and tunnel interfaces.
+		b.sub("ct_label.nf", "", "ct_label", 7, 7)
+		b.sub("ct_label.nf_id", "", "ct_label", 17, 24)
+		b.sub("ct_label.tun_if", "", "ct_label", 8, 8)
+		b.sub("ct_label.tun_if_id", "", "ct_label", 80, 95)
+	}},
+	{mustVersion("26.03.1"), func(b *symtabBuilder) {
+		// The registers behind inport/outport as numbers, for the EVPN
+		// predicates (OVN_EVPN_KEY_FLAG is bit 31).
+		b.field("__inport", 32, true, "", false)
+		b.field("__outport", 32, true, "", false)
+		b.pred("from_evpn_vtep", "__inport[31]")
+		b.pred("to_evpn_vtep", "__outport[31]")
+	}},
+}
+
+// strictTemplatesSince is the release whose lexer_parse_template_string
+// fails on an undefined template variable (commit 6154aa104, "lex:
+// Indicate that the template wasn't found during parsing").
+var strictTemplatesSince = mustVersion("25.03.0")
+
+var (
+	dialectsMu sync.Mutex
+	dialects   = map[version]*Dialect{}
+)
+
+// DialectOf returns the dialect of OVN major.minor.patch (26, 3, 1 for
+// 26.03.1). Versions before 23.03 are refused. Dialects are shared; the
+// symbol table is built on first use.
+func DialectOf(major, minor, patch int) (*Dialect, error) {
+	v := version{major, minor, patch}
+	if !v.atLeast(oldest) || minor < 0 || patch < 0 {
+		return nil, fmt.Errorf("OVN %s: the match language is known from 23.03 on", v)
+	}
+	dialectsMu.Lock()
+	defer dialectsMu.Unlock()
+	if d := dialects[v]; d != nil {
+		return d, nil
+	}
+	d := &Dialect{version: v, strictTemplates: v.atLeast(strictTemplatesSince)}
+	d.symtab = sync.OnceValue(func() Symtab {
+		b := &symtabBuilder{t: buildSymtab2303()}
+		for _, c := range symtabChanges {
+			if v.atLeast(c.since) {
+				c.apply(b)
+			}
+		}
+		return b.t
+	})
+	dialects[v] = d
+	return d, nil
+}
+
+func mustDialect(major, minor, patch int) *Dialect {
+	d, err := DialectOf(major, minor, patch)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// OVN2303 is the dialect of OVN 23.03.1, the one of Parse and Valid.
+func OVN2303() *Dialect { return mustDialect(23, 3, 1) }
+
+// String is the dialect's OVN version, "26.03.1".
+func (d *Dialect) String() string { return d.version.String() }
+
+// Symtab returns the dialect's symbol table. It is shared; callers must
+// not modify it.
+func (d *Dialect) Symtab() Symtab { return d.symtab() }
+
+// Parse parses s as a match of the dialect's release: its symbol table,
+// and template expansion as its ovn-controller does it (no variables
+// defined).
+func (d *Dialect) Parse(s string, r Resolver) (*Expr, error) {
+	return d.ParseWithTemplates(s, nil, r)
+}
+
+// ParseWithTemplates is Parse with chassis template variables defined
+// (see ExpandTemplates).
+func (d *Dialect) ParseWithTemplates(s string, vars map[string]string, r Resolver) (*Expr, error) {
+	n, err := d.parse(s, r, vars)
+	if err != nil {
+		return nil, err
+	}
+	t := d.Symtab()
+	return &Expr{Text: s, Root: n, Warnings: check(n, t, r)}, nil
+}
+
+// Valid reports whether the dialect's release accepts s; the error says
+// why not.
+func (d *Dialect) Valid(s string, r Resolver) error {
+	_, err := d.parse(s, r, nil)
+	return err
+}
+
+// ParseMicroflow is the package's ParseMicroflow in this dialect.
+func (d *Dialect) ParseMicroflow(s string, r Resolver) (*Microflow, error) {
+	e, err := d.Parse(s, r)
+	if err != nil {
+		return nil, err
+	}
+	return solveMicroflow(e, d.Symtab(), r)
+}
+
+// NewMicroflow returns an all-zero microflow over the dialect's fields.
+func (d *Dialect) NewMicroflow() *Microflow { return NewMicroflowSymtab(d.Symtab()) }
+
+func (d *Dialect) parse(s string, r Resolver, vars map[string]string) (Node, error) {
+	if d.strictTemplates {
+		if err := undefinedTemplate(s, vars); err != nil {
+			return nil, err
+		}
+	}
+	return parseWith(s, d.Symtab(), r, vars)
+}
+
+// undefinedTemplate returns the error of OVN 25.03+ for a match that uses
+// a template variable vars does not define: lexer_parse_template_string
+// fails and the flow is dropped. OVN gives no reason (ovn-controller logs
+// `error parsing match', ovn-trace `parsing expression failed'), so the
+// error's Msg is empty and its Note says what happened.
+func undefinedTemplate(s string, vars map[string]string) error {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i] // OVN works on C strings
+	}
+	if !strings.Contains(s, "^") {
+		return nil
+	}
+	for _, it := range lexMode(s, true) {
+		if it.typ == itemEOF {
+			break
+		}
+		if it.typ == itemTemplate {
+			if _, ok := vars[it.str]; !ok {
+				return &Error{Offset: it.pos, Note: fmt.Sprintf(
+					"template variable ^%s is not defined; OVN drops the whole flow (it gives no message)", it.str)}
+			}
+		}
+	}
+	return nil
+}
