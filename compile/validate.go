@@ -11,11 +11,17 @@ import (
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbview"
+	"github.com/aclc/aclc/release"
 )
 
-// ValidateMatches parses every ACL match, and every flow match northd
-// builds around one, with OVN 23.03's expression parser (package acl/expr)
-// and reports those that OVN would reject. northd copies such matches into
+// ValidateMatches is ValidateMatchesFor release 23.03.1.
+func ValidateMatches(s *nbschema.Snapshot, flows *lflow.Listing) []Problem {
+	return ValidateMatchesFor(s, flows, release.OVN2303)
+}
+
+// ValidateMatchesFor parses every ACL match, and every flow match northd
+// builds around one, with release r's expression parser (package acl/expr,
+// r's Dialect) and reports those that OVN would reject. northd copies such matches into
 // the SB all the same; every ovn-controller then drops the flow, so the ACL
 // silently does nothing.
 //
@@ -27,7 +33,11 @@ import (
 // 23.03 does not parenthesize: `A || B` becomes `(reg0[10] == 1) && A || B`,
 // which mixes && and || without parentheses. Those reject flows are
 // checked as written.
-func ValidateMatches(s *nbschema.Snapshot, flows *lflow.Listing) []Problem {
+func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.Release) []Problem {
+	if r == nil {
+		r = release.OVN2303
+	}
+	d := Dialect(r)
 	g := &global{s: s, v: nbview.New(s)}
 	type job struct {
 		acl  string
@@ -64,7 +74,7 @@ func ValidateMatches(s *nbschema.Snapshot, flows *lflow.Listing) []Problem {
 		go func(w int) {
 			defer wg.Done()
 			for i := w; i < len(jobs); i += workers {
-				errs[i] = expr.Valid(jobs[i].text, nil)
+				errs[i] = d.Valid(jobs[i].text, nil)
 			}
 		}(w)
 	}
@@ -87,7 +97,7 @@ func ValidateMatches(s *nbschema.Snapshot, flows *lflow.Listing) []Problem {
 			continue // already reported for the ACL's own match
 		}
 		out = append(out, Problem{ACL: j.acl, Where: g.describeACL(acl), Datapath: j.dp,
-			Message: "OVN 23.03 wraps this reject ACL's match as " + fmt.Sprintf("%q", j.text) +
+			Message: "OVN " + r.Series() + " wraps this reject ACL's match as " + fmt.Sprintf("%q", j.text) +
 				", which OVN's parser rejects (" + msg + "); parenthesize the ACL match"})
 	}
 	return sortProblems(out)

@@ -52,6 +52,18 @@ port_groups:
 		{name: "fixture sw1", args: []string{fixture, "--datapath", "sw1", "outport == @pg"},
 			wantOut:    "error: offset 11: Syntax error at `@pg' expecting port group name.\n",
 			wantStatus: 1},
+		{name: "23.03", args: []string{"--ovn-version", "23.03", "ct_label.blocked == 1", "ct_label.nf == 1", "^tmpl == 1"},
+			wantOut: "ok\nerror: offset 0: Syntax error at `ct_label.nf' expecting field name.\n" +
+				"error: offset 0: Syntax error at `tmpl' expecting field name.\n",
+			wantStatus: 1},
+		{name: "25.03", args: []string{"--ovn-version", "25.03.0", "ct_mark.allow_established == 1", "ct_label.nf == 1"},
+			wantOut:    "ok\nerror: offset 0: Syntax error at `ct_label.nf' expecting field name.\n",
+			wantStatus: 1},
+		{name: "default 26.03", args: []string{"ct_label.blocked == 1", "ct_label.nf == 1", "ip4 && ^tmpl"},
+			wantOut: "error: offset 0: Syntax error at `ct_label.blocked' expecting field name.\nok\n" +
+				"error: offset 7: template variable ^tmpl is not defined; OVN drops the whole flow (it gives no message)\n",
+			wantStatus: 1},
+		{name: "unknown release", args: []string{"--ovn-version", "24.03", "ip4"}, wantErr: "not supported", wantStatus: 2},
 		{name: "datapath without NB", args: []string{"--datapath", "sw0", "ip4"}, wantErr: "--datapath needs", wantStatus: 2},
 		{name: "unknown datapath", args: []string{fixture, "--datapath", "nosuch", "ip4"}, wantErr: "no logical switch", wantStatus: 2},
 	}
