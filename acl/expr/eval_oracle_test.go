@@ -5,14 +5,20 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"regexp"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aclc/aclc/release"
 )
 
-const evalPath = "testdata/eval.txt"
+// evalDir holds one file per supported release, RELEASE.txt, with the same
+// microflows and expressions, the results from that release's ovn-trace.
+const evalDir = "testdata/eval"
+
+func evalFile(r *release.Release) string { return filepath.Join(evalDir, r.Name()+".txt") }
 
 // evalResolver is corpusResolver plus ovn-trace's is_chassis_resident: true
 // for every port that exists (the oracle SB has lsp1..lsp3).
@@ -33,8 +39,9 @@ type evalData struct {
 	results    []string // per expr: one '0', '1' or '?' per microflow
 }
 
-func readEvalData(t *testing.T) *evalData {
+func readEvalData(t *testing.T, r *release.Release) *evalData {
 	t.Helper()
+	evalPath := evalFile(r)
 	f, err := os.Open(evalPath)
 	if err != nil {
 		t.Fatal(err)
@@ -60,126 +67,134 @@ func readEvalData(t *testing.T) *evalData {
 	return d
 }
 
-func (d *evalData) write(t *testing.T) {
+func (d *evalData) write(t *testing.T, r *release.Release) {
 	var b bytes.Buffer
-	for _, h := range d.header {
-		b.WriteString(h + "\n")
-	}
+	fmt.Fprintf(&b, `# Evaluator differential data, results from OVN %s's ovn-trace (Debian
+# package %s).
+# "microflow<TAB>EXPR" lines list ovn-trace microflows (numbered from 0);
+# "expr<TAB>EXPR<TAB>RESULTS" lines give, per microflow, 1 if ovn-trace
+# finds a Logical_Flow with match EXPR matching, 0 if not, ? if not yet
+# labelled. Every release's file has the same microflows and expressions;
+# add new ones to the oldest release's file (results ?) and regenerate
+# every release's from its oracle:
+#   go test ./acl/expr -run TestEvalOracle -args -update
+`, r.Name(), r.Package)
 	for _, m := range d.microflows {
 		fmt.Fprintf(&b, "microflow\t%s\n", m)
 	}
 	for i, e := range d.exprs {
 		fmt.Fprintf(&b, "expr\t%s\t%s\n", e, d.results[i])
 	}
-	if err := os.WriteFile(evalPath, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(evalFile(r), b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// TestEvalData checks offline that ParseMicroflow + Eval agree with what
+// TestEvalData checks offline that, for every supported release,
+// ParseMicroflow + Eval in the release's dialect agree with what its
 // ovn-trace decided for every (expression, microflow) pair in testdata.
 func TestEvalData(t *testing.T) {
-	d := readEvalData(t)
-	r := evalResolver{}
-	var mfs []*Microflow
-	for _, s := range d.microflows {
-		m, err := ParseMicroflow(s, r)
-		if err != nil {
-			t.Fatalf("ParseMicroflow(%q): %v", s, err)
-		}
-		mfs = append(mfs, m)
+	base := readEvalData(t, release.OVN2303)
+	for _, rel := range release.All() {
+		t.Run(rel.Name(), func(t *testing.T) {
+			d := readEvalData(t, rel)
+			if !slices.Equal(d.exprs, base.exprs) || !slices.Equal(d.microflows, base.microflows) {
+				t.Fatalf("%s does not list %s's microflows and expressions; run TestEvalOracle -update", evalFile(rel), evalFile(release.OVN2303))
+			}
+			dl := dialectOf(t, rel)
+			r := evalResolver{}
+			var mfs []*Microflow
+			for _, s := range d.microflows {
+				m, err := dl.ParseMicroflow(s, r)
+				if err != nil {
+					t.Fatalf("ParseMicroflow(%q): %v", s, err)
+				}
+				mfs = append(mfs, m)
+			}
+			pairs := 0
+			for i, s := range d.exprs {
+				e, err := dl.Parse(s, r)
+				if err != nil {
+					t.Errorf("Parse(%q): %v", s, err)
+					continue
+				}
+				for j, m := range mfs {
+					want := d.results[i][j]
+					if want == '?' {
+						t.Errorf("%q on microflow %d is not labelled; run TestEvalOracle -update", s, j)
+						continue
+					}
+					got, err := Eval(e, m, r)
+					if err != nil {
+						t.Errorf("Eval(%q): %v", s, err)
+						break
+					}
+					pairs++
+					if got != (want == '1') {
+						t.Errorf("Eval(%q) on microflow %d (%s) = %v, ovn-trace %s says %c", s, j, m, got, rel, want)
+					}
+				}
+			}
+			t.Logf("%s: %d (expression, microflow) pairs checked", rel, pairs)
+		})
 	}
-	pairs := 0
-	for i, s := range d.exprs {
-		e, err := Parse(s, r)
-		if err != nil {
-			t.Errorf("Parse(%q): %v", s, err)
-			continue
-		}
-		for j, m := range mfs {
-			want := d.results[i][j]
-			if want == '?' {
-				t.Errorf("%q on microflow %d is not labelled; run TestEvalOracle -update", s, j)
-				continue
-			}
-			got, err := Eval(e, m, r)
-			if err != nil {
-				t.Errorf("Eval(%q): %v", s, err)
-				break
-			}
-			pairs++
-			if got != (want == '1') {
-				t.Errorf("Eval(%q) on microflow %d (%s) = %v, ovn-trace says %c", s, j, m, got, want)
-			}
-		}
-	}
-	t.Logf("%d (expression, microflow) pairs checked", pairs)
 }
 
 var tracedFlow = regexp.MustCompile(`(?m)^\s*(\d+)\. .*, priority 100, uuid`)
 
 // TestEvalOracle puts each expression in its own ingress table of an SB
-// datapath (priority 100, beside a priority-0 catch-all) and runs ovn-trace
-// on every microflow: a traced line for the priority-100 flow of table k
-// means expression k matched. The checked-in results must equal the
-// oracle's; with -update they are rewritten.
+// datapath (priority 100, beside a priority-0 catch-all) and runs each
+// release's ovn-trace on every microflow: a traced line for the
+// priority-100 flow of table k means expression k matched. The checked-in
+// results must equal the oracle's; with -update they are rewritten.
 func TestEvalOracle(t *testing.T) {
 	if testing.Short() && !*update {
 		t.Skip("runs ovn-trace")
 	}
-	o := startOracle(t, "lsp1", "lsp2", "lsp3")
-	sb, ctx, sbctl, dp := o.sb, o.ctx, o.sbctl, o.dp
-
-	d := readEvalData(t)
-	got := make([][]byte, len(d.exprs))
-	for i := range got {
-		got[i] = bytes.Repeat([]byte{'0'}, len(d.microflows))
-	}
-	const batch = 25 // tables 0..24; `next;' may not go past the last one
-	for start := 0; start < len(d.exprs); start += batch {
-		end := min(start+batch, len(d.exprs))
-		args := []string{"--all", "destroy", "Logical_Flow"}
-		for i := start; i < end; i++ {
-			table := strconv.Itoa(i - start)
-			args = append(args,
-				"--", "create", "Logical_Flow", "logical_datapath="+dp, "pipeline=ingress",
-				"table_id="+table, "priority=100", "match="+ovsdbString(d.exprs[i]),
-				// Not a bare `next;': ovn-trace hides such stages when
-				// their match is constant true.
-				`actions="reg9[31] = 1; next;"`,
-				"--", "create", "Logical_Flow", "logical_datapath="+dp, "pipeline=ingress",
-				"table_id="+table, "priority=0", `match="1"`, `actions="next;"`)
-		}
-		sbctl(args...)
-		for j, mf := range d.microflows {
-			cmd := exec.CommandContext(ctx, "ovn-trace", "--db="+sb.SB, "sw0", mf)
-			cmd.Env = sb.Env()
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("ovn-trace %q: %v\n%s", mf, err, stderr.String())
+	base := readEvalData(t, release.OVN2303)
+	for _, rel := range release.All() {
+		t.Run(rel.Name(), func(t *testing.T) {
+			o := startOracleRelease(t, rel, "lsp1", "lsp2", "lsp3")
+			d := readEvalData(t, rel)
+			old := map[string]string{}
+			if slices.Equal(d.microflows, base.microflows) {
+				for i, x := range d.exprs {
+					old[x] = d.results[i]
+				}
 			}
-			if strings.Contains(stderr.String(), "parsing expression failed") {
-				t.Fatalf("ovn-trace could not parse a flow: %s", stderr.String())
+			d.microflows, d.exprs = base.microflows, base.exprs
+			d.results = make([]string, len(d.exprs))
+			got := make([][]byte, len(d.exprs))
+			for i := range got {
+				got[i] = bytes.Repeat([]byte{'0'}, len(d.microflows))
 			}
-			for _, m := range tracedFlow.FindAllStringSubmatch(stdout.String(), -1) {
-				k, _ := strconv.Atoi(m[1])
-				got[start+k][j] = '1'
+			const batch = 25 // tables 0..24; `next;' may not go past the last one
+			for start := 0; start < len(d.exprs); start += batch {
+				end := min(start+batch, len(d.exprs))
+				for j, mf := range d.microflows {
+					matched, err := o.traceTables(d.exprs[start:end], mf)
+					if err != nil {
+						t.Fatalf("ovn-trace %q: %v", mf, err)
+					}
+					for k := range matched {
+						got[start+k][j] = '1'
+					}
+				}
 			}
-		}
-	}
-	changed := 0
-	for i := range d.exprs {
-		if string(got[i]) != d.results[i] {
-			if !*update {
-				t.Errorf("%q: testdata says %s, ovn-trace says %s", d.exprs[i], d.results[i], got[i])
+			changed := 0
+			for i := range d.exprs {
+				if string(got[i]) != old[d.exprs[i]] {
+					if !*update {
+						t.Errorf("%q: testdata says %s, ovn-trace %s says %s", d.exprs[i], old[d.exprs[i]], rel, got[i])
+					}
+					changed++
+				}
+				d.results[i] = string(got[i])
 			}
-			d.results[i] = string(got[i])
-			changed++
-		}
-	}
-	t.Logf("oracle: %d expressions x %d microflows, %d rows differ from testdata", len(d.exprs), len(d.microflows), changed)
-	if *update && changed > 0 {
-		d.write(t)
+			t.Logf("oracle %s: %d expressions x %d microflows, %d rows differ from testdata", rel, len(d.exprs), len(d.microflows), changed)
+			if *update && changed > 0 {
+				d.write(t, rel)
+			}
+		})
 	}
 }

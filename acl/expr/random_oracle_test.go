@@ -7,6 +7,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/aclc/aclc/internal/ovnroot"
+	"github.com/aclc/aclc/release"
 )
 
 // randExpr generates match expressions from OVN's grammar with random
@@ -214,7 +217,7 @@ func TestRandomEvalOracle(t *testing.T) {
 		t.Skip("runs ovn-trace")
 	}
 	o := startOracle(t, "lsp1", "lsp2", "lsp3")
-	d := readEvalData(t)
+	d := readEvalData(t, release.OVN2303)
 	r := evalResolver{}
 	var mfs []*Microflow
 	for _, s := range d.microflows {
@@ -304,8 +307,7 @@ func (o *oracle) traceTables(exprs []string, mf string) (map[int]bool, error) {
 			"table_id="+table, "priority=0", `match="1"`, `actions="next;"`)
 	}
 	o.sbctl(args...)
-	cmd := exec.CommandContext(o.ctx, "ovn-trace", "--db="+o.sb.SB, "sw0", mf)
-	cmd.Env = o.sb.Env()
+	cmd := o.traceCommand("sw0", mf)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -321,4 +323,16 @@ func (o *oracle) traceTables(exprs []string, mf string) (map[int]bool, error) {
 		matched[k] = true
 	}
 	return matched, nil
+}
+
+// traceCommand is the release's ovn-trace on the oracle's SB (its stderr
+// is the caller's to read: Sandbox.Trace would drop it).
+func (o *oracle) traceCommand(args ...string) *exec.Cmd {
+	r := o.sb.Release
+	if r.Host {
+		return exec.CommandContext(o.ctx, "ovn-trace", append([]string{"--db=" + o.sb.SB}, args...)...)
+	}
+	root := ovnroot.Dir(r)
+	db := "--db=unix:" + strings.TrimPrefix(strings.TrimPrefix(o.sb.SB, "unix:"), root)
+	return exec.CommandContext(o.ctx, "chroot", append([]string{root, "ovn-trace", db}, args...)...)
 }
