@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/internal/testenv"
+	"github.com/aclc/aclc/release"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -98,5 +100,65 @@ func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCLIMatchCheckDetectsRelease runs `aclc match check --nb` against each
+// release's own NB: the release is detected from the NB's schema version,
+// and --ovn-version overrides it with a warning.
+func TestCLIMatchCheckDetectsRelease(t *testing.T) {
+	bin := testenv.AclcBinary(t)
+	exprs := []string{"ct_label.blocked == 1", "ct_mark.allow_established == 1", "ct_label.nf == 1"}
+	want := map[string]string{ // per release: ok or the field it lacks
+		"23.03.1": "ok\nct_mark.allow_established\nct_label.nf\n",
+		"25.03.0": "ct_label.blocked\nok\nct_label.nf\n",
+		"26.03.1": "ct_label.blocked\nok\nok\n",
+	}
+	short := func(out string) string {
+		var b strings.Builder
+		for _, l := range strings.SplitAfter(out, "\n") {
+			if i := strings.Index(l, "Syntax error at `"); i >= 0 {
+				l = l[i+len("Syntax error at `"):]
+				l = l[:strings.IndexByte(l, '\'')] + "\n"
+			}
+			b.WriteString(l)
+		}
+		return b.String()
+	}
+	run := func(args ...string) (string, string) {
+		cmd := exec.Command(bin, append([]string{"match", "check"}, args...)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return short(stdout.String()), stderr.String()
+	}
+	for _, r := range release.All() {
+		t.Run(r.Name(), func(t *testing.T) {
+			testenv.NeedRelease(t, r)
+			sb, err := ovnsandbox.Start(filepath.Join(t.TempDir(), "sb"), ovnsandbox.Options{NoNorthd: true, Release: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(sb.Stop)
+			out, stderr := run(append([]string{"--nb", sb.NB}, exprs...)...)
+			if d := cmp.Diff(want[r.Name()], out); d != "" {
+				t.Errorf("detected (-want +got):\n%s\nstderr: %s", d, stderr)
+			}
+			other := release.OVN2303
+			if r == other {
+				other = release.OVN2603
+			}
+			out, stderr = run(append([]string{"--nb", sb.NB, "--ovn-version", other.Series()}, exprs...)...)
+			if d := cmp.Diff(want[other.Name()], out); d != "" {
+				t.Errorf("--ovn-version %s (-want +got):\n%s\nstderr: %s", other.Series(), d, stderr)
+			}
+			if w := "the NB is OVN " + r.Name() + "'s (NB schema " + r.NBSchema + "); checking as OVN " + other.Name(); !strings.Contains(stderr, w) {
+				t.Errorf("stderr %q lacks the warning %q", stderr, w)
+			}
+		})
 	}
 }

@@ -102,7 +102,7 @@ func runMatchCheck(cmd *cobra.Command, args []string) error {
 	case matchCheckOpts.datapath != "":
 		return withCode(2, errors.New("--datapath needs a FIXTURE or --nb"))
 	}
-	rel, err := matchRelease(cmd, snap)
+	rel, err := matchRelease(cmd, matchCheckNB.set(cmd) && snap != nil)
 	if err != nil {
 		return err
 	}
@@ -147,14 +147,35 @@ func runMatchCheck(cmd *cobra.Command, args []string) error {
 }
 
 // matchRelease is the release whose match language check speaks:
-// --ovn-version, else the live NB's, else the default release.
-func matchRelease(cmd *cobra.Command, snap *nbschema.Snapshot) (*release.Release, error) {
+// --ovn-version, else the live NB's (by its schema version; one no
+// supported release has is an error), else the default release.
+func matchRelease(cmd *cobra.Command, live bool) (*release.Release, error) {
+	var given, detected *release.Release
 	if v := matchCheckOpts.ovnVersion; v != "" {
 		r, err := release.Lookup(v)
 		if err != nil {
 			return nil, withCode(2, fmt.Errorf("--ovn-version: %w", err))
 		}
-		return r, nil
+		given = r
+	}
+	if live {
+		v, err := nbschema.SchemaVersion(cmd.Context(), matchCheckNB.options())
+		if err != nil {
+			return nil, err
+		}
+		if detected, err = release.ByNBSchema(v); err != nil && given == nil {
+			return nil, withCode(2, err)
+		}
+	}
+	switch {
+	case given != nil:
+		if detected != nil && detected != given {
+			fmt.Fprintf(cmd.ErrOrStderr(), "aclc: warning: the NB is OVN %s's (NB schema %s); checking as OVN %s (--ovn-version)\n",
+				detected, detected.NBSchema, given)
+		}
+		return given, nil
+	case detected != nil:
+		return detected, nil
 	}
 	return release.Default(), nil
 }
