@@ -43,6 +43,9 @@ func readEvalData(t *testing.T, r *release.Release) *evalData {
 	t.Helper()
 	evalPath := evalFile(r)
 	f, err := os.Open(evalPath)
+	if os.IsNotExist(err) && *update && r != release.OVN2303 {
+		return &evalData{} // a new release's file, written by the oracle
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
