@@ -72,7 +72,7 @@ func syntaxError(name string, err error) *FixtureError {
 
 // Top-level keys of a fixture, in the order WriteFixture emits them.
 var topKeys = []string{"nb_global", "switches", "port_groups", "address_sets",
-	"load_balancers", "load_balancer_groups", "meters", "copps", "dhcp_options", "dns", "routers", "acls"}
+	"load_balancers", "load_balancer_groups", "meters", "copps", "dhcp_options", "dns", "routers", "static_mac_bindings", "acls"}
 
 func (b *builder) top(doc *yaml.Node) {
 	f, ok := b.mapping(doc, "", topKeys...)
@@ -110,6 +110,9 @@ func (b *builder) top(doc *yaml.Node) {
 	}
 	for i, n := range b.list(f, "switches") {
 		b.logicalSwitch(n, index("switches", i))
+	}
+	for i, n := range b.list(f, "static_mac_bindings") {
+		b.staticMACBinding(n, index("static_mac_bindings", i), i)
 	}
 	for i, n := range b.list(f, "port_groups") {
 		b.portGroup(n, index("port_groups", i))

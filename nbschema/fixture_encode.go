@@ -298,6 +298,7 @@ func (e *encoder) root() *yaml.Node {
 	putSeq(root, "dhcp_options", e.dhcpOptions())
 	putSeq(root, "dns", e.dnsRows())
 	putSeq(root, "routers", e.routers())
+	putSeq(root, "static_mac_bindings", e.staticMACBindings())
 	e.checkOwned()
 	return root
 }
@@ -730,6 +731,22 @@ func (e *encoder) gatewayChassis(what string, uuids []string) []*yaml.Node {
 		putInt(n, "priority", g.Priority, false)
 		putMap(n, "options", g.Options)
 		putMap(n, "external_ids", g.ExternalIDs)
+		out = append(out, n)
+	}
+	return out
+}
+
+// staticMACBindings writes the Static_MAC_Binding rows, by port and IP.
+func (e *encoder) staticMACBindings() []*yaml.Node {
+	s := e.snap
+	var out []*yaml.Node
+	for _, id := range byName(s.StaticMACBindings, func(m *nbdb.StaticMACBinding) string { return m.LogicalPort + " " + m.IP }) {
+		m := s.StaticMACBindings[id]
+		n := rowNode(m.UUID)
+		putStr(n, "logical_port", m.LogicalPort)
+		putStr(n, "ip", m.IP)
+		putStr(n, "mac", m.MAC)
+		putBool(n, "override_dynamic_mac", m.OverrideDynamicMAC)
 		out = append(out, n)
 	}
 	return out

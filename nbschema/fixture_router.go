@@ -183,3 +183,19 @@ func (b *builder) gatewayChassis(n *yaml.Node, path string) string {
 	b.snap.GatewayChassis[g.UUID] = g
 	return g.UUID
 }
+
+// staticMACBinding decodes a static_mac_bindings entry.
+func (b *builder) staticMACBinding(n *yaml.Node, path string, pos int) {
+	f, ok := b.mapping(n, path, "uuid", "logical_port", "ip", "mac", "override_dynamic_mac")
+	if !ok {
+		return
+	}
+	m := &nbdb.StaticMACBinding{
+		UUID:        b.rowUUID(f, nbdb.StaticMACBindingTable, fmt.Sprintf("#%d", pos)),
+		LogicalPort: b.required(f, "logical_port"),
+		IP:          b.required(f, "ip"),
+		MAC:         b.required(f, "mac"),
+	}
+	m.OverrideDynamicMAC, _ = b.boolean(f, "override_dynamic_mac")
+	b.snap.StaticMACBindings[m.UUID] = m
+}

@@ -84,8 +84,13 @@ func TestParseFullFixture(t *testing.T) {
 		{"g0 lbs", s.LBGroups[g0].LoadBalancer, sortedCopy([]string{lb0, lb1})},
 		{"global option", s.GlobalOption("use_ct_inv_match"), "false"},
 		{"meter bands", len(s.MeterBands), 3},
-		{"routers", len(s.Routers), 1},
-		{"router ports", len(s.RouterPorts), 1},
+		{"routers", len(s.Routers), 2},
+		{"router ports", len(s.RouterPorts), 3},
+		{"static routes", len(s.StaticRoutes), 2},
+		{"policies", len(s.Policies), 3},
+		{"NAT rules", len(s.NATs), 2},
+		{"gateway chassis", len(s.GatewayChassis), 1},
+		{"static MAC bindings", len(s.StaticMACBindings), 1},
 		{"acls", len(s.ACLs), 7},
 	}
 	for _, c := range checks {
@@ -113,7 +118,8 @@ func TestParseFullFixture(t *testing.T) {
 	for _, keys := range [][]string{SortedKeys(s.Switches), SortedKeys(s.Ports), SortedKeys(s.PortGroups),
 		SortedKeys(s.AddressSets), SortedKeys(s.ACLs), SortedKeys(s.LoadBalancers), SortedKeys(s.LBGroups),
 		SortedKeys(s.Meters), SortedKeys(s.MeterBands), SortedKeys(s.Copps), SortedKeys(s.DHCPOptions),
-		SortedKeys(s.DNS), SortedKeys(s.Routers), SortedKeys(s.RouterPorts)} {
+		SortedKeys(s.DNS), SortedKeys(s.Routers), SortedKeys(s.RouterPorts), SortedKeys(s.StaticRoutes),
+		SortedKeys(s.Policies), SortedKeys(s.NATs), SortedKeys(s.GatewayChassis), SortedKeys(s.StaticMACBindings)} {
 		for _, k := range keys {
 			all[k] = true
 		}

@@ -109,6 +109,8 @@ var tables = []*Table{
 		func(s *Snapshot) *map[string]*nbdb.LogicalRouterPolicy { return &s.Policies }),
 	rowsOf(&Table{Name: nbdb.NATTable, Noun: "NAT rule", Owner: "router", storeRank: 11},
 		func(s *Snapshot) *map[string]*nbdb.NAT { return &s.NATs }),
+	rowsOf(&Table{Name: nbdb.StaticMACBindingTable, Noun: "static MAC binding", storeRank: 11},
+		func(s *Snapshot) *map[string]*nbdb.StaticMACBinding { return &s.StaticMACBindings }),
 	rowsOf(&Table{Name: nbdb.GatewayChassisTable, Noun: "gateway chassis", UniqueNames: true, Owner: "router port", storeRank: 11},
 		func(s *Snapshot) *map[string]*nbdb.GatewayChassis { return &s.GatewayChassis }),
 }

@@ -859,7 +859,7 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 			m.Set(a.lhs, 0)
 			super.add(NodeAction, "/* lookup failed - No MAC binding. */")
 		case aNotModelled:
-			r.stopNotTraced(super, r.dpName()+" "+a.name+" ("+fi.Stage+")")
+			r.stopNotTraced(super, r.dpName()+" "+r.notModelledWhat(a, m)+" ("+fi.Stage+")")
 			return true
 		case aUnsupported:
 			super.add(NodeError, "*** aclc trace does not execute this action: "+a.text)

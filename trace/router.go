@@ -9,6 +9,7 @@ import (
 	"github.com/aclc/aclc/acl/expr"
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
@@ -477,4 +478,28 @@ func setICMPUnreach(c *expr.Microflow, v6 bool) {
 	c.Set("ip.proto", 1)
 	c.Set("icmp4.type", 3)
 	c.Set("icmp4.code", 1)
+}
+
+// notModelledWhat says what the not-modelled action a stands for; for
+// get_arp/get_nd, which next hop on which port, and the NB
+// Static_MAC_Binding for it if there is one (ovn-controller would use it;
+// northd 23.03 writes no flow for it and ovn-trace ignores it).
+func (r *run) notModelledWhat(a action, m *expr.Microflow) string {
+	w := word(a.text)
+	if w != "get_arp" && w != "get_nd" {
+		return a.name
+	}
+	reg, field := "reg0", "ip4.dst"
+	if w == "get_nd" {
+		reg, field = "xxreg0", "ip6.dst"
+	}
+	nh := formatField(field, getInt(m, reg))
+	out := getString(m, "outport")
+	what := fmt.Sprintf("next hop %s on %s: MAC from the SB MAC_Binding table", nh, out)
+	for _, id := range nbschema.SortedKeys(r.t.snap.StaticMACBindings) {
+		if b := r.t.snap.StaticMACBindings[id]; b.LogicalPort == out && b.IP == nh {
+			what += fmt.Sprintf(" (NB Static_MAC_Binding %s: ovn-controller uses it, ovn-trace 23.03 does not)", b.MAC)
+		}
+	}
+	return what
 }

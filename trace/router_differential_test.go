@@ -173,8 +173,10 @@ func routerCases() []routerCase {
 		{fixture: "../testdata/routers/two-switches.yaml",
 			packets: []packet{
 				{"unresolved-next-hop", sw0("10.1.0.99", "tcp && tcp.dst == 80"), []string{"new"}},
+				{"static-mac-binding", sw0("10.1.0.98", "tcp && tcp.dst == 80"), []string{"new"}},
 			},
-			notTraced: map[string]string{"unresolved-next-hop": "lr0 next-hop MAC lookup in the SB MAC_Binding table (lr_in_arp_resolve)"}},
+			notTraced: map[string]string{"unresolved-next-hop": "lr0 next hop 10.1.0.99 on lrp1: MAC from the SB MAC_Binding table (lr_in_arp_resolve)",
+				"static-mac-binding": "lr0 next hop 10.1.0.98 on lrp1: MAC from the SB MAC_Binding table (NB Static_MAC_Binding 00:00:00:00:01:98: ovn-controller uses it, ovn-trace 23.03 does not) (lr_in_arp_resolve)"}},
 	}
 }
 
