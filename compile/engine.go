@@ -158,7 +158,8 @@ type refIndex = nbview.RefIndex
 //
 // An Engine is not safe for concurrent use.
 type Engine struct {
-	g *global
+	g    *global
+	opts Options // what it compiles for
 
 	dps   map[string]*dpFlows  // switch UUID -> sorted flows
 	probs map[string][]Problem // switch UUID -> its problems
@@ -181,14 +182,22 @@ type Engine struct {
 // NewEngine compiles s in full and returns an engine holding it; the
 // engine takes ownership of s (sets must be sorted, as every Snapshot
 // source leaves them).
-func NewEngine(s *nbschema.Snapshot) *Engine {
-	e := &Engine{}
+func NewEngine(s *nbschema.Snapshot) *Engine { return NewEngineWith(s, Options{}) }
+
+// NewEngineWith is NewEngine for opts.Release. The incremental paths
+// (per-switch rebuilds, the ACL fast path) follow 23.03's dependencies;
+// for a later release every batch recompiles in full (tiers, samples and
+// network functions make a switch's flows depend on more than they
+// track).
+func NewEngineWith(s *nbschema.Snapshot, opts Options) *Engine {
+	e := &Engine{opts: opts}
 	e.reset(s)
 	return e
 }
 
 func (e *Engine) reset(s *nbschema.Snapshot) {
 	e.g = newGlobal(nbview.NewIncremental(s))
+	e.g.target(e.opts)
 	e.dps = make(map[string]*dpFlows, len(s.Switches))
 	e.probs = make(map[string][]Problem, len(s.Switches))
 	e.flags = make(map[string]dpFlags, len(s.Switches))
@@ -539,6 +548,9 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 		if !slices.Equal(globalOptions(o), globalOptions(n)) {
 			d.Full = true
 		}
+	}
+	if e.g.r.verdicts {
+		d.Full = true // see NewEngineWith
 	}
 	// With install_ls_lb_from_router, a switch's load balancers include
 	// those of the routers it connects to, which the indexes do not

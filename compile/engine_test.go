@@ -14,6 +14,7 @@ import (
 	"github.com/aclc/aclc/nbgen"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
 // cloneSnapshot deep-copies every row of s.
@@ -591,12 +592,24 @@ func TestEngineProperty(t *testing.T) {
 	if testing.Short() {
 		seeds, batches = 3, 100
 	}
+	engineProperty(t, compile.Options{}, seeds, batches)
+}
+
+// TestEngineReleases is TestEngineProperty for the releases whose engine
+// recompiles in full: the deltas must still add up to CompileWith.
+func TestEngineReleases(t *testing.T) {
+	for _, r := range []*release.Release{release.OVN2503, release.OVN2603} {
+		t.Run(r.Series(), func(t *testing.T) { engineProperty(t, compile.Options{Release: r}, 2, 40) })
+	}
+}
+
+func engineProperty(t *testing.T, opts compile.Options, seeds, batches int) {
 	for seed := range uint64(seeds) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			truth := baseNB(seed + 1)
-			e := compile.NewEngine(cloneSnapshot(truth))
+			e := compile.NewEngineWith(cloneSnapshot(truth), opts)
 			prev := e.Listing()
-			if got, want := text(t, prev), text(t, compile.Compile(cloneSnapshot(truth)).Flows); got != want {
+			if got, want := text(t, prev), text(t, compile.CompileWith(cloneSnapshot(truth), opts).Flows); got != want {
 				t.Fatalf("initial engine state differs from Compile")
 			}
 			m := &mutator{r: rand.New(rand.NewPCG(seed, 99)), s: truth, changed: map[[2]string]bool{}}
@@ -606,7 +619,7 @@ func TestEngineProperty(t *testing.T) {
 				}
 				d := e.Apply(m.changes())
 				next := d.Apply(prev)
-				want := compile.Compile(cloneSnapshot(truth))
+				want := compile.CompileWith(cloneSnapshot(truth), opts)
 				wantText := text(t, want.Flows)
 				if got := text(t, next); got != wantText {
 					ch := lflow.Diff(want.Flows, next)
