@@ -1,6 +1,10 @@
-// Command northd-vs-aclc runs the real ovn-northd 23.03 and aclc side by
+// Command northd-vs-aclc runs the real ovn-northd of one release (-release:
+// 23.03 on the host, 25.03 or 26.03 from their roots) and aclc side by
 // side on generated NBs of 1k, 10k and 50k ACLs and prints a Markdown table
-// of what each takes: northd's lflow build (its stopwatch/show figures),
+// of what each takes: northd's lflow build (its stopwatch/show figures:
+// build_lflows in 23.03; from 24.03 on, which has none, the lflow engine
+// node, which like build_lflows includes the SB sync, and its
+// lflows_to_sb part),
 // the time from the NB load transaction's commit until the SB is synced
 // (ovn-nbctl --wait=sb sync), northd's peak RSS; `aclc compile --nb` end to
 // end (the built binary, stdout to /dev/null) with its peak RSS, and the
@@ -40,10 +44,12 @@ import (
 	"time"
 
 	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/internal/ovnroot"
 	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbgen"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 )
 
 // size is one side-by-side configuration.
@@ -69,7 +75,8 @@ type result struct {
 	size
 	loadTxn      time.Duration // NB load, one transaction, until committed
 	synced       time.Duration // commit -> ovn-nbctl --wait=sb sync returns
-	buildLflows  time.Duration // northd stopwatch build_lflows, maximum sample
+	buildLflows  time.Duration // northd stopwatch build_lflows (lflow from 24.03), maximum sample
+	toSB         time.Duration // northd stopwatch lflows_to_sb (24.03+), maximum sample
 	nbRun        time.Duration // northd stopwatch ovnnb_db_run, maximum sample
 	northdRSS    int64         // KiB, VmHWM
 	northdFlows  int
@@ -92,6 +99,7 @@ type result struct {
 
 var (
 	flagSizes     = flag.String("sizes", "1k,10k,50k", "comma-separated sizes to run side by side (1k, 10k, 50k)")
+	flagRelease   = flag.String("release", "23.03", "OVN release whose northd to run and compile for (aclc releases)")
 	flagRuns      = flag.Int("runs", 5, "repetitions of each aclc timing (minimum and median reported)")
 	flagGrowth    = flag.Bool("growth", true, "also measure aclc's growth in N and in S")
 	flagOut       = flag.String("o", "", "also write the Markdown report to this file")
@@ -132,6 +140,11 @@ func stopAll() {
 
 func main() {
 	flag.Parse()
+	var err error
+	if target, err = release.Lookup(*flagRelease); err != nil {
+		fmt.Fprintln(os.Stderr, "northd-vs-aclc: -release:", err)
+		os.Exit(2)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -234,7 +247,7 @@ func logf(format string, args ...any) {
 // measures both sides.
 func runSize(ctx context.Context, dir, bin string, s size) (*result, error) {
 	r := &result{size: s}
-	sb, err := ovnsandbox.Start(dir, ovnsandbox.Options{NoNorthd: !*flagNorthd})
+	sb, err := ovnsandbox.Start(dir, ovnsandbox.Options{NoNorthd: !*flagNorthd, Release: target})
 	if err != nil {
 		return nil, err
 	}
@@ -289,13 +302,13 @@ func measureNorthd(ctx context.Context, sb *ovnsandbox.Sandbox, r *result, commi
 	if err != nil {
 		return nil, err
 	}
-	r.buildLflows, r.nbRun = sw["build_lflows"], sw["ovnnb_db_run"]
+	r.buildLflows, r.nbRun, r.toSB = sw[lflowStopwatch()], sw["ovnnb_db_run"], sw["lflows_to_sb"]
 	if r.northdRSS, err = northdHWM(sb.Dir); err != nil {
 		return nil, err
 	}
 
 	t0 := time.Now()
-	northd, rows, err := sbACLFlows(ctx, sb.SB)
+	northd, rows, err := sbACLFlows(ctx, sb.SB, layout())
 	if err != nil {
 		return nil, err
 	}
@@ -382,10 +395,16 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 	for i := 0; i < *flagRuns; i++ {
 		runtime.GC()
 		c, t := cpuTime(), time.Now()
-		compile.Compile(live)
+		compile.CompileWith(live, compile.Options{Release: target})
 		steps, cpus = append(steps, time.Since(t)), append(cpus, cpuTime()-c)
 	}
 	stopProf()
+	if len(northd.Datapaths) > 0 {
+		step := compile.CompileWith(live, compile.Options{Release: target}).Flows.Filter("", nil)
+		if d := len(lflow.Diff(northd, step)); d > 0 {
+			return nil, fmt.Errorf("the compile step's flows differ from northd's: %d differences", d)
+		}
+	}
 	r.compileStep, r.compileCPU = timings(steps), timings(cpus).min
 	logf("  compile step %v (min of %d), read NB %v (connect %v, monitor %v, snapshot %v); raw monitor %v for %d MB", r.compileStep.min.Round(time.Millisecond), *flagRuns,
 		r.readNB.Round(time.Millisecond), r.connect.Round(time.Millisecond), r.monitor.Round(time.Millisecond), r.snapshot.Round(time.Millisecond),
@@ -489,12 +508,39 @@ func stopwatches(ctx context.Context, sb *ovnsandbox.Sandbox) (map[string]time.D
 				out[cur] = time.Duration(ms * float64(unit))
 			}
 		}
-		if out["build_lflows"] > 0 {
+		if out[lflowStopwatch()] > 0 {
 			return out, nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return nil, errors.New("stopwatch/show has no build_lflows sample")
+	return nil, fmt.Errorf("stopwatch/show has no %s sample", lflowStopwatch())
+}
+
+// northdVersion is the first line of the -release's `ovn-northd --version`.
+func northdVersion() string {
+	if target.Host {
+		return firstLine("ovn-northd", "--version")
+	}
+	return firstLine("chroot", ovnroot.Dir(target), "ovn-northd", "--version")
+}
+
+// target is the -release.
+var target *release.Release
+
+// lflowStopwatch is the stopwatch of northd's logical flow build: 23.03's
+// build_lflows; later releases have none and time their lflow engine
+// node (SB sync included, as build_lflows).
+func lflowStopwatch() string {
+	if target.Version.Compare(release.MustVersion("24.03")) < 0 {
+		return "build_lflows"
+	}
+	return "lflow"
+}
+
+// layout is the -release's stage layout.
+func layout() *lflow.Layout {
+	l, _ := lflow.LayoutFor(target.Series())
+	return l
 }
 
 // startProfile starts a CPU profile into -cpuprofile DIR/name.pprof, if
@@ -558,7 +604,7 @@ func measureGrowth(p nbgen.Params, x float64) growthPoint {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		c, t := cpuTime(), time.Now()
-		res := compile.Compile(snap)
+		res := compile.CompileWith(snap, compile.Options{Release: target})
 		ds, cpus = append(ds, time.Since(t)), append(cpus, cpuTime()-c)
 		runtime.ReadMemStats(&after)
 		g.allocBytes = after.TotalAlloc - before.TotalAlloc
@@ -619,21 +665,26 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 	fmt.Fprintf(w, "# northd vs aclc\n\n")
 	fmt.Fprintf(w, "Made by `go run ./bench/northd-vs-aclc %s` on %s (%d CPUs, %s, %s, %s); load average %s at the start, %s at the end; the run took %v.\n\n",
 		strings.Join(os.Args[1:], " "), time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.Version(),
-		firstLine("ovn-northd", "--version"), memTotal(), load0, load1, took.Round(time.Second))
+		northdVersion(), memTotal(), load0, load1, took.Round(time.Second))
 	fmt.Fprintf(w, "NBs from nbgen (P=10 ports per switch, K=10 addresses per set, f=0.2 allow-stateless, each port group on 3 switches, 10%% of ACLs on switches), loaded into a real NB ovsdb-server in one transaction with a real ovn-northd running. ")
-	fmt.Fprintf(w, "northd figures: the maximum sample of its `stopwatch/show` build_lflows and ovnnb_db_run, the time from the load transaction's commit until `ovn-nbctl --wait=sb sync` returns, and its VmHWM. ")
-	fmt.Fprintf(w, "aclc figures: `aclc compile --nb` run as a child process (connect, read, compile, write to /dev/null) and its peak RSS from GNU time (`/usr/bin/time -f %%M`; getrusage of a child started by Go would carry this harness's own peak); the compile step is compile.Compile on the snapshot read from the same NB, wall time and CPU time (user + system of all threads, GC included; on a shared, loaded machine the CPU time is the steadier figure, and wall time ≈ CPU time ÷ 2 on an idle 2-core machine); aclc timings are the minimum of %d runs (median in parentheses). ", *flagRuns)
-	fmt.Fprintf(w, "Flows are the ACL-stage flows (ls_{in,out}_{pre_acl,pre_lb,pre_stateful,acl_hint,acl,stateful}, ls_in_acl_after_lb) per datapath: northd's read from the SB with one OVSDB transaction of selects (a row shared by a datapath group counts on each of its datapaths, as `ovn-sbctl lflow-list` prints it; checked equal to `ovn-sbctl lflow-list` at 1k), aclc's parsed from its output; *differences* is the number of flows on only one side (lflow.Diff).\n\n")
+	fmt.Fprintf(w, "Release %s (northd %s's stage layout and rules for aclc). ", target, target)
+	fmt.Fprintf(w, "northd figures: the maximum sample of its `stopwatch/show` %s (of which lflows_to_sb, the SB sync, where northd has that stopwatch) and ovnnb_db_run, the time from the load transaction's commit until `ovn-nbctl --wait=sb sync` returns, and its VmHWM. ", lflowStopwatch())
+	fmt.Fprintf(w, "aclc figures: `aclc compile --nb` run as a child process (connect, read, compile, write to /dev/null) and its peak RSS from GNU time (`/usr/bin/time -f %%M`; getrusage of a child started by Go would carry this harness's own peak); the compile step is compile.CompileWith (this release) on the snapshot read from the same NB, wall time and CPU time (user + system of all threads, GC included; on a shared, loaded machine the CPU time is the steadier figure, and wall time ≈ CPU time ÷ 2 on an idle 2-core machine); aclc timings are the minimum of %d runs (median in parentheses). ", *flagRuns)
+	fmt.Fprintf(w, "Flows are the ACL-stage flows (%s) per datapath: northd's read from the SB with one OVSDB transaction of selects (a row shared by a datapath group counts on each of its datapaths, as `ovn-sbctl lflow-list` prints it; checked equal to `ovn-sbctl lflow-list` at 1k), aclc's parsed from its output; *differences* is the number of flows on only one side (lflow.Diff).\n\n", strings.ReplaceAll(layout().ACLStageNames(), "|", ", "))
 
-	fmt.Fprintln(w, "| size | S / G / A | NB load txn s | northd build_lflows s | northd ovnnb_db_run s | commit→SB synced s | northd RSS MiB | aclc compile step ms | compile step CPU ms | aclc compile --nb ms | aclc RSS MiB | build_lflows ÷ compile step | synced ÷ compile --nb | RSS northd ÷ aclc | flows northd | flows aclc | differences |")
+	fmt.Fprintln(w, "| size | S / G / A | NB load txn s | northd "+lflowStopwatch()+" s (lflows_to_sb) | northd ovnnb_db_run s | commit→SB synced s | northd RSS MiB | aclc compile step ms | compile step CPU ms | aclc compile --nb ms | aclc RSS MiB | "+lflowStopwatch()+" ÷ compile step | synced ÷ compile --nb | RSS northd ÷ aclc | flows northd | flows aclc | differences |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rs {
 		rssRatio := "–"
 		if r.aclcRSS > 0 {
 			rssRatio = strconv.FormatFloat(float64(r.northdRSS)/float64(r.aclcRSS), 'f', 1, 64) + "×"
 		}
+		lf := secs(r.buildLflows)
+		if r.toSB > 0 {
+			lf += " (" + secs(r.toSB) + ")"
+		}
 		fmt.Fprintf(w, "| %s | %d / %d / %d | %s | %s | %s | %s | %s | %s (%s) | %s | %s (%s) | %s | %s | %s | %s | %d | %d | %d |\n",
-			r.name, r.p.Switches, r.p.PortGroups, r.p.AddressSets, secs(r.loadTxn), secs(r.buildLflows), secs(r.nbRun), secs(r.synced),
+			r.name, r.p.Switches, r.p.PortGroups, r.p.AddressSets, secs(r.loadTxn), lf, secs(r.nbRun), secs(r.synced),
 			mib(r.northdRSS), ms(r.compileStep.min), ms(r.compileStep.median), ms(r.compileCPU), ms(r.e2e.min), ms(r.e2e.median), mib(r.aclcRSS),
 			ratio(r.buildLflows, r.compileStep.min), ratio(r.synced, r.e2e.min), rssRatio, r.northdFlows, r.aclcFlows, r.differences)
 	}
@@ -656,8 +707,8 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 			ysA = append(ysA, r.compileStep.min.Seconds())
 			ysC = append(ysC, r.compileCPU.Seconds())
 		}
-		fmt.Fprintf(w, "\nOver these sizes (N, S, G, A all grow), time grows like N^%.2f for northd's build_lflows, N^%.2f for aclc's compile step (wall) and N^%.2f (CPU).\n",
-			fitExponent(xs, ysN), fitExponent(xs, ysA), fitExponent(xs, ysC))
+		fmt.Fprintf(w, "\nOver these sizes (N, S, G, A all grow), time grows like N^%.2f for northd's %s, N^%.2f for aclc's compile step (wall) and N^%.2f (CPU).\n",
+			fitExponent(xs, ysN), lflowStopwatch(), fitExponent(xs, ysA), fitExponent(xs, ysC))
 	}
 	growthTable(w, "Growth in N (ACLs) at S=200 switches, G=500, A=1000", "N", gn)
 	growthTable(w, "Growth in S (switches) at N=20,000 ACLs, G=1000, A=1000", "S", gs)

@@ -17,7 +17,7 @@ import (
 // Logical_Flow row shared through a Logical_DP_Group is one flow on each
 // of its datapaths. Router datapaths are left out. It is much cheaper than
 // lflow-list, which reads and prints every flow of every stage.
-func sbACLFlows(ctx context.Context, remote string) (l *lflow.Listing, rows int, err error) {
+func sbACLFlows(ctx context.Context, remote string, lay *lflow.Layout) (l *lflow.Listing, rows int, err error) {
 	path, ok := strings.CutPrefix(remote, "unix:")
 	if !ok {
 		return nil, 0, fmt.Errorf("SB select: %s is not a unix: remote", remote)
@@ -35,7 +35,7 @@ func sbACLFlows(ctx context.Context, remote string) (l *lflow.Listing, rows int,
 		map[string]any{"op": "select", "table": "Datapath_Binding", "where": []any{}, "columns": []string{"_uuid", "external_ids"}},
 		map[string]any{"op": "select", "table": "Logical_DP_Group", "where": []any{}, "columns": []string{"_uuid", "datapaths"}},
 	}
-	for _, st := range lflow.ACLStages {
+	for _, st := range lay.ACLStages() {
 		ops = append(ops, map[string]any{"op": "select", "table": "Logical_Flow",
 			"where": []any{
 				[]any{"pipeline", "==", st.Pipeline().String()},
@@ -104,7 +104,7 @@ func sbACLFlows(ctx context.Context, remote string) (l *lflow.Listing, rows int,
 			return nil, 0, err
 		}
 	}
-	for i, st := range lflow.ACLStages {
+	for i, st := range lay.ACLStages() {
 		for _, r := range reply.Result[2+i].Rows {
 			rows++
 			var f lflow.Flow
