@@ -234,9 +234,13 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 		add(lflow.LRInAdmission, "gateway router (options:chassis)")
 	}
 	for _, k := range nbschema.SortedKeys(lr.Options) {
-		if k != "chassis" {
+		if k != "chassis" && !routerOptionsCompiled[k] {
 			add(lflow.LRInAdmission, "options:%s", k)
 		}
+	}
+	if s.GlobalOption("debug_drop_collector_set") != "" {
+		// debug_drop_action() samples the router's drops too
+		add(lflow.LRInAdmission, "NB_Global options:debug_drop_collector_set")
 	}
 	if lr.Copp != nil {
 		add(lflow.LRInIPInput, "copp")
@@ -259,8 +263,16 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 			add(lflow.LRInAdmission, "port %s options:%s", name, k)
 		}
 		if p.PeerLSP != nil {
-			if ls := s.Switches[p.PeerSwitch]; ls != nil && ls.OtherConfig["mcast_snoop"] == "true" {
-				add(lflow.LRInIPInput, "multicast snooping on switch %s", ls.Name)
+			if ls := s.Switches[p.PeerSwitch]; ls != nil {
+				if ls.OtherConfig["mcast_snoop"] == "true" {
+					add(lflow.LRInIPInput, "multicast snooping on switch %s", ls.Name)
+				}
+				for _, pid := range ls.Ports {
+					// northd resolves a virtual port's IP from its SB binding
+					if lsp := s.Ports[pid]; lsp != nil && lsp.Type == "virtual" {
+						add(lflow.LRInARPResolve, "virtual port %s on switch %s", lsp.Name, ls.Name)
+					}
+				}
 			}
 		}
 	}
@@ -291,6 +303,13 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 		}
 	}
 	return u
+}
+
+// routerOptionsCompiled are the router options the compiled flows follow
+// (or that change no logical flow of a distributed router).
+var routerOptionsCompiled = map[string]bool{
+	"always_learn_from_arp_request": true, "dynamic_neigh_routers": true,
+	"mac_binding_age_threshold": true, "snat-ct-zone": true, "requested-tnl-key": true,
 }
 
 func mapKeys[V any](m map[string]V) func(func(string) bool) {
@@ -372,14 +391,27 @@ func (b *routerBuilder) buildAdmCtrlFlowsPort(p *RouterPort) {
 	b.add(lflow.LRInAdmission, 50, "eth.dst == "+p.MAC+" && inport == "+p.Key, a, p.NB.UUID)
 }
 
-// buildNeighLearningFlows is build_neigh_learning_flows_for_lrouter with
-// always_learn_from_arp_request at its default (true).
+// learnFromARPRequest is the router's options:always_learn_from_arp_request.
+func (b *routerBuilder) learnFromARPRequest() bool {
+	return b.lr.Options["always_learn_from_arp_request"] != "false"
+}
+
+// buildNeighLearningFlows is build_neigh_learning_flows_for_lrouter.
 func (b *routerBuilder) buildNeighLearningFlows() {
-	b.add(lflow.LRInLookupNeighbor, 100, "arp.op == 2", "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); next;", "")
-	b.add(lflow.LRInLookupNeighbor, 100, "nd_na", "reg9[2] = lookup_nd(inport, nd.target, nd.tll); next;", "")
-	b.add(lflow.LRInLookupNeighbor, 100, "nd_ns", "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); next;", "")
+	learn := b.learnFromARPRequest()
+	ipResult, ndIPResult, skip := "", "", ""
+	if !learn {
+		ipResult, ndIPResult, skip = "reg9[3] = 1; ", "reg9[3] = lookup_nd_ip(inport, ip6.src); ", " || reg9[3] == 0"
+	}
+	b.add(lflow.LRInLookupNeighbor, 100, "arp.op == 2", "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "+ipResult+"next;", "")
+	b.add(lflow.LRInLookupNeighbor, 100, "nd_na", "reg9[2] = lookup_nd(inport, nd.target, nd.tll); "+ipResult+"next;", "")
+	if !learn {
+		b.add(lflow.LRInLookupNeighbor, 110, "nd_na && ip6.src == fe80::/10 && ip6.dst == ff00::/8",
+			"reg9[2] = lookup_nd(inport, ip6.src, nd.tll); reg9[3] = lookup_nd_ip(inport, ip6.src); next;", "")
+	}
+	b.add(lflow.LRInLookupNeighbor, 100, "nd_ns", "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); "+ndIPResult+"next;", "")
 	b.add(lflow.LRInLookupNeighbor, 0, "1", "reg9[2] = 1; next;", "")
-	b.add(lflow.LRInLearnNeighbor, 100, "reg9[2] == 1", "next;", "")
+	b.add(lflow.LRInLearnNeighbor, 100, "reg9[2] == 1"+skip, "next;", "")
 	b.add(lflow.LRInLearnNeighbor, 90, "arp", "put_arp(inport, arp.spa, arp.sha); next;", "")
 	b.add(lflow.LRInLearnNeighbor, 95, "nd_ns && (ip6.src == 0 || nd.sll == 0)", "next;", "")
 	b.add(lflow.LRInLearnNeighbor, 95, "nd_na && nd.tll == 0", "put_nd(inport, nd.target, eth.src); next;", "")
@@ -390,10 +422,18 @@ func (b *routerBuilder) buildNeighLearningFlows() {
 
 // buildNeighLearningFlowsPort is build_neigh_learning_flows_for_lrouter_port.
 func (b *routerBuilder) buildNeighLearningFlowsPort(p *RouterPort) {
+	learn := b.learnFromARPRequest()
 	for _, n := range p.V4 {
+		ipResult := ""
+		if !learn {
+			b.add(lflow.LRInLookupNeighbor, 110,
+				fmt.Sprintf("inport == %s && arp.spa == %s/%d && arp.tpa == %s && arp.op == 1", p.Key, n.netS(), n.plen, n.addrS()),
+				"reg9[2] = lookup_arp(inport, arp.spa, arp.sha); reg9[3] = 1; next;", p.NB.UUID)
+			ipResult = "reg9[3] = lookup_arp_ip(inport, arp.spa); "
+		}
 		b.add(lflow.LRInLookupNeighbor, 100,
 			fmt.Sprintf("inport == %s && arp.spa == %s/%d && arp.op == 1", p.Key, n.netS(), n.plen),
-			"reg9[2] = lookup_arp(inport, arp.spa, arp.sha); next;", p.NB.UUID)
+			"reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "+ipResult+"next;", p.NB.UUID)
 	}
 }
 

@@ -112,7 +112,7 @@ func (b *routerBuilder) buildARPResolvePeerFlows() {
 			if lsp.Type == "router" {
 				// lsp's peer resolves the other router ports on the switch:
 				// flows for p come from the switch's router port peered with p.
-				if lsp != p.PeerLSP {
+				if lsp != p.PeerLSP || b.lr.Options["dynamic_neigh_routers"] == "true" {
 					continue
 				}
 				for _, o := range others {

@@ -265,7 +265,8 @@ func parseAction(st string) (action, error) {
 		case strings.HasPrefix(a.rhs, "select("):
 			a.kind = aSelect
 			a.args, _ = inner(a.rhs, '(', ')')
-		case strings.HasPrefix(a.rhs, "lookup_arp(") || strings.HasPrefix(a.rhs, "lookup_nd("):
+		case strings.HasPrefix(a.rhs, "lookup_arp(") || strings.HasPrefix(a.rhs, "lookup_nd(") ||
+			strings.HasPrefix(a.rhs, "lookup_arp_ip(") || strings.HasPrefix(a.rhs, "lookup_nd_ip("):
 			a.kind = aLookupNeighbor
 		}
 		return a, nil

@@ -164,6 +164,13 @@ func routerCases() []routerCase {
 			{"ecmp-v6-member-2", ecmp("fd98::1", "fd99::9", "udp && udp.dst == 53"), []string{"new"}},
 			{"not-ecmp-connected", ecmp("10.98.0.1", "10.97.0.2", "udp && udp.dst == 53"), []string{"new"}},
 		}, selectID: map[string]int{"ecmp-v4-member-1": 1, "ecmp-v4-member-2": 2, "ecmp-v6-member-2": 2}},
+		{fixture: "../testdata/routers/router-options.yaml",
+			packets: []packet{
+				{"learn-options-routed", routed("k1", "00:00:00:00:1e:01", "00:00:00:01:00:01", "192.168.1.10", "192.168.2.10", "tcp && tcp.dst == 80", 64), new4},
+				{"arp-request-not-for-router", `inport == "k1" && eth.src == 00:00:00:00:1e:01 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == 00:00:00:00:1e:01 && arp.spa == 192.168.1.10 && arp.tpa == 192.168.1.99`, nil},
+				{"dynamic-neigh-router", routed("q1", "00:00:00:00:2e:01", "00:00:00:02:00:01", "192.168.2.10", "192.168.1.10", "tcp && tcp.src == 80", 64), est4},
+			},
+			notTraced: map[string]string{"dynamic-neigh-router": "lk-right next hop 100.64.0.1 on lkp-ojoin-right: MAC from the SB MAC_Binding table (lr_in_arp_resolve)"}},
 		{fixture: "../testdata/routers/nat-gateway.yaml",
 			packets: []packet{
 				{"nat-router", routed("n1", "00:00:00:00:81:01", "00:00:00:00:8f:01", "10.80.1.1", "172.31.0.10", "tcp && tcp.dst == 80", 64), nil},
