@@ -97,8 +97,8 @@ func (g *global) aclSampleLabel(acl *nbdb.ACL, withNew, withEst bool) string {
 // aclPersist is the persist-established part of an allow ACL's new
 // connection actions (25.03+): the ACL's id in the SB ACL_ID table.
 func (g *global) aclPersist(acl *nbdb.ACL) string {
-	if !g.r.persist || !boolOption(acl.Options["persist-established"], false) {
-		return ""
+	if !g.r.persist || !boolOption(acl.Options["persist-established"], false) || g.lacking.CTLabelFlush {
+		return "" // without ct_label flush northd warns and ignores the option
 	}
 	id, ok := g.aclID(acl.UUID)
 	if !ok {

@@ -79,6 +79,7 @@ func CompileView(v *nbview.View, opts Options) *Result {
 // target sets what g compiles for.
 func (g *global) target(opts Options) {
 	g.r = newRules(opts.Release)
+	g.lacking = opts.Lacking
 	if g.r.sampling {
 		for _, acl := range g.s.ACLs {
 			if g.aclSample(acl, true) != nil || g.aclSample(acl, false) != nil {

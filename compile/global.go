@@ -16,7 +16,8 @@ type global struct {
 	v *nbview.View
 	r rules // the target release's construction rules (rules.go)
 	// aclIDs is the SB ACL_ID of each persist-established ACL (25.03+).
-	aclIDs map[string]int
+	aclIDs  map[string]int
+	lacking ChassisFeatures // Options.Lacking
 	// anySamples: some ACL has sample_new or sample_est (24.09+).
 	anySamples bool
 

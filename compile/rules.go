@@ -16,6 +16,20 @@ type Options struct {
 	// its hash order, which differs from run to run), so the ids equal
 	// northd's up to a renaming (lflow.RenumberACLIDs).
 	ACLIDs map[string]int
+	// Lacking are chassis features that some chassis lack. northd
+	// enables a feature only when every chassis has it, and with no
+	// Chassis rows assumes all; so does aclc unless told here.
+	Lacking ChassisFeatures
+}
+
+// ChassisFeatures are the chassis features the ACL stages depend on.
+type ChassisFeatures struct {
+	// SampleWithReg: sample() with registers; without it a sample with
+	// one collector gets per-ACL flows like one with several.
+	SampleWithReg bool
+	// CTLabelFlush: flushing conntrack entries by ct_label; without it
+	// persist-established is not honoured (no ACL id is loaded).
+	CTLabelFlush bool
 }
 
 // rules are the construction rules in which the supported releases'

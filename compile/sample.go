@@ -51,7 +51,7 @@ func (g *global) aclSampleFlows(od *datapath, acl *nbdb.ACL) []aclFlow {
 	if g.r.pktSampled {
 		sampled, notSampled = "flags.pkt_sampled = 1; ", "flags.pkt_sampled == 0 && "
 	}
-	if c, ok := sNew.single(); ok {
+	if c, ok := g.generic(sNew); ok {
 		// build_acl_sample_generic_new_flows
 		prio := 900
 		if stateful {
@@ -68,7 +68,7 @@ func (g *global) aclSampleFlows(od *datapath, acl *nbdb.ACL) []aclFlow {
 		return out
 	}
 	est := notSampled + "ip && ct.trk && (ct.est || ct.rel) && "
-	if c, ok := sEst.single(); ok {
+	if c, ok := g.generic(sEst); ok {
 		// build_acl_sample_generic_est_flows
 		a := sampled + "sample(probability=" + strconv.Itoa(c.Probability) + ",collector_set=" + g.setID(c) +
 			",obs_domain=" + strconv.Itoa(estDom) + ",obs_point=ct_label.obs_point_id); next;"
@@ -125,9 +125,11 @@ func (g *global) setID(c sampleCollector) string {
 	return strconv.Itoa(c.SetID)
 }
 
-// single returns the sample's only collector (acl_use_generic_sample_flows).
-func (s *sample) single() (sampleCollector, bool) {
-	if s == nil || len(s.Collectors) != 1 {
+// generic is acl_use_generic_sample_flows: a sample with one collector,
+// when the chassis support sample() with registers, uses the generic
+// flows; it returns that collector.
+func (g *global) generic(s *sample) (sampleCollector, bool) {
+	if s == nil || len(s.Collectors) != 1 || g.lacking.SampleWithReg {
 		return sampleCollector{}, false
 	}
 	return s.Collectors[0], true
