@@ -115,6 +115,7 @@ var symtabChanges = []symtabChange{
 		// predicates (OVN_EVPN_KEY_FLAG is bit 31).
 		b.field("__inport", 32, true, "", false)
 		b.field("__outport", 32, true, "", false)
+		b.t["__inport"].PortRegister, b.t["__outport"].PortRegister = "inport", "outport"
 		b.pred("from_evpn_vtep", "__inport[31]")
 		b.pred("to_evpn_vtep", "__outport[31]")
 	}},

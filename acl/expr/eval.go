@@ -304,6 +304,15 @@ type ChassisResidency interface {
 	IsChassisResident(port string) bool
 }
 
+// PortTunnelKeys is an optional interface of a Resolver: the tunnel key
+// of a logical port of the datapath, which OVN keeps in the register behind
+// inport/outport, so that Eval can read 26.03.1's __inport and __outport
+// (from_evpn_vtep is __inport[31]) as ovn-trace does. Without it, or for
+// a name that is no port, the register is 0 unless the microflow sets it.
+type PortTunnelKeys interface {
+	PortTunnelKey(name string) (uint32, bool)
+}
+
 // PortLookup is an optional interface of a Resolver: when implemented,
 // comparing inport/outport with a name that is not a logical port of the
 // datapath is false whatever the operator, as in ovn-trace (which compares
@@ -408,9 +417,24 @@ func (ev *evaluator) cmpOne(f Field, op Relop, c Const) bool {
 		mask = new(big.Int).And(c.Mask, all)
 		val.And(val, mask)
 	}
-	got := ev.m.bits(f)
+	got := ev.bits(f)
 	got.And(got, mask)
 	return op.test(got.Cmp(val))
+}
+
+// bits is Microflow.bits, with a port register that the microflow does not
+// set read as its port's tunnel key.
+func (ev *evaluator) bits(f Field) *big.Int {
+	root, ofs := f.Symbol.Root()
+	if root.PortRegister == "" || ev.m.ints[root.Name] != nil {
+		return ev.m.bits(f)
+	}
+	var key uint32
+	if pk, ok := ev.r.(PortTunnelKeys); ok {
+		key, _ = pk.PortTunnelKey(ev.m.strs[root.PortRegister])
+	}
+	v := new(big.Int).Rsh(new(big.Int).SetUint64(uint64(key)), uint(ofs+f.Ofs))
+	return v.And(v, ones(f.NBits))
 }
 
 type expKey struct {

@@ -32,6 +32,16 @@ func (evalResolver) PortExists(port string) bool {
 	return port == "lsp1" || port == "lsp2" || port == "lsp3"
 }
 
+// PortTunnelKey gives lsp1..lsp3 the tunnel keys 1..3, as the oracle's
+// Port_Binding rows.
+func (evalResolver) PortTunnelKey(port string) (uint32, bool) {
+	switch port {
+	case "lsp1", "lsp2", "lsp3":
+		return uint32(port[3] - '0'), true
+	}
+	return 0, false
+}
+
 type evalData struct {
 	header     []string
 	microflows []string

@@ -17,7 +17,21 @@ import (
 // so that the oracle sees inputs nobody wrote by hand.
 type randExpr struct {
 	r     *rand.Rand
+	syms  Symtab // the fields to use; nil: DefaultSymtab
 	names []string
+}
+
+// allReleasesSymtab is every symbol of every supported release (a symbol
+// two releases define differently: the newer one's), so that random
+// expressions also use fields a release lacks.
+func allReleasesSymtab(t testing.TB) Symtab {
+	all := Symtab{}
+	for _, r := range release.All() {
+		for n, s := range dialectOf(t, r).Symtab() {
+			all[n] = s
+		}
+	}
+	return all
 }
 
 func (g *randExpr) pick(xs ...string) string { return xs[g.r.Intn(len(xs))] }
@@ -78,7 +92,11 @@ func (g *randExpr) relop() string { return g.pick("==", "!=", "<", "<=", ">", ">
 
 // typed returns a comparison that is usually well-typed for its field.
 func (g *randExpr) typed() string {
-	sym := DefaultSymtab()[g.names[g.r.Intn(len(g.names))]]
+	syms := g.syms
+	if syms == nil {
+		syms = DefaultSymtab()
+	}
+	sym := syms[g.names[g.r.Intn(len(g.names))]]
 	switch {
 	case sym.IsPredicate():
 		return g.pick(sym.Name, sym.Name, "!"+sym.Name, sym.Name+" == 1", "!("+sym.Name+")")
@@ -168,15 +186,16 @@ func (g *randExpr) damage(s string) string {
 	return s[:i] + g.pick("(", ")", "!", "{", "}", "[", "]", ".", ":", "/", "&", "|", "=", "$", "@", "\"", ",", "x", "0") + s[i:]
 }
 
-// TestRandomOracle compares aclc with OVN 23.03 (validity and message) on
-// randomly generated expressions, live: hundreds of flows are loaded per
-// ovn-trace run and its parse warnings are matched back by match text.
+// TestRandomOracle compares aclc with each supported release's OVN
+// (validity and message) on randomly generated expressions over the fields
+// of all releases, live: hundreds of flows are loaded per ovn-trace run and
+// its parse warnings are matched back by match text.
 func TestRandomOracle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs ovn-trace")
 	}
-	o := startOracle(t, "lsp1")
-	g := &randExpr{r: rand.New(rand.NewSource(2303)), names: DefaultSymtab().Names()}
+	syms := allReleasesSymtab(t)
+	g := &randExpr{r: rand.New(rand.NewSource(2303)), syms: syms, names: syms.Names()}
 	seen := map[string]bool{}
 	var exprs []string
 	for len(exprs) < 5000 {
@@ -187,47 +206,64 @@ func TestRandomOracle(t *testing.T) {
 		seen[s] = true
 		exprs = append(exprs, s)
 	}
-	ovn, _ := o.parseFailures(t, exprs)
-	agree, bad, invalids := 0, 0, 0
-	for _, s := range exprs {
-		want, invalid := ovn[s]
-		if invalid {
-			invalids++
-		}
-		_, err := Parse(s, corpusResolver{})
-		got := ""
-		if err != nil {
-			got = err.(*Error).Msg
-		}
-		if (err != nil) != invalid || got != want {
-			bad++
-			t.Errorf("%q:\n aclc: %q\n  OVN: %q (invalid=%v)", s, got, want, invalid)
-			continue
-		}
-		agree++
+	for _, rel := range release.All() {
+		t.Run(rel.Name(), func(t *testing.T) {
+			d := dialectOf(t, rel)
+			o := startOracleRelease(t, rel, "lsp1")
+			ovn, reasonless := o.parseFailures(t, exprs)
+			for s := range reasonless {
+				ovn[s] = ""
+			}
+			agree, bad, invalids := 0, 0, 0
+			for _, s := range exprs {
+				want, invalid := ovn[s]
+				if invalid {
+					invalids++
+				}
+				_, err := d.Parse(s, corpusResolver{})
+				got := ""
+				if err != nil {
+					got = err.(*Error).Msg
+				}
+				if (err != nil) != invalid || got != want {
+					bad++
+					t.Errorf("%q:\n aclc: %q\n  OVN %s: %q (invalid=%v)", s, got, rel, want, invalid)
+					continue
+				}
+				agree++
+			}
+			t.Logf("random differential %s: %d expressions (%d invalid per OVN), %d agree with OVN (validity and message), %d differ", rel, len(exprs), invalids, agree, bad)
+		})
 	}
-	t.Logf("random differential: %d expressions (%d invalid per OVN), %d agree with OVN (validity and message), %d differ", len(exprs), invalids, agree, bad)
 }
 
-// TestRandomEvalOracle compares Eval with ovn-trace on randomly generated
-// valid expressions over the testdata/eval.txt microflows, live, with the
-// same one-expression-per-table layout as TestEvalOracle.
+// TestRandomEvalOracle compares Eval with each release's ovn-trace on
+// randomly generated expressions valid in that release over the
+// testdata/eval microflows, live, with the same one-expression-per-table
+// layout as TestEvalOracle.
 func TestRandomEvalOracle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs ovn-trace")
 	}
-	o := startOracle(t, "lsp1", "lsp2", "lsp3")
-	d := readEvalData(t, release.OVN2303)
+	for _, rel := range release.All() {
+		t.Run(rel.Name(), func(t *testing.T) { randomEvalOracle(t, rel) })
+	}
+}
+
+func randomEvalOracle(t *testing.T, rel *release.Release) {
+	dl := dialectOf(t, rel)
+	o := startOracleRelease(t, rel, "lsp1", "lsp2", "lsp3")
+	d := readEvalData(t, rel)
 	r := evalResolver{}
 	var mfs []*Microflow
 	for _, s := range d.microflows {
-		m, err := ParseMicroflow(s, r)
+		m, err := dl.ParseMicroflow(s, r)
 		if err != nil {
 			t.Fatal(err)
 		}
 		mfs = append(mfs, m)
 	}
-	g := &randExpr{r: rand.New(rand.NewSource(2303)), names: DefaultSymtab().Names()}
+	g := &randExpr{r: rand.New(rand.NewSource(2303)), syms: dl.Symtab(), names: dl.Symtab().Names()}
 	seen := map[string]bool{}
 	var exprs []*Expr
 	for len(exprs) < 250 {
@@ -239,7 +275,7 @@ func TestRandomEvalOracle(t *testing.T) {
 			continue
 		}
 		seen[s] = true
-		if e, err := Parse(s, r); err == nil {
+		if e, err := dl.Parse(s, r); err == nil {
 			exprs = append(exprs, e)
 		}
 	}
@@ -253,7 +289,7 @@ func TestRandomEvalOracle(t *testing.T) {
 			pairs++
 			if got != matched[k] {
 				bad++
-				t.Errorf("%q on microflow %d (%s): aclc %v, ovn-trace %v", exprs[i].Text, j, mfs[j], got, matched[k])
+				t.Errorf("%q on microflow %d (%s): aclc %v, ovn-trace %s %v", exprs[i].Text, j, mfs[j], got, rel, matched[k])
 			}
 		}
 	}
@@ -281,7 +317,7 @@ func TestRandomEvalOracle(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("random eval differential: %d expressions x %d microflows: %d pairs compared, %d differ, %d skipped (ovn-trace crashed)", len(exprs), len(mfs), pairs, bad, crashes)
+	t.Logf("random eval differential %s: %d expressions x %d microflows: %d pairs compared, %d differ, %d skipped (ovn-trace crashed)", rel, len(exprs), len(mfs), pairs, bad, crashes)
 }
 
 func exprsText(exprs []*Expr, idx []int) []string {

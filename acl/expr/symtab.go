@@ -62,6 +62,10 @@ type Symbol struct {
 	MustCrossproduct bool
 	// OVNField marks OVN-internal fields (icmp4.frag_mtu, icmp6.frag_mtu).
 	OVNField bool
+	// PortRegister names the string field whose register this numeric
+	// field is (26.03.1's __inport is the register behind inport): its
+	// value is that port's tunnel key.
+	PortRegister string
 }
 
 // IsPredicate reports whether s is a predicate (ip4, tcp, eth.bcast, ...).
