@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/aclc/aclc/internal/ovsdbconn"
-	"github.com/ovn-kubernetes/libovsdb/client"
 )
 
 // FastRead is LoadLive with the read method ("transact" or "monitor")
@@ -16,22 +15,27 @@ func FastRead(ctx context.Context, opts Options, method string) (*Snapshot, erro
 		return nil, err
 	}
 	defer conn.Close()
-	return fastRead(ctx, conn, remote, method, opts.readTimeout())
+	return fastRead(ctx, conn, remote, method, opts.readTimeout(), opts.Release)
 }
 
 // ReadColumns returns the tables and columns the fast reader asks for, and
 // those libovsdb's Monitor asks for (monitoredTables) on the connected
-// client c; nil columns mean all.
-func ReadColumns(c client.Client) (fast, monitor map[string][]string, errs []error) {
+// nb; nil columns mean all.
+func ReadColumns(nb *NB) (fast, monitor map[string][]string, errs []error) {
+	c := nb.Client
 	fast, monitor = map[string][]string{}, map[string][]string{}
-	tds, err := tableDecoders()
+	tds, err := tableDecoders(nb.Release)
 	if err != nil {
 		return nil, nil, []error{err}
 	}
 	for _, td := range tds {
-		fast[td.Name] = slices.Sorted(slices.Values(td.Columns))
+		if td.Table.Columns != nil {
+			fast[td.Name] = slices.Sorted(slices.Values(td.columns))
+		} else {
+			fast[td.Name] = nil
+		}
 	}
-	m := c.NewMonitor(monitoredTables()...)
+	m := c.NewMonitor(monitoredTables(nb.dbModel)...)
 	for _, tm := range m.Tables {
 		monitor[tm.Table] = slices.Sorted(slices.Values(tm.Fields))
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ovn-kubernetes/libovsdb/model"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
 // The fast one-shot reader: LoadLive speaks OVSDB JSON-RPC (RFC 7047)
@@ -44,29 +45,31 @@ type tableDecoder struct {
 	decode  []columnDecoder // by index of the field in typ
 }
 
-var (
-	decodersOnce sync.Once
-	decoders     []*tableDecoder
-	decodersErr  error
-)
+// decoders are the table decoders of each release, built once.
+var decoders sync.Map // *release.Release -> func() ([]*tableDecoder, error)
 
-// tableDecoders builds, once, the decoders of the registry's tables from
-// the `ovsdb` tags and field types of the models.
-func tableDecoders() ([]*tableDecoder, error) {
-	decodersOnce.Do(func() {
+// tableDecoders builds, once per release, the decoders of the registry's
+// tables that release r's schema has, for the columns it has, from the
+// `ovsdb` tags and field types of the models.
+func tableDecoders(r *release.Release) ([]*tableDecoder, error) {
+	f, _ := decoders.LoadOrStore(r, sync.OnceValues(func() ([]*tableDecoder, error) {
+		var out []*tableDecoder
 		for _, rt := range tables {
-			td, err := newTableDecoder(rt)
-			if err != nil {
-				decodersErr = err
-				return
+			if !HasTable(r, rt.Name) {
+				continue
 			}
-			decoders = append(decoders, td)
+			td, err := newTableDecoder(rt, r)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, td)
 		}
-	})
-	return decoders, decodersErr
+		return out, nil
+	}))
+	return f.(func() ([]*tableDecoder, error))()
 }
 
-func newTableDecoder(rt *Table) (*tableDecoder, error) {
+func newTableDecoder(rt *Table, r *release.Release) (*tableDecoder, error) {
 	typ := rt.model
 	td := &tableDecoder{Table: rt, typ: typ, uuid: -1, index: map[string]int{},
 		decode: make([]columnDecoder, typ.NumField())}
@@ -85,10 +88,15 @@ func newTableDecoder(rt *Table) (*tableDecoder, error) {
 	if td.uuid < 0 {
 		return nil, fmt.Errorf("model %s has no _uuid field", typ)
 	}
-	cols := rt.Columns
-	if cols == nil {
+	var cols []string
+	for _, col := range rt.Columns {
+		if HasColumn(r, rt.Name, col) {
+			cols = append(cols, col)
+		}
+	}
+	if rt.Columns == nil {
 		for i := range typ.NumField() {
-			if col := typ.Field(i).Tag.Get("ovsdb"); col != "" && col != "_uuid" {
+			if col := typ.Field(i).Tag.Get("ovsdb"); col != "" && col != "_uuid" && HasColumn(r, rt.Name, col) {
 				cols = append(cols, col)
 			}
 		}
@@ -309,8 +317,18 @@ func readRequest(method string, tds []*tableDecoder) ([]byte, error) {
 
 // fastRead reads the registry's tables from the NB on conn (remote
 // names it in messages) with one request, and returns them as a Snapshot.
-func fastRead(ctx context.Context, conn net.Conn, remote string, method string, timeout time.Duration) (*Snapshot, error) {
-	tds, err := tableDecoders()
+// It first asks for the NB's schema version: the release (override when
+// given) decides which tables and columns it asks for.
+func fastRead(ctx context.Context, conn net.Conn, remote string, method string, timeout time.Duration, override *release.Release) (*Snapshot, error) {
+	v, err := schemaVersion(conn, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("NB at %s: %w", remote, err)
+	}
+	r, err := chooseRelease(remote, v, override)
+	if err != nil {
+		return nil, err
+	}
+	tds, err := tableDecoders(r)
 	if err != nil {
 		return nil, fmt.Errorf("NB model: %w", err)
 	}
@@ -325,6 +343,7 @@ func fastRead(ctx context.Context, conn net.Conn, remote string, method string, 
 		return nil, fmt.Errorf("read NB at %s: send %s: %w", remote, method, err)
 	}
 	s := NewSnapshot()
+	s.Release = r
 	j := newJReader(conn)
 	for {
 		done, err := readMessage(j, conn, s, method, tds)

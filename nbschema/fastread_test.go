@@ -37,7 +37,7 @@ func libovsdbSnapshot(t *testing.T, remote string) *nbschema.Snapshot {
 // tables and columns libovsdb's Monitor does.
 func TestReadTablesMatchMonitor(t *testing.T) {
 	sb := sandbox(t)
-	fast, monitor, errs := nbschema.ReadColumns(connect(t, sb.NB).Client)
+	fast, monitor, errs := nbschema.ReadColumns(connect(t, sb.NB))
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

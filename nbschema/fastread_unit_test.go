@@ -14,6 +14,7 @@ import (
 
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
 // fakeNB serves one connection on a unix socket: it answers list_dbs with
@@ -45,6 +46,7 @@ func fakeNB(t *testing.T, reply string) (remote string, echoed <-chan json.RawMe
 		c.Write([]byte(`{"id":` + string(req.ID) + `,"result":["_Server","OVN_Northbound"],"error":null}`))
 		var next struct {
 			ID     json.RawMessage
+			Method string
 			Params []json.RawMessage
 		}
 		if dec.Decode(&next) != nil {
@@ -52,6 +54,12 @@ func fakeNB(t *testing.T, reply string) (remote string, echoed <-chan json.RawMe
 		}
 		if len(next.Params) > 0 && string(next.Params[0]) == `"_Server"` {
 			c.Write([]byte(`{"id":` + string(next.ID) + `,"result":[{"rows":[{"model":"standalone","leader":true,"connected":true}]}],"error":null}`))
+			if dec.Decode(&next) != nil {
+				return
+			}
+		}
+		if next.Method == "get_schema" {
+			c.Write([]byte(`{"id":` + string(next.ID) + `,"result":{"name":"OVN_Northbound","version":"7.0.0","tables":{}},"error":null}`))
 			if dec.Decode(&next) != nil {
 				return
 			}
@@ -123,7 +131,9 @@ func TestFastReadDecode(t *testing.T) {
 		"a2":                                   "NB ACL a2",
 	}
 
+	want.Release = release.OVN2303
 	monitorWant := nbschema.NewSnapshot()
+	monitorWant.Release = release.OVN2303
 	monitorWant.ACLs["a1"] = want.ACLs["a1"]
 	monitorWant.Origin = map[string]string{"a1": "NB ACL a1"}
 	tests := []struct {
@@ -135,7 +145,7 @@ func TestFastReadDecode(t *testing.T) {
 		{"monitor", "monitor", `"result":{"ACL":{"a1":{"new":{"match":"ip6","priority":0,"action":"allow","direction":"from-lport","meter":["set",["m"]],"options":["map",[["apply-after-lb","true"]]]}}},` +
 			`"Meter":{},"Unknown":{"x":{"new":{}}}},"error":null`, monitorWant, ""},
 		{"unknown column", "transact", `"result":[{"rows":[]},{"error":"syntax error","details":"Logical_Switch has no column named copp"}],"error":null`,
-			nil, "does not match the OVN 23.03 NB schema (7.0.0) aclc was built for: select Logical_Switch: \"syntax error\""},
+			nil, "does not match the OVN NB schema of a supported release aclc was built for: select Logical_Switch: \"syntax error\""},
 		{"request error", "monitor", `"result":null,"error":{"error":"unknown database"}`, nil, `read NB at unix:`},
 		{"two NB_Global", "transact", transactReply(map[int]string{0: `[{"_uuid":["uuid","g1"]},{"_uuid":["uuid","g2"]}]`}),
 			nil, "more than one NB_Global row"},

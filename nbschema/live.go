@@ -7,8 +7,10 @@ import (
 	"github.com/aclc/aclc/internal/ovsdbconn"
 
 	"github.com/ovn-kubernetes/libovsdb/client"
+	"github.com/ovn-kubernetes/libovsdb/model"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
 // NB is a connection to a live OVN Northbound database. Client is the
@@ -20,14 +22,25 @@ type NB struct {
 	Client client.Client
 	// Remotes are the remotes Connect was given, after defaulting.
 	Remotes []string
+	// Release is the OVN release of the NB: detected from its schema
+	// version, or Options.Release. Client speaks it with the release's
+	// client models (ClientModel); Snapshot converts rows to package nbdb's.
+	Release *release.Release
 	opts    Options
+	dbModel model.ClientDBModel
 }
 
 // Connect connects to the first reachable NB remote of opts, checking that
-// it serves the OVN_Northbound database. It does not read any rows yet;
-// see Monitor and LoadLive. Close the NB when done.
+// it serves the OVN_Northbound database of a supported release (or
+// opts.Release), and speaks to it with that release's client models. It
+// does not read any rows yet; see Monitor and LoadLive. Close the NB when
+// done.
 func Connect(ctx context.Context, opts Options) (*NB, error) {
-	dbModel, err := nbdb.FullDatabaseModel()
+	r, err := DetectRelease(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	dbModel, err := ClientModel(r)
 	if err != nil {
 		return nil, fmt.Errorf("NB model: %w", err)
 	}
@@ -35,17 +48,19 @@ func Connect(ctx context.Context, opts Options) (*NB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &NB{Client: c, Remotes: remotes, opts: opts}, nil
+	return &NB{Client: c, Remotes: remotes, Release: r, opts: opts, dbModel: dbModel}, nil
 }
 
 // monitoredTables are the NB tables and columns aclc reads (the
 // registry's): what the ACL compiler needs and the fixture format
 // expresses, nothing more (no NB_Global counters, no NAT, routes or
 // policies, no port status).
-func monitoredTables() []client.MonitorOption {
-	out := make([]client.MonitorOption, len(tables))
-	for i, t := range tables {
-		out[i] = t.monitorOption()
+func monitoredTables(dbModel model.ClientDBModel) []client.MonitorOption {
+	var out []client.MonitorOption
+	for _, t := range tables {
+		if o, ok := t.monitorOption(dbModel); ok {
+			out = append(out, o)
+		}
 	}
 	return out
 }
@@ -55,7 +70,7 @@ func monitoredTables() []client.MonitorOption {
 func (nb *NB) Monitor(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, nb.opts.readTimeout())
 	defer cancel()
-	if _, err := nb.Client.Monitor(ctx, nb.Client.NewMonitor(monitoredTables()...)); err != nil {
+	if _, err := nb.Client.Monitor(ctx, nb.Client.NewMonitor(monitoredTables(nb.dbModel)...)); err != nil {
 		return fmt.Errorf("monitor NB at %s: %w", nb.Client.CurrentEndpoint(), err)
 	}
 	return nil
@@ -69,12 +84,22 @@ func (nb *NB) Monitor(ctx context.Context) error {
 // compiler must in any case tolerate references to missing rows.
 func (nb *NB) Snapshot(ctx context.Context) (*Snapshot, error) {
 	s := NewSnapshot()
+	s.Release = nb.Release
+	cache := nb.Client.Cache()
+	if cache == nil {
+		return nil, fmt.Errorf("read NB cache: not connected")
+	}
 	for _, t := range tables {
-		rows, err := t.list(ctx, nb.Client)
-		if err != nil {
-			return nil, fmt.Errorf("read NB cache: %w", err)
+		tc := cache.Table(t.Name)
+		if tc == nil {
+			continue // a table the release lacks
 		}
-		for _, r := range rows {
+		rows := tc.Rows()
+		if t.Name == nbdb.NBGlobalTable && len(rows) > 1 {
+			return nil, fmt.Errorf("NB has %d NB_Global rows, want at most 1", len(rows))
+		}
+		for _, row := range rows {
+			r := FromClient(t.Name, row)
 			u := t.uuidOf(r)
 			t.set(s, u, r)
 			s.Origin[u] = liveOrigin(t.Name, u)
@@ -100,5 +125,5 @@ func LoadLive(ctx context.Context, opts Options) (*Snapshot, error) {
 		return nil, err
 	}
 	defer conn.Close()
-	return fastRead(ctx, conn, remote, readMethod, opts.readTimeout())
+	return fastRead(ctx, conn, remote, readMethod, opts.readTimeout(), opts.Release)
 }

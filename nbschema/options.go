@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/aclc/aclc/internal/ovsdbconn"
+	"github.com/aclc/aclc/release"
 )
 
 // DefaultRemote is the NB remote used when neither Options.Remotes nor
@@ -34,12 +35,17 @@ type Options struct {
 	// --no-leader-only). By default only the leader is read, as ovn-nbctl
 	// and ovn-northd do; a member cut off from its cluster never is.
 	NoLeaderOnly bool
+	// Release, when set, is the OVN release to read the NB as, whatever
+	// its schema version says (--ovn-version); by default the release is
+	// detected from the schema version, and one aclc does not know is an
+	// error.
+	Release *release.Release
 }
 
 // nbTarget is how ovsdbconn reaches the NB.
 var nbTarget = ovsdbconn.Target{
 	DB: "OVN_Northbound", Label: "NB", EnvVar: "OVN_NB_DB", DefaultRemote: DefaultRemote,
-	Schema: "the OVN 23.03 NB schema (7.0.0)",
+	Schema: "the OVN NB schema of a supported release",
 	Hint:   "; the NB is ovnnb_db.sock or port 6641",
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
 // Snapshot is one consistent view of the NB rows the ACL compiler needs;
@@ -51,6 +52,12 @@ type Snapshot struct {
 	// Origin says where a row came from, for error messages: "file.yaml:12:5"
 	// for a fixture row, "NB ACL 7c1e..." for a live one. Keyed by UUID.
 	Origin map[string]string
+
+	// Release is the OVN release the rows are of: a live NB's (detected
+	// from its schema version, or Options.Release), a fixture's (its
+	// `ovn:` key or FixtureOptions.Release); nil when nothing said
+	// (compile it for release.Default()).
+	Release *release.Release
 }
 
 // NewSnapshot returns an empty Snapshot with every map allocated.

@@ -40,10 +40,17 @@ var ErrNotEmpty = errors.New("NB is not empty")
 // name, options and external_ids are updated in place (keeping its UUID,
 // connections and ssl); otherwise snap.Global is inserted. A nil
 // snap.Global leaves NB_Global alone.
+//
+// The rows are written with the client's models (ClientModel of the NB's
+// release): a row that sets a column the NB's schema lacks, or a row of a
+// table it lacks, is an error naming the row, and nothing is written.
 func Store(ctx context.Context, c client.Client, snap *Snapshot, opt StoreOptions) error {
-	names := make([]string, len(tables))
-	for i, t := range tables {
-		names[i] = t.Name
+	dbm := c.Cache().DatabaseModel()
+	var names []string
+	for _, t := range tables {
+		if _, ok := dbm.Types()[t.Name]; ok {
+			names = append(names, t.Name)
+		}
 	}
 	existing, err := countRows(ctx, c, names)
 	if err != nil {
@@ -62,7 +69,11 @@ func Store(ctx context.Context, c client.Client, snap *Snapshot, opt StoreOption
 	if g := snap.Global; g != nil {
 		switch old := existing[nbdb.NBGlobalTable]; len(old) {
 		case 0:
-			op, err := insertOp(c, nbdb.NBGlobalTable, g.UUID, g)
+			cg, err := clientRow(dbm, snap, nbdb.NBGlobalTable, g.UUID, g)
+			if err != nil {
+				return err
+			}
+			op, err := insertOp(c, nbdb.NBGlobalTable, g.UUID, cg)
 			if err != nil {
 				return err
 			}
@@ -108,7 +119,14 @@ func nonNil(m map[string]string) map[string]string {
 // every existing row the snapshot lacks.
 func rowOps(c client.Client, snap *Snapshot, existing map[string][]string) ([]ovsdb.Operation, error) {
 	var ops []ovsdb.Operation
+	dbm := c.Cache().DatabaseModel()
 	for _, t := range storeOrder() {
+		if _, ok := dbm.Types()[t.Name]; !ok {
+			for u := range t.rows(snap) {
+				return nil, fmt.Errorf("%s %s%s: this NB's schema has no table %s", t.Name, u, originSuffix(snap, u), t.Name)
+			}
+			continue
+		}
 		have := map[string]bool{}
 		for _, u := range existing[t.Name] {
 			have[u] = true
@@ -117,6 +135,10 @@ func rowOps(c client.Client, snap *Snapshot, existing map[string][]string) ([]ov
 		for _, k := range t.uuids(snap) {
 			want[k] = true
 			m, _ := t.get(snap, k)
+			m, err := clientRow(dbm, snap, t.Name, k, m)
+			if err != nil {
+				return nil, err
+			}
 			if have[k] {
 				op, err := updateOp(c, t.Name, k, m)
 				if err != nil {
@@ -139,6 +161,27 @@ func rowOps(c client.Client, snap *Snapshot, existing map[string][]string) ([]ov
 		}
 	}
 	return ops, nil
+}
+
+// clientRow returns row uuid of table as a row of the client's model.
+func clientRow(dbm model.DatabaseModel, snap *Snapshot, table, uuid string, row model.Model) (model.Model, error) {
+	m, err := toClient(dbm, table, row)
+	var ce *ColumnError
+	if errors.As(err, &ce) {
+		return nil, fmt.Errorf("%s %s%s: %s: this NB's schema has no column %s", table, uuid, originSuffix(snap, uuid), ce.Column, ce.Column)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s %s%s: %w", table, uuid, originSuffix(snap, uuid), err)
+	}
+	return m, nil
+}
+
+// originSuffix is " (where)" for a row whose Origin is known.
+func originSuffix(snap *Snapshot, uuid string) string {
+	if o := snap.Origin[uuid]; o != "" {
+		return " (" + o + ")"
+	}
+	return ""
 }
 
 // insertOp inserts the model with its UUID. client.Create leaves out

@@ -1,7 +1,6 @@
 package nbschema
 
 import (
-	"context"
 	"fmt"
 	"iter"
 	"maps"
@@ -51,7 +50,6 @@ type Table struct {
 	set   func(s *Snapshot, uuid string, row model.Model) // nil row: delete
 	count func(s *Snapshot) int
 	alloc func(s *Snapshot)
-	list  func(ctx context.Context, c client.Client) ([]model.Model, error)
 }
 
 // tables is the registry, in the order a Snapshot lists its tables.
@@ -192,22 +190,28 @@ func (t *Table) uuidOf(row model.Model) string {
 // newModel returns a new, empty row of t's model.
 func (t *Table) newModel() model.Model { return reflect.New(t.model).Interface().(model.Model) }
 
-// monitorOption is t's part of the libovsdb monitor request.
-func (t *Table) monitorOption() client.MonitorOption {
-	m := t.newModel()
+// monitorOption is t's part of the libovsdb monitor request, for a client
+// with dbModel: t's columns that the client's release has; false when the
+// release lacks the table.
+func (t *Table) monitorOption(dbModel model.ClientDBModel) (client.MonitorOption, bool) {
+	typ, ok := dbModel.Types()[t.Name]
+	if !ok {
+		return nil, false
+	}
+	m := reflect.New(typ.Elem()).Interface().(model.Model)
 	if t.Columns == nil {
-		return client.WithTable(m)
+		return client.WithTable(m), true
 	}
 	v := reflect.ValueOf(m).Elem()
 	var fields []any
 	for _, col := range t.Columns {
-		for i := range t.model.NumField() {
-			if t.model.Field(i).Tag.Get("ovsdb") == col {
+		for i := range typ.Elem().NumField() {
+			if typ.Elem().Field(i).Tag.Get("ovsdb") == col {
 				fields = append(fields, v.Field(i).Addr().Interface())
 			}
 		}
 	}
-	return client.WithTable(m, fields...)
+	return client.WithTable(m, fields...), true
 }
 
 func (t *Table) indexFields() {
@@ -260,17 +264,6 @@ func rowsOf[T model.Model](t *Table, field func(*Snapshot) *map[string]T) *Table
 	}
 	t.count = func(s *Snapshot) int { return len(*field(s)) }
 	t.alloc = func(s *Snapshot) { *field(s) = map[string]T{} }
-	t.list = func(ctx context.Context, c client.Client) ([]model.Model, error) {
-		var rows []T
-		if err := c.List(ctx, &rows); err != nil {
-			return nil, err
-		}
-		out := make([]model.Model, len(rows))
-		for i, r := range rows {
-			out[i] = r
-		}
-		return out, nil
-	}
 	return t
 }
 
@@ -307,20 +300,6 @@ func globalTable(t *Table) *Table {
 		return 1
 	}
 	t.alloc = func(*Snapshot) {}
-	t.list = func(ctx context.Context, c client.Client) ([]model.Model, error) {
-		var rows []*nbdb.NBGlobal
-		if err := c.List(ctx, &rows); err != nil {
-			return nil, err
-		}
-		if len(rows) > 1 {
-			return nil, fmt.Errorf("NB has %d NB_Global rows, want at most 1", len(rows))
-		}
-		out := make([]model.Model, len(rows))
-		for i, r := range rows {
-			out[i] = r
-		}
-		return out, nil
-	}
 	return t
 }
 

@@ -39,7 +39,7 @@ func TestRegistryCoversSnapshot(t *testing.T) {
 func TestSetColumns(t *testing.T) {
 	want := map[string][]string{
 		"Logical_Switch":      {"acls", "dns_records", "forwarding_groups", "load_balancer", "load_balancer_group", "ports", "qos_rules"},
-		"Logical_Switch_Port": {"addresses", "mirror_rules", "port_security"},
+		"Logical_Switch_Port": {"addresses", "health_checks", "mirror_rules", "port_security"},
 		"Port_Group":          {"acls", "ports"},
 		"Address_Set":         {"addresses"},
 		"ACL":                 nil,

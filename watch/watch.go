@@ -377,7 +377,9 @@ func (w *Watcher) process(ctx context.Context) error {
 	for _, k := range keys {
 		var row model.Model
 		if t := cache.Table(k.table); t != nil {
-			row = t.Row(k.uuid)
+			if r := t.Row(k.uuid); r != nil {
+				row = nbschema.FromClient(k.table, r)
+			}
 		}
 		changes = append(changes, compile.RowChange{Table: k.table, UUID: k.uuid, Row: row})
 	}
@@ -408,21 +410,24 @@ func (w *Watcher) nbCfg() int {
 // cacheSnapshot builds a Snapshot that shares its rows with the libovsdb
 // cache instead of copying them: libovsdb never modifies a cached row (it
 // replaces it with an updated copy), and neither does the engine. A row
-// whose set columns are not in OVSDB's sorted order is copied and sorted.
-// Origin is left empty: the watcher prints no problems.
+// whose set columns are not in OVSDB's sorted order is copied and sorted;
+// so is every row of an NB older than the newest release, whose client
+// models are not the in-memory ones (nbschema.FromClient). Origin is left
+// empty: the watcher prints no problems.
 func (w *Watcher) cacheSnapshot() (*nbschema.Snapshot, error) {
 	cache := w.nb.Client.Cache()
 	if cache == nil {
 		return nil, errors.New("no NB cache")
 	}
 	s := nbschema.NewSnapshot()
+	s.Release = w.nb.Release
 	for _, nt := range nbschema.Tables() {
 		t := cache.Table(nt.Name)
 		if t == nil {
 			continue
 		}
 		for id, row := range t.RowsShallow() {
-			nt.Set(s, id, sortedRow(nt, row))
+			nt.Set(s, id, sortedRow(nt, nbschema.FromClient(nt.Name, row)))
 		}
 	}
 	return s, nil
@@ -456,6 +461,7 @@ func (w *Watcher) resync(_ context.Context, why string) error {
 		}
 		rows := t.RowsShallow()
 		for id, row := range rows {
+			row = nbschema.FromClient(table, row)
 			old := w.engine.Row(table, id)
 			if old != nil && reflect.DeepEqual(old, row) {
 				continue

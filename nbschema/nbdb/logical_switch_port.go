@@ -15,10 +15,12 @@ type LogicalSwitchPort struct {
 	Enabled          *bool             `ovsdb:"enabled"`
 	ExternalIDs      map[string]string `ovsdb:"external_ids"`
 	HaChassisGroup   *string           `ovsdb:"ha_chassis_group"`
+	HealthChecks     []string          `ovsdb:"health_checks"`
 	MirrorRules      []string          `ovsdb:"mirror_rules"`
 	Name             string            `ovsdb:"name"`
 	Options          map[string]string `ovsdb:"options"`
 	ParentName       *string           `ovsdb:"parent_name"`
+	Peer             *string           `ovsdb:"peer"`
 	PortSecurity     []string          `ovsdb:"port_security"`
 	Tag              *int              `ovsdb:"tag" validate:"omitempty,min=1,max=4095"`
 	TagRequest       *int              `ovsdb:"tag_request" validate:"omitempty,min=0,max=4095"`

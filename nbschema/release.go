@@ -1,0 +1,281 @@
+package nbschema
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/ovn-kubernetes/libovsdb/model"
+
+	"github.com/aclc/aclc/internal/ovsdbconn"
+	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/nbschema/nbdb/ovn2303"
+	"github.com/aclc/aclc/nbschema/nbdb/ovn2503"
+	"github.com/aclc/aclc/release"
+)
+
+// Which release an NB belongs to, and how aclc speaks to it.
+//
+// In memory aclc has one model per NB table, package nbdb, generated from
+// the newest supported release's schema; every older release's schema is a
+// subset of it (OVN only adds tables and columns). libovsdb validates a
+// client model against the server's schema and refuses columns the server
+// lacks, so a libovsdb client of an older NB uses that release's generated
+// models (nbdb/ovn2303, nbdb/ovn2503), and rows are converted at the
+// boundary: FromClient fills the columns the release lacks with their
+// defaults, ToClient refuses a row that sets one of them. The fast reader
+// asks only for the columns the release has.
+
+// clientModels are each release's libovsdb client models.
+var clientModels = map[*release.Release]func() (model.ClientDBModel, error){
+	release.OVN2303: ovn2303.FullDatabaseModel,
+	release.OVN2503: ovn2503.FullDatabaseModel,
+	release.OVN2603: nbdb.FullDatabaseModel,
+}
+
+// ClientModel is release r's libovsdb client model of the NB.
+func ClientModel(r *release.Release) (model.ClientDBModel, error) {
+	f, ok := clientModels[r]
+	if !ok {
+		return model.ClientDBModel{}, fmt.Errorf("no NB client model for OVN %s", r)
+	}
+	return f()
+}
+
+// releaseColumns are, per release and table, the columns its schema has.
+var releaseColumns = sync.OnceValues(func() (map[*release.Release]map[string]map[string]bool, error) {
+	out := map[*release.Release]map[string]map[string]bool{}
+	for r := range clientModels {
+		m, err := ClientModel(r)
+		if err != nil {
+			return nil, err
+		}
+		cols := map[string]map[string]bool{}
+		for table, typ := range m.Types() {
+			cols[table] = map[string]bool{}
+			for i := range typ.Elem().NumField() {
+				if c := typ.Elem().Field(i).Tag.Get("ovsdb"); c != "" {
+					cols[table][c] = true
+				}
+			}
+		}
+		out[r] = cols
+	}
+	return out, nil
+})
+
+// HasColumn reports whether release r's NB schema has table's column.
+func HasColumn(r *release.Release, table, column string) bool {
+	cols, err := releaseColumns()
+	if err != nil {
+		return false
+	}
+	return cols[r][table][column]
+}
+
+// HasTable reports whether release r's NB schema has table.
+func HasTable(r *release.Release, table string) bool {
+	cols, err := releaseColumns()
+	if err != nil {
+		return false
+	}
+	_, ok := cols[r][table]
+	return ok
+}
+
+// converter copies rows between two generated models of one table by
+// column name.
+type converter struct {
+	from, to reflect.Type // struct types
+	pairs    [][2]int     // field index in from, in to
+	dropped  []int        // fields of from whose column to lacks
+}
+
+var converters sync.Map // [2]reflect.Type -> *converter
+
+func converterFor(from, to reflect.Type) *converter {
+	key := [2]reflect.Type{from, to}
+	if c, ok := converters.Load(key); ok {
+		return c.(*converter)
+	}
+	c := &converter{from: from, to: to}
+	idx := map[string]int{}
+	for i := range to.NumField() {
+		if col := to.Field(i).Tag.Get("ovsdb"); col != "" {
+			idx[col] = i
+		}
+	}
+	for i := range from.NumField() {
+		col := from.Field(i).Tag.Get("ovsdb")
+		if col == "" {
+			continue
+		}
+		if j, ok := idx[col]; ok {
+			c.pairs = append(c.pairs, [2]int{i, j})
+		} else {
+			c.dropped = append(c.dropped, i)
+		}
+	}
+	converters.Store(key, c)
+	return c
+}
+
+// convert returns src, a pointer to a generated model, as a new row of
+// model type to (a pointer type). A column src sets to a non-default value
+// that to lacks is an error naming it.
+func convert(src model.Model, to reflect.Type) (model.Model, error) {
+	sv := reflect.ValueOf(src)
+	if sv.Type() == to {
+		return src, nil
+	}
+	c := converterFor(sv.Type().Elem(), to.Elem())
+	sv = sv.Elem()
+	for _, i := range c.dropped {
+		if !isEmpty(sv.Field(i)) {
+			return nil, &ColumnError{Column: c.from.Field(i).Tag.Get("ovsdb")}
+		}
+	}
+	dv := reflect.New(to.Elem())
+	for _, p := range c.pairs {
+		assign(dv.Elem().Field(p[1]), sv.Field(p[0]))
+	}
+	return dv.Interface().(model.Model), nil
+}
+
+// isEmpty reports whether v is its column's default: zero, or an empty set
+// or map.
+func isEmpty(v reflect.Value) bool {
+	if v.Kind() == reflect.Map || v.Kind() == reflect.Slice {
+		return v.Len() == 0
+	}
+	return v.IsZero()
+}
+
+// ColumnError is a value in a column the target release's schema lacks.
+type ColumnError struct{ Column string }
+
+func (e *ColumnError) Error() string { return "column " + e.Column + " is not in this NB's schema" }
+
+// assign sets dst from src, of the same shape but possibly other named
+// (enum) types: scalars, pointers to scalars, slices and maps of them.
+func assign(dst, src reflect.Value) {
+	switch {
+	case src.Type().AssignableTo(dst.Type()):
+		dst.Set(src)
+	case src.Kind() == reflect.Slice:
+		if src.IsNil() {
+			return
+		}
+		s := reflect.MakeSlice(dst.Type(), src.Len(), src.Len())
+		for i := range src.Len() {
+			assign(s.Index(i), src.Index(i))
+		}
+		dst.Set(s)
+	case src.Kind() == reflect.Map:
+		if src.IsNil() {
+			return
+		}
+		m := reflect.MakeMapWithSize(dst.Type(), src.Len())
+		it := src.MapRange()
+		for it.Next() {
+			k, v := reflect.New(dst.Type().Key()).Elem(), reflect.New(dst.Type().Elem()).Elem()
+			assign(k, it.Key())
+			assign(v, it.Value())
+			m.SetMapIndex(k, v)
+		}
+		dst.Set(m)
+	case src.Kind() == reflect.Pointer:
+		if src.IsNil() {
+			return
+		}
+		p := reflect.New(dst.Type().Elem())
+		assign(p.Elem(), src.Elem())
+		dst.Set(p)
+	default:
+		dst.Set(src.Convert(dst.Type()))
+	}
+}
+
+// FromClient returns row, a libovsdb row of some release's client model
+// for table, as aclc's in-memory model (package nbdb); row itself when it
+// is one already. Columns the release lacks get their defaults.
+func FromClient(table string, row model.Model) model.Model {
+	t := tableIndex[table]
+	if t == nil || row == nil {
+		return row
+	}
+	m, err := convert(row, reflect.PointerTo(t.model))
+	if err != nil {
+		panic("nbschema: " + err.Error()) // nbdb has every column
+	}
+	return m
+}
+
+// toClient returns row, an in-memory model row of table, as a row of the
+// client model dbModel has for table.
+func toClient(dbModel model.DatabaseModel, table string, row model.Model) (model.Model, error) {
+	typ, ok := dbModel.Types()[table]
+	if !ok {
+		return nil, fmt.Errorf("table %s is not in this NB's schema", table)
+	}
+	return convert(row, typ)
+}
+
+// schemaVersion asks the NB on conn for its schema version (get_schema).
+func schemaVersion(conn net.Conn, timeout time.Duration) (string, error) {
+	conn.SetDeadline(time.Now().Add(timeout))
+	defer conn.SetDeadline(time.Time{})
+	res, err := ovsdbconn.Call(conn, "get_schema", []any{nbTarget.DB})
+	if err != nil {
+		return "", fmt.Errorf("get_schema: %w", err)
+	}
+	var s struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(res, &s); err != nil {
+		return "", fmt.Errorf("get_schema reply: %w", err)
+	}
+	return s.Version, nil
+}
+
+// chooseRelease is the release of an NB whose schema has version v:
+// override when given (with a warning when v is another release's), else
+// the release v belongs to, else an *release.UnknownSchemaError.
+func chooseRelease(remote, v string, override *release.Release) (*release.Release, error) {
+	r, err := release.ByNBSchema(v)
+	if override != nil {
+		if r != override {
+			detected := "none (unknown schema version)"
+			if r != nil {
+				detected = r.Name()
+			}
+			slog.Warn("--ovn-version overrides the NB's release", "nb", remote, "schema", v,
+				"detected", detected, "using", override.Name())
+		}
+		return override, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("NB at %s: %w", remote, err)
+	}
+	return r, nil
+}
+
+// DetectRelease connects to the NB of opts and returns the release its
+// schema version belongs to (opts.Release when set).
+func DetectRelease(ctx context.Context, opts Options) (*release.Release, error) {
+	conn, remote, err := ovsdbconn.DialRaw(ctx, nbTarget, opts.conn())
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	v, err := schemaVersion(conn, opts.timeout())
+	if err != nil {
+		return nil, fmt.Errorf("NB at %s: %w", remote, err)
+	}
+	return chooseRelease(remote, v, opts.Release)
+}
