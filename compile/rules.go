@@ -48,8 +48,11 @@ type rules struct {
 	// commit.
 	verdicts bool
 	// icmpTooBig: pre-ACL and pre-LB skip conntrack for ICMP "packet too
-	// big" arriving from a tunnel (23.06, e3bc68c3b).
+	// big" arriving from a tunnel (24.03; e3bc68c3b).
 	icmpTooBig bool
+	// igmpLoopback: a transit switch punts only IGMP/MLD that is not
+	// looped back (25.09, d3cb5a0ba; first landed and reverted before 24.09).
+	igmpLoopback bool
 	// sampling: ACL sample stages, observation registers, drop commits
 	// carry ct_label.obs_point_id (24.09; 55782afd7).
 	sampling bool
@@ -105,8 +108,9 @@ func newRules(r *release.Release) rules {
 		rel:           r,
 		layout:        lay,
 		verdicts:      at("23.06.0"),
-		icmpTooBig:    at("23.06.0"),
+		icmpTooBig:    at("24.03.0"),
 		sampling:      at("24.09.0"),
+		igmpLoopback:  at("25.09.0"),
 		ipFrag:        at("25.03.0"),
 		dnsFromCtrl:   at("25.03.0"),
 		persist:       at("25.03.0"),

@@ -211,6 +211,7 @@ func (g *global) aclCtTranslation() bool {
 
 // buildPreLB is build_pre_lb and build_ls_stateful_rec_pre_lb.
 func (g *global) buildPreLB(od *datapath, b *builder) {
+	g.buildInterconnMcastSnoopFlows(od, b)
 	b.add(lflow.InPreLB, 110, "eth.mcast", "next;")
 	b.add(lflow.OutPreLB, 110, "eth.mcast", "next;")
 	const nd = "nd || nd_rs || nd_ra || mldv1 || mldv2"
@@ -240,6 +241,27 @@ func (g *global) buildPreLB(od *datapath, b *builder) {
 	if od.HasLBVIP {
 		b.add(lflow.InPreLB, 100, "ip", regbitConntrackNAT+" = 1; next;")
 		b.add(lflow.OutPreLB, 100, "ip", regbitConntrackNAT+" = 1; next;")
+	}
+}
+
+// buildInterconnMcastSnoopFlows is build_interconn_mcast_snoop_flows: a
+// transit switch (other_config:interconn-ts) with multicast snooping
+// punts IGMP and MLD from its remote ports to the controller.
+func (g *global) buildInterconnMcastSnoopFlows(od *datapath, b *builder) {
+	if _, ts := od.LS.OtherConfig["interconn-ts"]; !ts || !boolOption(od.LS.OtherConfig["mcast_snoop"], false) {
+		return
+	}
+	loop := ""
+	if g.r.igmpLoopback {
+		loop = " && flags.igmp_loopback == 0"
+	}
+	for _, lsp := range g.v.Ports(od) {
+		if lsp.Type != "remote" {
+			continue
+		}
+		key := strconv.Quote(lsp.Name)
+		b.addFrom(lflow.OutPreLB, 120, "inport == "+key+" && igmp"+loop, "clone { igmp; }; next;", lsp.UUID)
+		b.addFrom(lflow.OutPreLB, 120, "inport == "+key+" && (mldv1 || mldv2)"+loop, "clone { igmp; }; next;", lsp.UUID)
 	}
 }
 
