@@ -19,88 +19,129 @@ func ValidateMatches(s *nbschema.Snapshot, flows *lflow.Listing) []Problem {
 	return ValidateMatchesFor(s, flows, release.OVN2303)
 }
 
-// ValidateMatchesFor parses every ACL match, and every flow match northd
-// builds around one, with release r's expression parser (package acl/expr,
-// r's Dialect) and reports those that OVN would reject. northd copies such matches into
-// the SB all the same; every ovn-controller then drops the flow, so the ACL
-// silently does nothing.
+// ValidateMatchesFor checks, with release r's expression parser (package
+// acl/expr, r's Dialect), every flow match northd builds from an ACL and
+// reports the ACLs whose flows OVN would reject. northd copies such matches
+// into the SB all the same; every ovn-controller then drops the flow, so
+// the ACL silently does nothing (or only part of what it says).
 //
 // References to address sets and port groups are assumed to exist here:
 // whether they resolve is reported by Compile's own checks, per datapath.
 //
-// A valid match stays valid inside the hint forms `reg0[N] == 1 && (M)`,
-// but not always inside the reject form `(reg0[N] == 1) && M`, which
-// 23.03 does not parenthesize: `A || B` becomes `(reg0[10] == 1) && A || B`,
-// which mixes && and || without parentheses. Those reject flows are
-// checked as written.
+// northd puts the match into its flows as written (23.03's ACL stage,
+// pre_acl's stateless filter), in parentheses (`(M)', `reg0[N] == 1 &&
+// (M)'; every 25.03+ eval flow) or, in 23.03's reject flows, unparenthesized
+// after a prefix: `A || B' becomes `(reg0[10] == 1) && A || B', which mixes
+// && and || without parentheses. A valid match stays valid in parentheses
+// (unless that nests them too deeply), so only the other flows are parsed
+// as written; an invalid match can become valid inside them (`ip4) &&
+// (tcp'), so then every flow is.
 func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.Release) []Problem {
 	if r == nil {
 		r = release.OVN2303
 	}
 	d := Dialect(r)
 	g := &global{s: s, v: nbview.New(s)}
-	type job struct {
-		acl  string
-		text string
-		dp   string // "" for the ACL's own match
-	}
-	var jobs []job
+	var ids []string
+	idx := map[string]int{}
 	for _, id := range nbschema.SortedKeys(s.ACLs) {
 		if m := s.ACLs[id].Match; strings.TrimSpace(m) != "" { // empty matches are reported by Compile
-			jobs = append(jobs, job{acl: id, text: m})
+			idx[id] = len(ids)
+			ids = append(ids, id)
 		}
 	}
-	// Reject flows as northd wrote them, once per distinct text.
-	seen := map[string]bool{}
-	for _, d := range flows.Datapaths {
-		for _, f := range d.Flows {
-			if f.Source == "" || !strings.HasPrefix(f.Match, "(reg0[") || !strings.Contains(f.Actions, "reject {") {
-				continue
-			}
-			acl, ok := s.ACLs[f.Source]
-			if !ok || !strings.Contains(acl.Match, "||") || seen[f.Match] {
-				continue
-			}
-			seen[f.Match] = true
-			jobs = append(jobs, job{acl: f.Source, text: f.Match, dp: d.Name})
-		}
-	}
+	raw := parallelValid(d, len(ids), func(i int) string { return s.ACLs[ids[i]].Match })
 
-	errs := make([]error, len(jobs))
+	// The distinct flow matches of each ACL; those that need parsing as
+	// written go into exact.
+	type flowText struct {
+		acl      int
+		text, dp string
+		reject   bool
+	}
+	var exact []flowText
+	total := make([]int, len(ids))
+	wrapped := make([]string, len(ids))
+	shallow := make([]bool, len(ids)) // parentheses cannot nest too deeply
+	for i, id := range ids {
+		m := s.ACLs[id].Match
+		wrapped[i], shallow[i] = "("+m+")", strings.Count(m, "(") < expr.MaxParenDepth
+	}
+	seen := map[string]bool{}
+	for _, dp := range flows.Datapaths {
+		for _, f := range dp.Flows {
+			if f.Source == "" {
+				continue
+			}
+			i, ok := idx[f.Source]
+			if !ok {
+				continue
+			}
+			if raw[i] == nil && shallow[i] && (f.Match == s.ACLs[ids[i]].Match || strings.Contains(f.Match, wrapped[i])) {
+				continue // valid as written or in parentheses
+			}
+			key := f.Source + "\x00" + f.Match
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			total[i]++ // counted for invalid matches only: valid ones take the path above
+			exact = append(exact, flowText{acl: i, text: f.Match, dp: dp.Name, reject: strings.Contains(f.Actions, "reject {")})
+		}
+	}
+	errs := parallelValid(d, len(exact), func(i int) string { return exact[i].text })
+
+	var out []Problem
+	bad := make([][]int, len(ids)) // indexes into exact
+	for j, e := range errs {
+		if e != nil {
+			bad[exact[j].acl] = append(bad[exact[j].acl], j)
+		}
+	}
+	series := "OVN " + r.Series()
+	for i, id := range ids {
+		acl := s.ACLs[id]
+		where := g.describeACL(acl)
+		switch {
+		case raw[i] != nil && (total[i] == 0 || len(bad[i]) == total[i]):
+			out = append(out, Problem{ACL: id, Where: where, Message: "invalid match, OVN will discard its flows: " + describeParseError(acl.Match, raw[i])})
+		case raw[i] != nil && len(bad[i]) > 0:
+			f := exact[bad[i][0]]
+			out = append(out, Problem{ACL: id, Where: where, Message: fmt.Sprintf(
+				"invalid match: %s discards %d of the %d flows northd builds from it (e.g. %q: %s); the others, where northd puts it in parentheses, parse",
+				series, len(bad[i]), total[i], f.text, describeParseError(f.text, errs[bad[i][0]]))})
+		default:
+			for _, j := range bad[i] {
+				f := exact[j]
+				kind := "this ACL's"
+				if f.reject {
+					kind = "this reject ACL's"
+				}
+				out = append(out, Problem{ACL: id, Where: where, Datapath: f.dp,
+					Message: series + " wraps " + kind + " match as " + fmt.Sprintf("%q", f.text) +
+						", which OVN's parser rejects (" + describeParseError(f.text, errs[j]) + "); parenthesize the ACL match"})
+			}
+		}
+	}
+	return sortProblems(out)
+}
+
+// parallelValid parses text(0..n-1) with d on every CPU.
+func parallelValid(d *expr.Dialect, n int, text func(int) string) []error {
+	errs := make([]error, n)
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			for i := w; i < len(jobs); i += workers {
-				errs[i] = d.Valid(jobs[i].text, nil)
+			for i := w; i < n; i += workers {
+				errs[i] = d.Valid(text(i), nil)
 			}
 		}(w)
 	}
 	wg.Wait()
-
-	var out []Problem
-	ownInvalid := map[string]bool{}
-	for i, j := range jobs {
-		if errs[i] == nil {
-			continue
-		}
-		acl := s.ACLs[j.acl]
-		msg := describeParseError(j.text, errs[i])
-		if j.dp == "" {
-			ownInvalid[j.acl] = true
-			out = append(out, Problem{ACL: j.acl, Where: g.describeACL(acl), Message: "invalid match, OVN will discard its flows: " + msg})
-			continue
-		}
-		if ownInvalid[j.acl] {
-			continue // already reported for the ACL's own match
-		}
-		out = append(out, Problem{ACL: j.acl, Where: g.describeACL(acl), Datapath: j.dp,
-			Message: "OVN " + r.Series() + " wraps this reject ACL's match as " + fmt.Sprintf("%q", j.text) +
-				", which OVN's parser rejects (" + msg + "); parenthesize the ACL match"})
-	}
-	return sortProblems(out)
+	return errs
 }
 
 // describeParseError says what the parser said and where, quoting the text
@@ -118,5 +159,9 @@ func describeParseError(text string, err error) string {
 		}
 		at = fmt.Sprintf(" (at %q)", rest)
 	}
-	return fmt.Sprintf("offset %d%s: %s", pe.Offset, at, pe.Msg)
+	msg := pe.Msg
+	if msg == "" {
+		msg = pe.Note // OVN gives no message
+	}
+	return fmt.Sprintf("offset %d%s: %s", pe.Offset, at, msg)
 }

@@ -46,3 +46,49 @@ switches:
 		}
 	}
 }
+
+// TestValidateMatchesWrapped checks that matches are judged as northd puts
+// them into flows: an unbalanced match that pairs up with northd's
+// parentheses is accepted where every flow wraps it (a stateful ACL), and
+// partly where only some do (a stateless ACL on 25.03+, whose pre_acl
+// filter has it as written); 23.03's unparenthesized reject flow rejects
+// `A || B', 25.03's does not.
+func TestValidateMatchesWrapped(t *testing.T) {
+	snap, err := nbschema.ParseFixture("wrapped.yaml", []byte(`
+switches:
+  - name: sw0
+    ports:
+      - {name: p1, addresses: ["00:00:00:00:00:01 10.0.0.1"]}
+    acls:
+      - {direction: to-lport, priority: 1001, match: "ip4) && (tcp", action: allow-related}
+      - {direction: from-lport, priority: 1002, match: "ip4) && (udp", action: allow-stateless}
+      - {direction: to-lport, priority: 1003, match: "tcp.dst == 22 || tcp.dst == 23", action: reject}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		r    *release.Release
+		want []string // one substring per problem, in order
+	}{
+		{release.OVN2303, []string{
+			"invalid match, OVN will discard its flows",
+			"OVN 23.03 wraps this reject ACL's match as \"(reg0[10] == 1) && tcp.dst == 22 || tcp.dst == 23\"",
+			"OVN 23.03 wraps this reject ACL's match as \"(reg0[9] == 1) && tcp.dst == 22 || tcp.dst == 23\"",
+		}},
+		{release.OVN2503, []string{"invalid match: OVN 25.03 discards 1 of the 2 flows northd builds from it (e.g. \"ip4) && (udp\""}},
+		{release.OVN2603, []string{"invalid match: OVN 26.03 discards 1 of the 2 flows"}},
+	} {
+		res := CompileWith(snap, Options{Release: tc.r})
+		probs := ValidateMatchesFor(snap, res.Flows, tc.r)
+		if len(probs) != len(tc.want) {
+			t.Errorf("%s: %d problems, want %d: %v", tc.r, len(probs), len(tc.want), probs)
+			continue
+		}
+		for i, p := range probs {
+			if !strings.Contains(p.Message, tc.want[i]) {
+				t.Errorf("%s: problem %q, want %q", tc.r, p.Message, tc.want[i])
+			}
+		}
+	}
+}
