@@ -104,6 +104,11 @@ func routerCases() []routerCase {
 			{"ipv6-hop-limit-1", routed("p1", "00:00:00:00:00:01", "00:00:00:00:ff:01", "fd00::1", "fd01::3", "udp && udp.dst == 53", 1), []string{"new"}},
 			{"tcp-to-router-ip-reset", sw0("10.1.0.254", "tcp && tcp.dst == 22"), []string{"new"}},
 			{"udp-to-router-ip-unreachable", sw0("10.0.0.254", "udp && udp.dst == 161"), []string{"new", "new"}},
+			{"hairpin-same-subnet-via-router", sw0("10.0.0.2", "tcp && tcp.dst == 80"), []string{"new", "new"}},
+			{"martian-source-dropped", routed("p1", "00:00:00:00:00:01", "00:00:00:00:ff:01", "127.0.0.1", "10.1.0.3", "tcp && tcp.dst == 80", 64), []string{"new"}},
+			{"spoofed-router-source-dropped", routed("p1", "00:00:00:00:00:01", "00:00:00:00:ff:01", "10.0.0.254", "10.1.0.3", "tcp && tcp.dst == 80", 64), []string{"new"}},
+			{"wrong-router-mac-dropped", routed("p1", "00:00:00:00:00:01", "00:00:00:00:ff:02", "10.0.0.1", "10.1.0.3", "tcp && tcp.dst == 80", 64), []string{"new"}},
+			{"ipv6-to-router-lla-echo", routed("p1", "00:00:00:00:00:01", "00:00:00:00:ff:01", "fd00::1", "fe80::200:ff:fe00:ff01", "icmp6 && icmp6.type == 128 && icmp6.code == 0", 64), []string{"new"}},
 			{"arp-for-router-ip", `inport == "p1" && eth.src == 00:00:00:00:00:01 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == 00:00:00:00:00:01 && arp.spa == 10.0.0.1 && arp.tpa == 10.0.0.254`, nil},
 		}},
 		{fixture: "../testdata/routers/three-switches-pg.yaml", packets: []packet{
@@ -181,9 +186,11 @@ func routerCases() []routerCase {
 			packets: []packet{
 				{"unresolved-next-hop", sw0("10.1.0.99", "tcp && tcp.dst == 80"), []string{"new"}},
 				{"static-mac-binding", sw0("10.1.0.98", "tcp && tcp.dst == 80"), []string{"new"}},
+				{"subnet-broadcast-arps", sw0("10.1.0.255", "udp && udp.dst == 9"), []string{"new"}},
 			},
 			notTraced: map[string]string{"unresolved-next-hop": "lr0 next hop 10.1.0.99 on lrp1: MAC from the SB MAC_Binding table (lr_in_arp_resolve)",
-				"static-mac-binding": "lr0 next hop 10.1.0.98 on lrp1: MAC from the SB MAC_Binding table (NB Static_MAC_Binding 00:00:00:00:01:98: ovn-controller uses it, ovn-trace 23.03 does not) (lr_in_arp_resolve)"}},
+				"subnet-broadcast-arps": "lr0 next hop 10.1.0.255 on lrp1: MAC from the SB MAC_Binding table (lr_in_arp_resolve)",
+				"static-mac-binding":    "lr0 next hop 10.1.0.98 on lrp1: MAC from the SB MAC_Binding table (NB Static_MAC_Binding 00:00:00:00:01:98: ovn-controller uses it, ovn-trace 23.03 does not) (lr_in_arp_resolve)"}},
 	}
 }
 
