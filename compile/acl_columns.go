@@ -2,7 +2,9 @@ package compile
 
 import (
 	"github.com/aclc/aclc/nbschema"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
@@ -10,9 +12,6 @@ import (
 // The ACL columns and options that releases after 23.03 read. The NB
 // model in use decides which exist; a release without the feature never
 // sees them set (fixtures and live NBs are checked against the release).
-
-// aclTier is ACL column tier (23.06+).
-func aclTier(acl *nbdb.ACL) int { return 0 }
 
 // nfGroup is what the ACL stages read of a Network_Function_Group: its id,
 // whether it fails open, and its active network function (the one
@@ -29,9 +28,6 @@ type netFunction struct {
 	InPort, OutPort string
 }
 
-// aclNFGroup is ACL column network_function_group (26.03), resolved.
-func (g *global) aclNFGroup(acl *nbdb.ACL) *nfGroup { return nil }
-
 // sample is what the ACL stages read of a Sample row and its collectors.
 type sample struct {
 	Metadata int
@@ -41,10 +37,6 @@ type sample struct {
 }
 
 type sampleCollector struct{ ID, SetID, Probability int }
-
-// aclSample is ACL column sample_new (isNew) or sample_est (24.09+),
-// resolved.
-func (g *global) aclSample(acl *nbdb.ACL, isNew bool) *sample { return nil }
 
 // aclObsStage is enum acl_observation_stage of an ACL's eval stage.
 func aclObsStage(acl *nbdb.ACL) int {
@@ -129,4 +121,118 @@ func AllocateACLIDs(s *nbschema.Snapshot) map[string]int {
 // persistsEstablished is en-acl-ids.c's should_sync_to_sb.
 func persistsEstablished(acl *nbdb.ACL) bool {
 	return acl.Action == "allow-related" && boolOption(acl.Options["persist-established"], false)
+}
+
+// aclTier is ACL column tier (23.06+).
+func aclTier(acl *nbdb.ACL) int { return acl.Tier }
+
+// row returns the row uuid of NB table name, nil when there is none.
+func row[T any](s *nbschema.Snapshot, table string, uuid *string) *T {
+	if uuid == nil {
+		return nil
+	}
+	t := nbschema.TableByName(table)
+	if t == nil {
+		return nil
+	}
+	r, ok := t.Row(s, *uuid)
+	if !ok {
+		return nil
+	}
+	v, _ := any(r).(*T)
+	return v
+}
+
+// aclNFGroup is ACL column network_function_group (26.03), resolved.
+func (g *global) aclNFGroup(acl *nbdb.ACL) *nfGroup {
+	if !g.r.nf {
+		return nil
+	}
+	nfg := row[nbdb.NetworkFunctionGroup](g.s, nbdb.NetworkFunctionGroupTable, acl.NetworkFunctionGroup)
+	if nfg == nil {
+		return nil
+	}
+	out := &nfGroup{ID: nfg.ID, FailOpen: nfg.Fallback != nil && strings.EqualFold(*nfg.Fallback, "fail-open")}
+	if nf := g.activeNF(nfg); nf != nil {
+		in := row[nbdb.LogicalSwitchPort](g.s, nbdb.LogicalSwitchPortTable, &nf.Inport)
+		outp := row[nbdb.LogicalSwitchPort](g.s, nbdb.LogicalSwitchPortTable, &nf.Outport)
+		if in != nil && outp != nil {
+			out.Active = &netFunction{ID: nf.ID, InPort: in.Name, OutPort: outp.Name}
+		}
+	}
+	return out
+}
+
+// activeNF is network_function_update_active as northd runs it with no
+// chassis: a function with a health check has no online Service_Monitor,
+// so it is not healthy; of the healthy ones, the group's current
+// network_function_active if it is one, else the first (by UUID).
+func (g *global) activeNF(nfg *nbdb.NetworkFunctionGroup) *nbdb.NetworkFunction {
+	var healthy []*nbdb.NetworkFunction
+	for _, id := range slices.Sorted(slices.Values(nfg.NetworkFunction)) {
+		if nf := row[nbdb.NetworkFunction](g.s, nbdb.NetworkFunctionTable, &id); nf != nil && nf.HealthCheck == nil {
+			healthy = append(healthy, nf)
+		}
+	}
+	if len(healthy) == 0 {
+		return nil
+	}
+	if nfg.NetworkFunctionActive != nil {
+		for _, nf := range healthy {
+			if nf.UUID == *nfg.NetworkFunctionActive {
+				return nf
+			}
+		}
+	}
+	return healthy[0]
+}
+
+// aclSample is ACL column sample_new (isNew) or sample_est (24.09+),
+// resolved.
+func (g *global) aclSample(acl *nbdb.ACL, isNew bool) *sample {
+	if !g.r.sampling {
+		return nil
+	}
+	ref := acl.SampleEst
+	if isNew {
+		ref = acl.SampleNew
+	}
+	s := row[nbdb.Sample](g.s, nbdb.SampleTable, ref)
+	if s == nil {
+		return nil
+	}
+	out := &sample{Metadata: s.Metadata}
+	for _, id := range slices.Sorted(slices.Values(s.Collectors)) {
+		if c := row[nbdb.SampleCollector](g.s, nbdb.SampleCollectorTable, &id); c != nil {
+			out.Collectors = append(out.Collectors, sampleCollector{ID: c.ID, SetID: c.SetID, Probability: c.Probability})
+		}
+	}
+	return out
+}
+
+// samplingAppID is sampling_app_get_id: the id of the Sampling_App of
+// type typ ("acl-new", "acl-est", "drop"), 0 when there is none.
+func (g *global) samplingAppID(typ string) int { return g.samplingApps[typ] }
+
+// samplingApps is sampling_app_table_add over the Sampling_App rows: the
+// id of each type (of two rows of one type, northd keeps the last it
+// sees; here the last by UUID).
+func samplingApps(s *nbschema.Snapshot) map[string]int {
+	out := map[string]int{}
+	t := nbschema.TableByName(nbdb.SamplingAppTable)
+	if t == nil {
+		return out
+	}
+	var ids []string
+	for uuid := range t.Rows(s) {
+		ids = append(ids, uuid)
+	}
+	slices.Sort(ids)
+	for _, uuid := range ids {
+		r, _ := t.Row(s, uuid)
+		if a, ok := r.(*nbdb.SamplingApp); ok {
+			out[a.Type] = a.ID
+		}
+	}
+	return out
 }

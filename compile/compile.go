@@ -19,6 +19,7 @@ import (
 
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/nbview"
 )
 
@@ -81,6 +82,10 @@ func (g *global) target(opts Options) {
 	g.r = newRules(opts.Release)
 	g.lacking = opts.Lacking
 	if g.r.sampling {
+		g.samplingApps = samplingApps(g.s)
+		if d := g.samplingApps[nbdb.SamplingAppTypeDrop]; d != 0 {
+			g.debugDrop(uint64(d))
+		}
 		for _, acl := range g.s.ACLs {
 			if g.aclSample(acl, true) != nil || g.aclSample(acl, false) != nil {
 				g.anySamples = true

@@ -18,6 +18,8 @@ type global struct {
 	// aclIDs is the SB ACL_ID of each persist-established ACL (25.03+).
 	aclIDs  map[string]int
 	lacking ChassisFeatures // Options.Lacking
+	// samplingApps: Sampling_App id by type (24.09+).
+	samplingApps map[string]int
 	// anySamples: some ACL has sample_new or sample_est (24.09+).
 	anySamples bool
 
@@ -46,16 +48,28 @@ func newGlobal(v *nbview.View) *global {
 		controllerEvent:       boolOption(s.GlobalOption("controller_event"), false),
 		installLSLBFromRouter: boolOption(s.GlobalOption("install_ls_lb_from_router"), false),
 	}
+	g.debugDrop(0)
+	return g
+}
+
+// debugDrop is init_debug_config: northd's debug_drop_action() and
+// debug_implicit_drop_action(), sampling drops with
+// options:debug_drop_collector_set; the observation domain is the
+// Sampling_App "drop" id when one is given (24.09+), else
+// options:debug_drop_domain_id.
+func (g *global) debugDrop(domainOverride uint64) {
 	g.dropAction, g.implicitDrop = "drop;", "/* drop */"
-	if set := uintOption(s.GlobalOption("debug_drop_collector_set")); set != 0 {
-		dom := uintOption(s.GlobalOption("debug_drop_domain_id"))
+	if set := uintOption(g.s.GlobalOption("debug_drop_collector_set")); set != 0 {
+		dom := uintOption(g.s.GlobalOption("debug_drop_domain_id"))
+		if domainOverride != 0 {
+			dom = domainOverride
+		}
 		if dom < 255 {
 			a := "sample(probability=65535,collector_set=" + strconv.FormatUint(set, 10) +
 				",obs_domain=" + strconv.FormatUint(dom, 10) + ",obs_point=$cookie); /* drop */"
 			g.dropAction, g.implicitDrop = a, a
 		}
 	}
-	return g
 }
 
 // boolOption parses an smap boolean the way OVS's smap_get_bool does: only

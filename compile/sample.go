@@ -134,7 +134,3 @@ func (g *global) generic(s *sample) (sampleCollector, bool) {
 	}
 	return s.Collectors[0], true
 }
-
-// samplingAppID is sampling_app_get_id: the id of the Sampling_App of
-// type typ ("acl-new", "acl-est", "drop"), 0 when there is none.
-func (g *global) samplingAppID(typ string) int { return 0 }
