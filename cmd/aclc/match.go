@@ -41,9 +41,9 @@ expression is invalid.
 
 The release is --ovn-version (23.03, 25.03, 26.03 or the full version; see
 aclc releases), else the live NB's (detected from its schema version with
---nb), else the newest LTS. Releases differ in their fields (26.03 has
-ct_label.nf, 25.03 ct_mark.allow_established, 23.03 ct_label.blocked) and
-in templates (from 25.03 a match with an undefined ^variable is dropped
+--nb) or the fixture's (its ovn: key), else the newest LTS. Releases
+differ in their fields (26.03 has ct_label.nf, 25.03
+ct_mark.allow_established, 23.03 ct_label.blocked) and in templates (from 25.03 a match with an undefined ^variable is dropped
 whole, and OVN gives no message: aclc says why); docs/match-language.md
 lists every difference.
 
@@ -85,7 +85,13 @@ func isFixtureArg(a string) bool {
 func runMatchCheck(cmd *cobra.Command, args []string) error {
 	var resolver expr.Resolver
 	var snap *nbschema.Snapshot
+	var given *release.Release // --ovn-version
 	var err error
+	if v := matchCheckOpts.ovnVersion; v != "" {
+		if given, err = release.Lookup(v); err != nil {
+			return withCode(2, fmt.Errorf("--ovn-version: %w", err))
+		}
+	}
 	switch {
 	case len(args) > 0 && isFixtureArg(args[0]):
 		if matchCheckNB.set(cmd) {
@@ -96,15 +102,34 @@ func runMatchCheck(cmd *cobra.Command, args []string) error {
 		}
 		args = args[1:]
 	case matchCheckNB.set(cmd):
-		if snap, err = nbschema.LoadLive(cmd.Context(), matchCheckNB.options()); err != nil {
+		// The NB is read as its own release (the resolver needs only its
+		// rows); --ovn-version says which parser to speak, and is how an
+		// NB of an unknown schema version is read at all.
+		opts := matchCheckNB.options()
+		snap, err = nbschema.LoadLive(cmd.Context(), opts)
+		var unknown *release.UnknownSchemaError
+		if errors.As(err, &unknown) && given != nil {
+			opts.Release = given
+			snap, err = nbschema.LoadLive(cmd.Context(), opts)
+		}
+		if err != nil {
 			return err
+		}
+		if given != nil && snap.Release != nil && snap.Release != given {
+			fmt.Fprintf(cmd.ErrOrStderr(), "aclc: warning: the NB is OVN %s's (NB schema %s); checking as OVN %s (--ovn-version)\n",
+				snap.Release, snap.Release.NBSchema, given)
 		}
 	case matchCheckOpts.datapath != "":
 		return withCode(2, errors.New("--datapath needs a FIXTURE or --nb"))
 	}
-	rel, err := matchRelease(cmd, matchCheckNB.set(cmd) && snap != nil)
-	if err != nil {
-		return err
+	// --ovn-version, else the NB's (a live NB's by its schema version, a
+	// fixture's by its ovn: key), else the newest LTS.
+	rel := given
+	if rel == nil && snap != nil {
+		rel = snap.Release
+	}
+	if rel == nil {
+		rel = release.Default()
 	}
 	d := compile.Dialect(rel)
 	if snap != nil {
@@ -144,40 +169,6 @@ func runMatchCheck(cmd *cobra.Command, args []string) error {
 		return exitSilently(1)
 	}
 	return nil
-}
-
-// matchRelease is the release whose match language check speaks:
-// --ovn-version, else the live NB's (by its schema version; one no
-// supported release has is an error), else the default release.
-func matchRelease(cmd *cobra.Command, live bool) (*release.Release, error) {
-	var given, detected *release.Release
-	if v := matchCheckOpts.ovnVersion; v != "" {
-		r, err := release.Lookup(v)
-		if err != nil {
-			return nil, withCode(2, fmt.Errorf("--ovn-version: %w", err))
-		}
-		given = r
-	}
-	if live {
-		v, err := nbschema.SchemaVersion(cmd.Context(), matchCheckNB.options())
-		if err != nil {
-			return nil, err
-		}
-		if detected, err = release.ByNBSchema(v); err != nil && given == nil {
-			return nil, withCode(2, err)
-		}
-	}
-	switch {
-	case given != nil:
-		if detected != nil && detected != given {
-			fmt.Fprintf(cmd.ErrOrStderr(), "aclc: warning: the NB is OVN %s's (NB schema %s); checking as OVN %s (--ovn-version)\n",
-				detected, detected.NBSchema, given)
-		}
-		return given, nil
-	case detected != nil:
-		return detected, nil
-	}
-	return release.Default(), nil
 }
 
 // readLines returns the lines of r without their line endings; every line,
