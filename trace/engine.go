@@ -428,6 +428,10 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 	if res.Verdict != VerdictOutput && r.terminal != nil && !r.terminalIsDecision {
 		res.Decisions = append(res.Decisions, Decision{Datapath: r.terminalPipeline.dp, Pipeline: r.terminalPipeline.p.String(), Flow: r.terminal})
 	}
+	if r.truncated && r.notTraced == "" {
+		// a path was cut short: its fate is unknown
+		r.notTraced = "trace stopped at a bound (see the trace), the packet's fate is unknown"
+	}
 	res.Hops, res.NotTraced = r.hops, r.notTraced
 	if r.notTraced != "" {
 		res.Verdict = VerdictNotTraced

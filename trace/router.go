@@ -13,8 +13,10 @@ import (
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
-// maxHops bounds the datapaths (switches and routers) one trace enters.
-const maxHops = 16
+// maxHops bounds the datapaths (switches and routers) one trace enters:
+// enough for a routing loop to run out of TTL (255), as in ovn-trace,
+// which has no bound.
+const maxHops = 512
 
 // rtModel is one logical router as the tracer sees it: the flows aclc
 // compiles for it (compile.Routers, byte-identical to northd's), by table.
@@ -307,10 +309,9 @@ func (r *run) routerOutput(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 	for _, reg := range egressClearedRegs {
 		e.Set(reg, 0)
 	}
+	// Not a recirculation: a routing loop is bounded by maxHops and
+	// maxTables (ovn-trace follows it until the TTL runs out).
 	node := super.add(NodePipeline, fmt.Sprintf("egress(dp=%q, inport=%q, outport=%q)", shortenUUID(rt.Name), shortenUUID(in), shortenUUID(out)))
-	if !r.recirculate(node) {
-		return
-	}
 	r.trace(e, lflow.Egress, 0, node)
 }
 

@@ -176,6 +176,10 @@ func routerCases() []routerCase {
 				{"dynamic-neigh-router", routed("q1", "00:00:00:00:2e:01", "00:00:00:02:00:01", "192.168.2.10", "192.168.1.10", "tcp && tcp.src == 80", 64), est4},
 			},
 			notTraced: map[string]string{"dynamic-neigh-router": "lk-right next hop 100.64.0.1 on lkp-ojoin-right: MAC from the SB MAC_Binding table (lr_in_arp_resolve)"}},
+		{fixture: "../testdata/routers/routing-loop.yaml", packets: []packet{
+			{"loop-ttl-6", routed("lp1", "00:00:00:00:b1:01", "00:00:00:00:bf:01", "10.201.0.10", "10.200.0.1", "udp && udp.dst == 53", 6), nil},
+			{"loop-ttl-64", routed("lp1", "00:00:00:00:b1:01", "00:00:00:00:bf:01", "10.201.0.10", "10.200.0.1", "udp && udp.dst == 53", 64), nil},
+		}},
 		{fixture: "../testdata/routers/nat-gateway.yaml",
 			packets: []packet{
 				{"nat-router", routed("n1", "00:00:00:00:81:01", "00:00:00:00:8f:01", "10.80.1.1", "172.31.0.10", "tcp && tcp.dst == 80", 64), nil},

@@ -96,3 +96,16 @@ func TestRouterNotTraced(t *testing.T) {
 		t.Errorf("minimal/summary do not say not traced:\n%s\n%s", res.Minimal(), res.Summary())
 	}
 }
+
+// TestTruncatedNotTraced: a trace cut short by a bound claims no verdict.
+func TestTruncatedNotTraced(t *testing.T) {
+	tr := routerTracer(t, "two-routers-chain.yaml")
+	res, err := tr.Trace(routed("l1", "00:00:00:00:1e:01", "00:00:00:01:00:01", "192.168.1.10", "192.168.2.10", "tcp && tcp.dst == 80", 64),
+		trace.Options{MaxRecirculations: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Truncated || res.Verdict != trace.VerdictNotTraced || len(res.Outputs) != 0 {
+		t.Errorf("truncated %v verdict %s outputs %v, want a truncated trace with no verdict", res.Truncated, res.Verdict, res.Outputs)
+	}
+}
