@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/release"
 )
 
 // Resolver returns what $name and @name resolve to for ovn-controller on
@@ -73,6 +74,12 @@ func (v *View) SwitchPortGroupPorts(sw string) map[string][]string {
 	return out
 }
 
+// svcMonitorMACDstSince is the release whose northd adds
+// svc_monitor_mac_dst to the svc_monitor_mac address set (commit
+// b42edf4a4, "Network Function Health monitoring"); a nil Snapshot.Release
+// is the default release, which has it.
+var svcMonitorMACDstSince = release.MustVersion("26.03.0")
+
 // addressSets returns every address set the SB holds, by name.
 func (v *View) addressSets() map[string][]string {
 	s := v.s
@@ -82,9 +89,17 @@ func (v *View) addressSets() map[string][]string {
 	}
 	// northd always publishes svc_monitor_mac (randomly generated and
 	// written back to NB_Global options when unset).
+	// From 26.03 the set also holds svc_monitor_mac_dst (network function
+	// health checks), likewise generated when unset.
 	out["svc_monitor_mac"] = nil
-	if mac := s.GlobalOption("svc_monitor_mac"); mac != "" {
-		out["svc_monitor_mac"] = []string{mac}
+	keys := []string{"svc_monitor_mac"}
+	if r := s.Release; r == nil || r.Version.Compare(svcMonitorMACDstSince) >= 0 {
+		keys = append(keys, "svc_monitor_mac_dst")
+	}
+	for _, k := range keys {
+		if mac := s.GlobalOption(k); mac != "" {
+			out["svc_monitor_mac"] = append(out["svc_monitor_mac"], mac)
+		}
 	}
 	for _, pg := range s.PortGroups {
 		var v4, v6 []string
