@@ -3,6 +3,7 @@ package expr
 import (
 	"errors"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -338,6 +339,45 @@ func TestParseMicroflow(t *testing.T) {
 		}
 		if ok, err := Eval(mustExpr(t, tc.in), m, nil); err != nil || !ok {
 			t.Errorf("microflow of %q does not satisfy it: %v %v", tc.in, ok, err)
+		}
+	}
+}
+
+// TestDialectTemplates checks template expansion per release: 23.03
+// expands an undefined variable to its name, 25.03+ reject the match
+// without OVN's message (Note names the variable); a defined one expands
+// in both.
+func TestDialectTemplates(t *testing.T) {
+	defined := map[string]string{"port": `"lsp1"`, "proto": "tcp", "ip4": "ip4"}
+	for _, tc := range []struct {
+		d       *Dialect
+		s       string
+		wantErr string // "" valid; else Error.Msg, or "note:" + the variable
+		ofs     int
+	}{
+		{OVN2303(), `inport == ^port && ^proto`, "", 0},
+		{mustDialect(26, 3, 1), `inport == ^port && ^proto`, "", 0},
+		{OVN2303(), `^ip4 && ^nope == 1`, "Syntax error at `nope' expecting field name.", 8},
+		{mustDialect(25, 3, 0), `^ip4 && ^nope == 1`, "note:^nope", 8},
+		{mustDialect(26, 3, 1), `ip4 && inport == "^nope"`, "", 0}, // inside a string: no template
+	} {
+		_, err := tc.d.ParseWithTemplates(tc.s, defined, nil)
+		e, _ := err.(*Error)
+		switch {
+		case tc.wantErr == "":
+			if err != nil {
+				t.Errorf("%s %q: %v", tc.d, tc.s, err)
+			}
+		case e == nil:
+			t.Errorf("%s %q: %v, want an *Error", tc.d, tc.s, err)
+		case e.Offset != tc.ofs:
+			t.Errorf("%s %q: offset %d, want %d", tc.d, tc.s, e.Offset, tc.ofs)
+		case strings.HasPrefix(tc.wantErr, "note:"):
+			if e.Msg != "" || !strings.Contains(e.Note, tc.wantErr[5:]+" is not defined") {
+				t.Errorf("%s %q: %v, want no OVN message and a note on %s", tc.d, tc.s, err, tc.wantErr[5:])
+			}
+		case e.Msg != tc.wantErr:
+			t.Errorf("%s %q: %v, want %q", tc.d, tc.s, err, tc.wantErr)
 		}
 	}
 }
