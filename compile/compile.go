@@ -33,9 +33,10 @@ type Result struct {
 	Problems []Problem
 }
 
-// Compile builds the ACL-stage flows of every logical switch in s as
-// northd 23.03.1 does: CompileWith for release 23.03.1.
-func Compile(s *nbschema.Snapshot) *Result { return CompileWith(s, Options{}) }
+// Compile builds the ACL-stage flows of every logical switch in s as the
+// northd of s.Release does (a live NB's detected release, a fixture's), or
+// 23.03.1 when the snapshot does not say: CompileWith with that release.
+func Compile(s *nbschema.Snapshot) *Result { return CompileWith(s, Options{Release: s.Release}) }
 
 // CompileWith builds the ACL-stage flows of every logical switch in s as
 // the northd of opts.Release does.

@@ -179,10 +179,11 @@ type Engine struct {
 	labelACLs   refIndex // label -> ACLs with that label
 }
 
-// NewEngine compiles s in full and returns an engine holding it; the
+// NewEngine compiles s in full (for s.Release, 23.03.1 when nil) and
+// returns an engine holding it; the
 // engine takes ownership of s (sets must be sorted, as every Snapshot
 // source leaves them).
-func NewEngine(s *nbschema.Snapshot) *Engine { return NewEngineWith(s, Options{}) }
+func NewEngine(s *nbschema.Snapshot) *Engine { return NewEngineWith(s, Options{Release: s.Release}) }
 
 // NewEngineWith is NewEngine for opts.Release. The incremental paths
 // (per-switch rebuilds, the ACL fast path) follow 23.03's dependencies;
