@@ -12,22 +12,45 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
+
+// FixtureOptions tunes LoadFixtureWith and ParseFixtureWith.
+type FixtureOptions struct {
+	// Release is the OVN release the fixture is read for (--ovn-version);
+	// it wins over the fixture's `ovn:` key. Without either, the fixture
+	// is for release.Default(), the newest LTS.
+	Release *release.Release
+}
 
 // LoadFixture reads the YAML fixture at path (format: docs/fixture-format.md)
 // into a Snapshot. Problems in the fixture come back as FixtureErrors, each
 // naming path:line:column and the field.
 func LoadFixture(path string) (*Snapshot, error) {
+	return LoadFixtureWith(path, FixtureOptions{})
+}
+
+// LoadFixtureWith is LoadFixture for opts.Release.
+func LoadFixtureWith(path string, opts FixtureOptions) (*Snapshot, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read fixture: %w", err)
 	}
-	return ParseFixture(path, data)
+	return ParseFixtureWith(path, data, opts)
 }
 
 // ParseFixture parses fixture text; name is the file name used in error
 // messages and Origin. Every problem found is reported, as FixtureErrors.
 func ParseFixture(name string, data []byte) (*Snapshot, error) {
+	return ParseFixtureWith(name, data, FixtureOptions{})
+}
+
+// ParseFixtureWith parses fixture text for a release: opts.Release, else
+// the fixture's `ovn:` key, else release.Default(); Snapshot.Release says
+// which. A table, column or value the release's NB schema does not have
+// (ACL tier or action "pass" on 23.03, ...) is an error at its position
+// naming the release that introduced it.
+func ParseFixtureWith(name string, data []byte, opts FixtureOptions) (*Snapshot, error) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil && err != io.EOF {
@@ -46,6 +69,7 @@ func ParseFixture(name string, data []byte) (*Snapshot, error) {
 		b.top(root.Content[0])
 	}
 	b.resolveRefs()
+	b.checkFeatures(opts.Release)
 	if len(b.errs) > 0 {
 		return nil, b.errs.sorted()
 	}
@@ -71,13 +95,16 @@ func syntaxError(name string, err error) *FixtureError {
 }
 
 // Top-level keys of a fixture, in the order WriteFixture emits them.
-var topKeys = []string{"nb_global", "switches", "port_groups", "address_sets",
+var topKeys = []string{"ovn", "nb_global", "switches", "port_groups", "address_sets",
 	"load_balancers", "load_balancer_groups", "meters", "copps", "dhcp_options", "dns", "routers", "static_mac_bindings", "acls"}
 
 func (b *builder) top(doc *yaml.Node) {
 	f, ok := b.mapping(doc, "", topKeys...)
 	if !ok {
 		return
+	}
+	if f.has("ovn") {
+		b.ovnRelease(f)
 	}
 	if f.has("nb_global") {
 		b.global(f.val["nb_global"])
@@ -242,11 +269,12 @@ func (b *builder) port(n *yaml.Node, path string) string {
 	return p.UUID
 }
 
-// ACL enumerations of the OVN 23.03 NB schema (7.0.0).
+// ACL enumerations of the NB schema ("pass" only from 23.06 on: a
+// release feature, checked by checkFeatures).
 var (
 	aclDirections = []string{nbdb.ACLDirectionFromLport, nbdb.ACLDirectionToLport}
 	aclActions    = []string{nbdb.ACLActionAllow, nbdb.ACLActionAllowRelated, nbdb.ACLActionAllowStateless,
-		nbdb.ACLActionDrop, nbdb.ACLActionReject}
+		nbdb.ACLActionDrop, nbdb.ACLActionReject, nbdb.ACLActionPass}
 	aclSeverities = []string{nbdb.ACLSeverityAlert, nbdb.ACLSeverityWarning, nbdb.ACLSeverityNotice,
 		nbdb.ACLSeverityInfo, nbdb.ACLSeverityDebug}
 )
@@ -263,7 +291,7 @@ func (b *builder) acls(f fields, ownerTable, ownerName string) []string {
 }
 
 // aclKeys are the keys of an ACL entry.
-var aclKeys = []string{"uuid", "direction", "priority", "match", "action", "log",
+var aclKeys = []string{"uuid", "direction", "priority", "match", "action", "tier", "log",
 	"name", "severity", "meter", "label", "options", "external_ids"}
 
 func (b *builder) acl(n *yaml.Node, path, key string) string {
@@ -286,8 +314,15 @@ func (b *builder) aclFields(f fields, key string) string {
 	if d := b.enum(f, "direction", true, aclDirections, ""); d != nil {
 		a.Direction = *d
 	}
-	if v := b.enum(f, "action", true, aclActions, " (OVN 23.03 NB schema 7.0.0; \"pass\" came in 23.06)"); v != nil {
+	if v := b.enum(f, "action", true, aclActions, ""); v != nil {
 		a.Action = *v
+		if a.Action == nbdb.ACLActionPass {
+			b.needs(release.ACLPass, f.at("action"), join(path, "action"))
+		}
+	}
+	if f.has("tier") {
+		a.Tier, _ = b.integer(f, "tier", 0, 3)
+		b.needs(release.ACLTier, f.at("tier"), join(path, "tier"))
 	}
 	if f.has("priority") {
 		a.Priority, _ = b.integer(f, "priority", 0, 32767)

@@ -281,6 +281,9 @@ func (e *encoder) refs(what string, uuids []string, name func(string) (string, b
 func (e *encoder) root() *yaml.Node {
 	s := e.snap
 	root := mapNode()
+	if s.Release != nil {
+		put(root, "ovn", strNode(s.Release.Name()))
+	}
 	if g := s.Global; g != nil {
 		m := rowNode(g.UUID)
 		putStr(m, "name", g.Name)
@@ -465,6 +468,7 @@ func (e *encoder) acls(owner string, uuids []string) []*yaml.Node {
 		putInt(m, "priority", a.Priority, true)
 		put(m, "match", strNode(a.Match))
 		put(m, "action", strNode(a.Action))
+		putInt(m, "tier", a.Tier, false)
 		putBool(m, "log", a.Log)
 		putOptStr(m, "name", a.Name)
 		putOptStr(m, "severity", a.Severity)

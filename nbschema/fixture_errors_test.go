@@ -2,6 +2,7 @@ package nbschema
 
 import (
 	"errors"
+	"github.com/aclc/aclc/release"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestFixtureErrors(t *testing.T) {
 		{"tab indentation", "switches:\n\t- name: sw0\n", "x.yaml:2: invalid YAML: found character that cannot start any token"},
 		{"two documents", "switches: []\n---\nswitches: []\n", "x.yaml:2:1: a fixture is one YAML document; this is a second one"},
 		{"top level not a mapping", "- a\n- b\n", "x.yaml:1:1: want a mapping, got a list"},
-		{"unknown top-level key", "swiches: []\n", `x.yaml:1:1: swiches: unknown key "swiches" (want one of nb_global, switches, port_groups, address_sets, load_balancers, load_balancer_groups, meters, copps, dhcp_options, dns, routers, static_mac_bindings, acls)`},
+		{"unknown top-level key", "swiches: []\n", `x.yaml:1:1: swiches: unknown key "swiches" (want one of ovn, nb_global, switches, port_groups, address_sets, load_balancers, load_balancer_groups, meters, copps, dhcp_options, dns, routers, static_mac_bindings, acls)`},
 		{"unknown switch key", "switches:\n  - name: sw0\n    port: []\n", `x.yaml:3:5: switches[0].port: unknown key "port" (want one of uuid, name, other_config, external_ids, ports, acls, load_balancers, load_balancer_groups, dns_records, copp)`},
 		{"unknown acl key", sw + "    acls:\n      - {direction: to-lport, priority: 1, match: ip4, action: drop, prio: 3}\n",
 			`x.yaml:5:70: switches[0].acls[0].prio: unknown key "prio"`},
@@ -29,9 +30,14 @@ func TestFixtureErrors(t *testing.T) {
 		{"bad direction", sw + "    acls:\n      - {direction: ingress, priority: 1, match: ip4, action: drop}\n",
 			`x.yaml:5:21: switches[0].acls[0].direction: "ingress" is not one of from-lport, to-lport`},
 		{"bad action", sw + "    acls:\n      - {direction: to-lport, priority: 1, match: ip4, action: accept}\n",
-			`x.yaml:5:64: switches[0].acls[0].action: "accept" is not one of allow, allow-related, allow-stateless, drop, reject (OVN 23.03 NB schema 7.0.0; "pass" came in 23.06)`},
-		{"pass is 23.06", sw + "    acls:\n      - {direction: to-lport, priority: 1, match: ip4, action: pass}\n",
-			`x.yaml:5:64: switches[0].acls[0].action: "pass" is not one of allow`},
+			`x.yaml:5:64: switches[0].acls[0].action: "accept" is not one of allow, allow-related, allow-stateless, drop, reject, pass`},
+		{"pass is 23.06", "ovn: \"23.03\"\n" + sw + "    acls:\n      - {direction: to-lport, priority: 1, match: ip4, action: pass}\n",
+			`x.yaml:6:64: switches[0].acls[0].action: ACL action "pass" came in OVN 23.06; OVN 23.03.1 does not have it (the fixture is for OVN 23.03.1: its ovn: key)`},
+		{"tier is 23.06", "ovn: 23.03.1\n" + sw + "    acls:\n      - {direction: to-lport, priority: 1, match: ip4, action: drop, tier: 1}\n",
+			`x.yaml:6:76: switches[0].acls[0].tier: ACL column tier came in OVN 23.06; OVN 23.03.1 does not have it`},
+		{"tier range", sw + "    acls:\n      - {direction: to-lport, priority: 1, match: ip4, action: drop, tier: 4}\n",
+			`x.yaml:5:76: switches[0].acls[0].tier: 4 out of range 0..3`},
+		{"unknown release", "ovn: \"24.03\"\n", `x.yaml:1:6: ovn: OVN release "24.03" is not supported; supported releases: 23.03.1 (NB schema 7.0.0), 25.03.0 (NB schema 7.11.0), 26.03.1 (NB schema 7.18.0)`},
 		{"bad severity", sw + "    acls:\n      - {direction: to-lport, priority: 1, match: ip4, action: drop, log: true, severity: error}\n",
 			`x.yaml:5:91: switches[0].acls[0].severity: "error" is not one of alert, warning, notice, info, debug`},
 		{"priority too high", sw + "    acls:\n      - {direction: to-lport, priority: 40000, match: ip4, action: drop}\n",
@@ -118,6 +124,41 @@ func TestFixtureErrors(t *testing.T) {
 			}
 			t.Errorf("error\n%v\nhas no line starting with\n%s", err, tt.want)
 		})
+	}
+}
+
+// TestFixtureRelease: the release is --ovn-version, else the ovn: key,
+// else the newest LTS; a feature is checked against the one that wins.
+func TestFixtureRelease(t *testing.T) {
+	const tiered = "switches:\n  - name: sw0\n    acls:\n      - {direction: to-lport, priority: 1, match: ip4, action: pass, tier: 2}\n"
+	for _, tt := range []struct {
+		yaml     string
+		override *release.Release
+		want     *release.Release
+		err      string
+	}{
+		{tiered, nil, release.OVN2603, ""},
+		{"ovn: \"25.03\"\n" + tiered, nil, release.OVN2503, ""},
+		{"ovn: \"23.03\"\n" + tiered, release.OVN2603, release.OVN2603, ""},
+		{tiered, release.OVN2303, nil, "x.yaml:4:64: switches[0].acls[0].action: ACL action \"pass\" came in OVN 23.06; OVN 23.03.1 does not have it (the fixture is for OVN 23.03.1: --ovn-version)\n" +
+			"x.yaml:4:76: switches[0].acls[0].tier: ACL column tier came in OVN 23.06; OVN 23.03.1 does not have it (the fixture is for OVN 23.03.1: --ovn-version)"},
+	} {
+		s, err := ParseFixtureWith("x.yaml", []byte(tt.yaml), FixtureOptions{Release: tt.override})
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("%q for %v: got %v, want\n%s", tt.yaml, tt.override, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || s.Release != tt.want {
+			t.Errorf("%q for %v: %v, %v; want release %v", tt.yaml, tt.override, s, err, tt.want)
+			continue
+		}
+		for _, a := range s.ACLs {
+			if a.Tier != 2 || a.Action != "pass" {
+				t.Errorf("ACL %+v", a)
+			}
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
 // builder turns a fixture's YAML tree into a Snapshot: rows first, then the
@@ -19,6 +20,16 @@ type builder struct {
 	names map[string]map[string][]string // table -> name -> uuids
 	where map[string]string              // table+"\x00"+name -> position of first definition
 	refs  []ref
+	// uses are the release features the fixture uses, checked once the
+	// release is known.
+	uses []featureUse
+}
+
+// featureUse is one use of a release feature in a fixture.
+type featureUse struct {
+	feature release.Feature
+	node    *yaml.Node
+	path    string
 }
 
 // ref is a reference to another row by name, resolved once every row is known.

@@ -127,6 +127,47 @@ func TestRoundTripEachRelease(t *testing.T) {
 	}
 }
 
+// TestTierRoundTrip: ACL tier and action pass go through the NB of every
+// release that has them, and through nb dump.
+func TestTierRoundTrip(t *testing.T) {
+	const fx = "switches:\n  - name: sw0\n    acls:\n" +
+		"      - {direction: to-lport, priority: 10, match: ip4, action: pass, tier: 1}\n" +
+		"      - {direction: from-lport, priority: 5, match: ip6, action: allow-related, tier: 3}\n"
+	for _, r := range release.All() {
+		if !r.Has(release.ACLTier) {
+			continue
+		}
+		t.Run(r.Series(), func(t *testing.T) {
+			want, err := nbschema.ParseFixtureWith("tier.yaml", []byte(fx), nbschema.FixtureOptions{Release: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sb := releaseNB(t, r)
+			if err := store(t, sb.NB, want, nbschema.StoreOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			live := loadLive(t, sb.NB)
+			if diff := cmp.Diff(want, live, snapshotCmp...); diff != "" {
+				t.Fatalf("(-fixture +live):\n%s", diff)
+			}
+			var buf bytes.Buffer
+			if err := nbschema.WriteFixture(&buf, live); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(buf.String(), "tier: 3") || !strings.HasPrefix(buf.String(), "ovn: "+r.Name()) {
+				t.Errorf("dump lacks the tier or the release:\n%s", buf.String())
+			}
+			back, err := nbschema.ParseFixture("dump.yaml", buf.Bytes())
+			if err != nil || back.Release != r {
+				t.Fatalf("%v, release %v\n%s", err, back, buf.String())
+			}
+			if diff := cmp.Diff(want, back, snapshotCmp...); diff != "" {
+				t.Errorf("(-fixture +dump):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestStoreColumnTheReleaseLacks: a row that sets a column the NB's
 // release does not have is refused, naming the row and the column, and
 // nothing is written.
