@@ -10,6 +10,7 @@ import (
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
 // Unsupported is something a logical router has that aclc does not
@@ -220,6 +221,10 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 	var u []Unsupported
 	add := func(st lflow.RouterStage, format string, args ...any) {
 		u = append(u, Unsupported{What: fmt.Sprintf(format, args...), Stage: st})
+	}
+	if s.Release != nil && s.Release != release.OVN2303 {
+		// the router stages and flows here are 23.03.1's
+		add(lflow.LRInAdmission, "router pipeline of OVN %s (aclc compiles 23.03.1's)", s.Release)
 	}
 	if lr.Enabled != nil && !*lr.Enabled {
 		add(lflow.LRInAdmission, "disabled router")

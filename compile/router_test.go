@@ -2,7 +2,6 @@ package compile_test
 
 import (
 	"context"
-	"github.com/aclc/aclc/release"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 )
 
 var dpHeaderUUID = regexp.MustCompile(`" \([0-9a-f-]{36}\)  Pipeline`)
@@ -77,4 +77,23 @@ func TestRoutersNorthd(t *testing.T) {
 		})
 	}
 	t.Logf("%d routers compiled byte-identical to northd", compiled)
+}
+
+// TestRoutersOtherRelease: routers of an NB of another release are not
+// compiled (their stages and flows are not 23.03's).
+func TestRoutersOtherRelease(t *testing.T) {
+	snap, err := nbschema.LoadFixture("../testdata/routers/two-switches.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Release = release.OVN2603
+	rs := compile.Routers(snap)
+	if len(rs) != 1 || len(rs[0].Unsupported) == 0 || len(rs[0].Flows) != 0 ||
+		!strings.Contains(rs[0].Unsupported[0].String(), "router pipeline of OVN 26.03.1") {
+		t.Errorf("26.03 router: %+v", rs[0].Unsupported)
+	}
+	snap.Release = release.OVN2303
+	if rs := compile.Routers(snap); len(rs[0].Unsupported) != 0 || len(rs[0].Flows) == 0 {
+		t.Errorf("23.03 router not compiled: %v", rs[0].Unsupported)
+	}
 }
