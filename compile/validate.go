@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -59,6 +60,10 @@ func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.R
 		text, dp string
 		reject   bool
 	}
+	type flowKey struct {
+		acl  int
+		text string
+	}
 	var exact []flowText
 	total := make([]int, len(ids))
 	wrapped := make([]string, len(ids))
@@ -67,27 +72,52 @@ func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.R
 		m := s.ACLs[id].Match
 		wrapped[i], shallow[i] = "("+m+")", strings.Count(m, "(") < expr.MaxParenDepth
 	}
-	seen := map[string]bool{}
-	for _, dp := range flows.Datapaths {
-		for _, f := range dp.Flows {
-			if f.Source == "" {
-				continue
+	// Scan the flows on every CPU; most take the cheap path.
+	workers := runtime.GOMAXPROCS(0)
+	found := make([][]flowText, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for k := w; k < len(flows.Datapaths); k += workers {
+				dp := flows.Datapaths[k]
+				for _, f := range dp.Flows {
+					if f.Source == "" {
+						continue
+					}
+					i, ok := idx[f.Source]
+					if !ok {
+						continue
+					}
+					if raw[i] == nil && shallow[i] && (f.Match == s.ACLs[ids[i]].Match || strings.Contains(f.Match, wrapped[i])) {
+						continue // valid as written or in parentheses
+					}
+					found[w] = append(found[w], flowText{acl: i, text: f.Match, dp: dp.Name, reject: strings.Contains(f.Actions, "reject {")})
+				}
 			}
-			i, ok := idx[f.Source]
-			if !ok {
-				continue
-			}
-			if raw[i] == nil && shallow[i] && (f.Match == s.ACLs[ids[i]].Match || strings.Contains(f.Match, wrapped[i])) {
-				continue // valid as written or in parentheses
-			}
-			key := f.Source + "\x00" + f.Match
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			total[i]++ // counted for invalid matches only: valid ones take the path above
-			exact = append(exact, flowText{acl: i, text: f.Match, dp: dp.Name, reject: strings.Contains(f.Actions, "reject {")})
+		}(w)
+	}
+	wg.Wait()
+	// Distinct texts per ACL, the first datapath (in listing order) for each.
+	var all []flowText
+	for _, f := range found {
+		all = append(all, f...)
+	}
+	dpOrder := map[string]int{}
+	for k, dp := range flows.Datapaths {
+		dpOrder[dp.Name] = k
+	}
+	slices.SortStableFunc(all, func(a, b flowText) int { return dpOrder[a.dp] - dpOrder[b.dp] })
+	seen := map[flowKey]bool{}
+	for _, f := range all {
+		key := flowKey{f.acl, f.text}
+		if seen[key] {
+			continue
 		}
+		seen[key] = true
+		total[f.acl]++ // counted for invalid matches only: valid ones take the cheap path
+		exact = append(exact, f)
 	}
 	errs := parallelValid(d, len(exact), func(i int) string { return exact[i].text })
 
@@ -101,6 +131,9 @@ func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.R
 	series := "OVN " + r.Series()
 	for i, id := range ids {
 		acl := s.ACLs[id]
+		if raw[i] == nil && len(bad[i]) == 0 {
+			continue
+		}
 		where := g.describeACL(acl)
 		switch {
 		case raw[i] != nil && (total[i] == 0 || len(bad[i]) == total[i]):
