@@ -287,7 +287,7 @@ func TestDifferentialOVNTrace(t *testing.T) {
 	total, fixtures := 0, 0
 	for _, c := range cases {
 		t.Run(strings.TrimSuffix(c.fixture[strings.LastIndexByte(c.fixture, '/')+1:], ".yaml"), func(t *testing.T) {
-			snap, err := nbschema.LoadFixture(c.fixture)
+			snap, err := loadFixture(c.fixture)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -370,7 +370,7 @@ func TestCLILiveNB(t *testing.T) {
 	t.Cleanup(sb.Stop)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	snap, err := nbschema.LoadFixture("../testdata/fixtures/seed-stateless.yaml")
+	snap, err := loadFixture("../testdata/fixtures/seed-stateless.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

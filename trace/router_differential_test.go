@@ -217,7 +217,7 @@ func TestDifferentialRouters(t *testing.T) {
 	for _, c := range routerCases() {
 		name := strings.TrimSuffix(c.fixture[strings.LastIndexByte(c.fixture, '/')+1:], ".yaml")
 		t.Run(name, func(t *testing.T) {
-			snap, err := nbschema.LoadFixture(c.fixture)
+			snap, err := loadFixture(c.fixture)
 			if err != nil {
 				t.Fatal(err)
 			}

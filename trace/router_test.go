@@ -8,12 +8,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 	"github.com/aclc/aclc/trace"
 )
 
 func routerTracer(t *testing.T, fixture string) *trace.Tracer {
 	t.Helper()
-	snap, err := nbschema.LoadFixture("../testdata/routers/" + fixture)
+	snap, err := loadFixture("../testdata/routers/" + fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,4 +109,10 @@ func TestTruncatedNotTraced(t *testing.T) {
 	if !res.Truncated || res.Verdict != trace.VerdictNotTraced || len(res.Outputs) != 0 {
 		t.Errorf("truncated %v verdict %s outputs %v, want a truncated trace with no verdict", res.Truncated, res.Verdict, res.Outputs)
 	}
+}
+
+// loadFixture reads a fixture for OVN 23.03.1, the release trace follows
+// (a fixture without an ovn: key is otherwise the newest LTS's).
+func loadFixture(path string) (*nbschema.Snapshot, error) {
+	return nbschema.LoadFixtureWith(path, nbschema.FixtureOptions{Release: release.OVN2303})
 }

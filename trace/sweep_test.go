@@ -75,7 +75,7 @@ func TestDifferentialSweep(t *testing.T) {
 	total := 0
 	for _, fx := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(fx), ".yaml"), func(t *testing.T) {
-			snap, err := nbschema.LoadFixture(fx)
+			snap, err := loadFixture(fx)
 			if err != nil {
 				t.Fatalf("a bundled fixture does not load: %v", err)
 			}

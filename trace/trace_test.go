@@ -8,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/trace"
 )
 
@@ -41,7 +40,7 @@ func TestParseCTState(t *testing.T) {
 
 func load(t *testing.T, path string) *trace.Tracer {
 	t.Helper()
-	snap, err := nbschema.LoadFixture(path)
+	snap, err := loadFixture(path)
 	if err != nil {
 		t.Fatal(err)
 	}

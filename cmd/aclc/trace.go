@@ -8,9 +8,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
 
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 	"github.com/aclc/aclc/trace"
 )
 
@@ -158,12 +160,18 @@ func runTrace(cmd *cobra.Command, args []string) error {
 	var snap *nbschema.Snapshot
 	var err error
 	if fixture != "" {
-		snap, err = nbschema.LoadFixture(fixture)
+		snap, err = nbschema.LoadFixtureWith(fixture, nbschema.FixtureOptions{Release: traceFixtureRelease(fixture)})
 	} else {
 		snap, err = nbschema.LoadLive(cmd.Context(), traceNB.options())
 	}
 	if err != nil {
 		return err
+	}
+	if snap.Release != nil && snap.Release != release.OVN2303 {
+		// The pipelines trace walks, its modelled stages and its router
+		// flows are 23.03.1's: another release's packet is not traced.
+		fmt.Fprintf(os.Stderr, "aclc: not traced: aclc trace follows OVN 23.03.1's pipelines; the NB is OVN %s's\n", snap.Release)
+		return exitSilently(3)
 	}
 	res, err := trace.New(snap, compile.Compile(snap).Flows).Trace(microflow, opt)
 	if err != nil {
@@ -203,4 +211,21 @@ func runTrace(cmd *cobra.Command, args []string) error {
 		return exitSilently(3)
 	}
 	return nil
+}
+
+// traceFixtureRelease is the release trace reads a fixture for: the one
+// its top-level ovn: key names, else 23.03.1, the release trace follows
+// (not the newest LTS other commands default to).
+func traceFixtureRelease(path string) *release.Release {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil // LoadFixtureWith reports it
+	}
+	var top map[string]any
+	if yaml.Unmarshal(data, &top) == nil {
+		if _, ok := top["ovn"]; ok {
+			return nil
+		}
+	}
+	return release.OVN2303
 }
