@@ -47,7 +47,8 @@ func ParseFixture(name string, data []byte) (*Snapshot, error) {
 
 // ParseFixtureWith parses fixture text for a release: opts.Release, else
 // the fixture's `ovn:` key, else release.Default(); Snapshot.Release says
-// which. A table, column or value the release's NB schema does not have
+// which of the first two, and is nil without either (the caller applies
+// the default). A table, column or value the release's NB schema does not have
 // (ACL tier or action "pass" on 23.03, ...) is an error at its position
 // naming the release that introduced it.
 func ParseFixtureWith(name string, data []byte, opts FixtureOptions) (*Snapshot, error) {

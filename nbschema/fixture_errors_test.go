@@ -137,7 +137,7 @@ func TestFixtureRelease(t *testing.T) {
 		want     *release.Release
 		err      string
 	}{
-		{tiered, nil, release.OVN2603, ""},
+		{tiered, nil, nil, ""},
 		{"ovn: \"25.03\"\n" + tiered, nil, release.OVN2503, ""},
 		{"ovn: \"23.03\"\n" + tiered, release.OVN2603, release.OVN2603, ""},
 		{tiered, release.OVN2303, nil, "x.yaml:4:64: switches[0].acls[0].action: ACL action \"pass\" came in OVN 23.06; OVN 23.03.1 does not have it (the fixture is for OVN 23.03.1: --ovn-version)\n" +

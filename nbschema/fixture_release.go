@@ -27,17 +27,18 @@ func (b *builder) needs(f release.Feature, n *yaml.Node, path string) {
 }
 
 // checkFeatures settles the fixture's release — override (--ovn-version),
-// else its `ovn:` key, else the default — and reports every use of a
-// feature that release lacks, at its position.
+// else its `ovn:` key — and reports every use of a feature that release
+// (without either, the default) lacks, at its position. Snapshot.Release
+// stays nil when neither says: the caller applies the default.
 func (b *builder) checkFeatures(override *release.Release) {
 	r, why := b.snap.Release, "its ovn: key"
 	switch {
 	case override != nil:
 		r, why = override, "--ovn-version"
+		b.snap.Release = r
 	case r == nil:
 		r, why = release.Default(), "the default; set ovn: or --ovn-version for another release"
 	}
-	b.snap.Release = r
 	for _, u := range b.uses {
 		if err := r.Check(u.feature); err != nil {
 			b.errorf(u.node, u.path, "%v (the fixture is for OVN %s: %s)", err, r.Name(), why)
