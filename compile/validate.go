@@ -15,9 +15,10 @@ import (
 	"github.com/aclc/aclc/release"
 )
 
-// ValidateMatches is ValidateMatchesFor release 23.03.1.
+// ValidateMatches is ValidateMatchesFor the snapshot's own release, the
+// one Compile compiles for (23.03.1 when it says none).
 func ValidateMatches(s *nbschema.Snapshot, flows *lflow.Listing) []Problem {
-	return ValidateMatchesFor(s, flows, release.OVN2303)
+	return ValidateMatchesFor(s, flows, s.Release)
 }
 
 // ValidateMatchesFor checks, with release r's expression parser (package
