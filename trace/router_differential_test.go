@@ -9,13 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
-	"github.com/aclc/aclc/compile"
-	"github.com/aclc/aclc/internal/ovnsandbox"
-	"github.com/aclc/aclc/internal/testenv"
-	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/trace"
 )
 
@@ -205,28 +198,14 @@ func routerCases() []routerCase {
 // port, ARP resolution, router-generated ICMP) aclc must say "not traced",
 // with that reason.
 func TestDifferentialRouters(t *testing.T) {
-	testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-nbctl", "ovn-sbctl", "ovn-trace")
-	sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sb.Stop)
+	sb := startSandbox(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	routedPackets, notTraced, fixtures := 0, 0, map[string]bool{}
 	for _, c := range routerCases() {
 		name := strings.TrimSuffix(c.fixture[strings.LastIndexByte(c.fixture, '/')+1:], ".yaml")
 		t.Run(name, func(t *testing.T) {
-			snap, err := loadFixture(c.fixture)
-			if err != nil {
-				t.Fatal(err)
-			}
-			loadNB(t, ctx, sb, snap)
-			live, err := nbschema.LoadLive(ctx, nbschema.Options{Remotes: sb.NB})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr := trace.New(live, compile.Compile(live).Flows)
+			tr, _ := liveTracer(t, ctx, sb, c.fixture)
 			fixtures[name] = true
 			for _, p := range c.packets {
 				t.Run(p.name, func(t *testing.T) {
@@ -256,31 +235,11 @@ func TestDifferentialRouters(t *testing.T) {
 						return
 					}
 					routedPackets++
-					minimal, err := sb.Run(ctx, "ovn-trace", append(append([]string{}, args...), "--minimal", p.flow)...)
-					if err != nil {
-						t.Fatal(err)
-					}
-					detailed, err := sb.Run(ctx, "ovn-trace", append(append([]string{}, args...), "--detailed", p.flow)...)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if diff := cmp.Diff(minimalBody(minimal), minimalBody(res.Minimal())); diff != "" {
-						t.Errorf("--minimal differs (-ovn-trace +aclc):\n%s", diff)
-					}
-					if diff := cmp.Diff(ctOpsOfDetailed(detailed), res.CTOps, cmpopts.EquateEmpty()); diff != "" {
-						t.Errorf("conntrack actions differ (-ovn-trace +aclc):\n%s", diff)
-					}
-					if got, want := res.Verdict, verdictOfMinimal(minimal); got != want {
-						t.Errorf("verdict: aclc %s, ovn-trace %s", got, want)
-					}
+					minimal, detailed := ovnTrace(t, ctx, sb, args, p.flow)
 					if !strings.Contains(res.Minimal(), "ip.ttl--") && strings.Contains(minimal, "ip.ttl--") {
 						t.Errorf("aclc did not route the packet")
 					}
-					if t.Failed() {
-						var b strings.Builder
-						res.WriteDetailed(&b)
-						t.Logf("ovn-trace --detailed:\n%s\naclc trace --detailed:\n%s", detailed, b.String())
-					}
+					compareTraces(t, res, minimal, detailed)
 				})
 			}
 		})

@@ -10,12 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
-
 	"github.com/aclc/aclc/compile"
-	"github.com/aclc/aclc/internal/ovnsandbox"
-	"github.com/aclc/aclc/internal/testenv"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/trace"
 )
@@ -63,12 +58,7 @@ func portAddrs(snap *nbschema.Snapshot, swID string) []portAddr {
 // the reverse direction (a few minutes).
 func TestDifferentialSweep(t *testing.T) {
 	full := os.Getenv("ACLC_TRACE_SWEEP") == "full"
-	testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-nbctl", "ovn-sbctl", "ovn-trace")
-	sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sb.Stop)
+	sb := startSandbox(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	files, _ := filepath.Glob("../testdata/fixtures/*.yaml")
@@ -119,48 +109,7 @@ func TestDifferentialSweep(t *testing.T) {
 						for _, cts := range ctss {
 							total++
 							name := fmt.Sprintf("%s>%s/%s/%s", a.name, b.name, flow[strings.LastIndex(flow, "&& ")+3:], strings.Join(cts, "+"))
-							t.Run(name, func(t *testing.T) {
-								args := []string{"--db=" + sb.SB}
-								var opt trace.Options
-								for _, s := range cts {
-									args = append(args, "--ct", s)
-									st, _ := trace.ParseCTState(s)
-									opt.CT = append(opt.CT, st)
-								}
-								minimal, err := sb.Run(ctx, "ovn-trace", append(append([]string{}, args...), "--minimal", flow)...)
-								if err != nil {
-									t.Fatal(err)
-								}
-								detailed, err := sb.Run(ctx, "ovn-trace", append(append([]string{}, args...), "--detailed", flow)...)
-								if err != nil {
-									t.Fatal(err)
-								}
-								res, err := tr.Trace(flow, opt)
-								if err != nil {
-									t.Fatalf("aclc trace: %v", err)
-								}
-								if res.Verdict == trace.VerdictNotTraced {
-									// aclc stops at a router it does not model (an LB,
-									// NAT, ...); ovn-trace must have gone into it.
-									router, _, _ := strings.Cut(res.NotTraced, " ")
-									if !strings.Contains(detailed, fmt.Sprintf("ingress(dp=%q", router)) {
-										t.Errorf("aclc: not traced: %s, but ovn-trace never enters %s:\n%s", res.NotTraced, router, detailed)
-									}
-									return
-								}
-								if diff := cmp.Diff(minimalBody(minimal), minimalBody(res.Minimal())); diff != "" {
-									t.Errorf("--minimal differs (-ovn-trace +aclc):\n%s", diff)
-								}
-								if diff := cmp.Diff(ctOpsOfDetailed(detailed), res.CTOps, cmpopts.EquateEmpty()); diff != "" {
-									t.Errorf("conntrack actions differ (-ovn-trace +aclc):\n%s", diff)
-								}
-								if got, want := res.Verdict, verdictOfMinimal(minimal); got != want {
-									t.Errorf("verdict: aclc %s, ovn-trace %s", got, want)
-								}
-								if t.Failed() {
-									t.Logf("ovn-trace:\n%s", detailed)
-								}
-							})
+							t.Run(name, func(t *testing.T) { sweepOne(t, ctx, sb, tr, flow, cts) })
 						}
 					}
 				}
