@@ -31,6 +31,8 @@ switches:
 port_groups:
   - {name: pg, ports: [p1]}
 `)
+	fixture23 := filepath.Join(t.TempDir(), "nb23.yaml")
+	writeFile(t, fixture23, "ovn: \"23.03\"\nswitches:\n  - name: sw0\n")
 	tests := []struct {
 		name       string
 		args       []string
@@ -64,6 +66,12 @@ port_groups:
 		{name: "default 26.03", args: []string{"ct_label.blocked == 1", "ct_label.nf == 1", "ip4 && ^tmpl"},
 			wantOut: "error: offset 0: Syntax error at `ct_label.blocked' expecting field name.\nok\n" +
 				"error: offset 7: template variable ^tmpl is not defined; OVN drops the whole flow (it gives no message)\n",
+			wantStatus: 1},
+		{name: "fixture's ovn: key", args: []string{fixture23, "ct_label.blocked == 1", "ct_label.nf == 1"},
+			wantOut:    "ok\nerror: offset 0: Syntax error at `ct_label.nf' expecting field name.\n",
+			wantStatus: 1},
+		{name: "--ovn-version over the ovn: key", args: []string{fixture23, "--ovn-version", "26.03", "ct_label.blocked == 1", "ct_label.nf == 1"},
+			wantOut:    "error: offset 0: Syntax error at `ct_label.blocked' expecting field name.\nok\n",
 			wantStatus: 1},
 		{name: "unknown release", args: []string{"--ovn-version", "24.03", "ip4"}, wantErr: "not supported", wantStatus: 2},
 		{name: "datapath without NB", args: []string{"--datapath", "sw0", "ip4"}, wantErr: "--datapath needs", wantStatus: 2},
