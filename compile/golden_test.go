@@ -27,6 +27,26 @@ func fixtures(t *testing.T) map[string]string {
 	return out
 }
 
+// loadFor reads fixture path for release r. It returns false when r
+// cannot express the fixture (it uses something r lacks, as a tier on
+// 23.03): there is then no golden for r either. A fixture that its own
+// release cannot read fails the test.
+func loadFor(t *testing.T, path string, r *release.Release) (*nbschema.Snapshot, bool) {
+	t.Helper()
+	snap, err := nbschema.LoadFixtureWith(path, nbschema.FixtureOptions{Release: r})
+	if err == nil {
+		return snap, true
+	}
+	if _, derr := nbschema.LoadFixture(path); derr != nil {
+		t.Fatal(derr)
+	}
+	name := strings.TrimSuffix(filepath.Base(path), ".yaml")
+	if _, gerr := os.Stat(filepath.Join(goldenDir(r), name+".lflows")); gerr == nil {
+		t.Fatalf("OVN %s cannot express %s (%v), but it has a golden for it", r, name, err)
+	}
+	return nil, false
+}
+
 // goldenDir is where testdata/regen.sh keeps the goldens of release r.
 func goldenDir(r *release.Release) string { return filepath.Join("../testdata/golden", r.Series()) }
 
@@ -56,13 +76,13 @@ func TestGolden(t *testing.T) {
 		t.Run(r.Series(), func(t *testing.T) {
 			for name, path := range fixtures(t) {
 				t.Run(name, func(t *testing.T) {
+					snap, ok := loadFor(t, path, r)
+					if !ok {
+						return
+					}
 					golden, err := os.ReadFile(filepath.Join(goldenDir(r), name+".lflows"))
 					if err != nil {
 						t.Fatalf("no golden for %s (run testdata/regen.sh %s %s): %v", name, r.Series(), path, err)
-					}
-					snap, err := nbschema.LoadFixture(path)
-					if err != nil {
-						t.Fatal(err)
 					}
 					res := compile.CompileWith(snap, compile.Options{Release: r})
 					var got bytes.Buffer

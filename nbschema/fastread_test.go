@@ -14,6 +14,7 @@ import (
 
 	"github.com/aclc/aclc/nbgen"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 )
 
 // libovsdbSnapshot reads the NB the way aclc watch does: libovsdb
@@ -63,10 +64,7 @@ func TestFastReadEqualsLibovsdb(t *testing.T) {
 	}
 	for _, f := range append([]string{fullFixture}, files...) {
 		cases = append(cases, nbCase{filepath.Base(f), func(t *testing.T) *nbschema.Snapshot {
-			s, err := nbschema.LoadFixture(f)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, _ := loadForRelease(t, f, release.OVN2303) // the host NB's release
 			return s
 		}})
 	}
@@ -80,7 +78,11 @@ func TestFastReadEqualsLibovsdb(t *testing.T) {
 	cases = append(cases, nbCase{"empty", func(*testing.T) *nbschema.Snapshot { return nbschema.NewSnapshot() }})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := store(t, sb.NB, tc.snap(t), nbschema.StoreOptions{Replace: true}); err != nil {
+			snap := tc.snap(t)
+			if snap == nil {
+				return // 23.03 cannot express the fixture
+			}
+			if err := store(t, sb.NB, snap, nbschema.StoreOptions{Replace: true}); err != nil {
 				t.Fatal(err)
 			}
 			want := libovsdbSnapshot(t, sb.NB)

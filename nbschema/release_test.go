@@ -61,9 +61,9 @@ func TestRoundTripEachRelease(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, f := range files {
-				want, err := nbschema.LoadFixture(f)
-				if err != nil {
-					t.Fatal(err)
+				want, ok := loadForRelease(t, f, r)
+				if !ok {
+					continue // r cannot express the fixture (a tier on 23.03)
 				}
 				// Reset NB_Global's options (a fixture without nb_global
 				// leaves the row alone), then store the fixture.
@@ -231,4 +231,19 @@ func TestUnknownSchemaVersion(t *testing.T) {
 	if err != nil || s.Release != release.OVN2303 {
 		t.Fatalf("LoadLive with Release 23.03: %v, %v", s, err)
 	}
+}
+
+// loadForRelease reads fixture f for release r; false when r cannot express
+// it (it uses something r lacks). A fixture its own release cannot read
+// fails the test.
+func loadForRelease(t *testing.T, f string, r *release.Release) (*nbschema.Snapshot, bool) {
+	t.Helper()
+	s, err := nbschema.LoadFixtureWith(f, nbschema.FixtureOptions{Release: r})
+	if err == nil {
+		return s, true
+	}
+	if _, derr := nbschema.LoadFixture(f); derr != nil {
+		t.Fatal(derr)
+	}
+	return nil, false
 }

@@ -89,7 +89,17 @@ for fx in "${fixtures[@]}"; do
   # the same UUID), then load the fixture.
   "$work/aclc" nb load --replace --nb "$nb" "$work/empty.yaml" >/dev/null
   nbctl --timeout=60 --wait=sb sync
-  "$work/aclc" nb load --nb "$nb" "$fx" >/dev/null
+  # A fixture that uses something this release lacks (a tier on 23.03)
+  # cannot be expressed in its NB: no golden for this release.
+  if ! "$work/aclc" nb load --nb "$nb" "$fx" >/dev/null 2>"$work/load.err"; then
+    if grep -qE "schema has no|is not one of the allowed values" "$work/load.err"; then
+      rm -f "$out/$fname.lflows"
+      echo "regen.sh: $series/$fname: not expressible in OVN $name ($(head -1 "$work/load.err" | sed 's/^aclc: //'))"
+      continue
+    fi
+    cat "$work/load.err" >&2
+    exit 1
+  fi
   nbctl --timeout=60 --wait=sb sync
   # SB datapath UUID -> NB logical switch UUID.
   sedargs=()
