@@ -97,7 +97,8 @@ func syntaxError(name string, err error) *FixtureError {
 
 // Top-level keys of a fixture, in the order WriteFixture emits them.
 var topKeys = []string{"ovn", "nb_global", "switches", "port_groups", "address_sets",
-	"load_balancers", "load_balancer_groups", "meters", "copps", "dhcp_options", "dns", "routers", "static_mac_bindings", "acls"}
+	"load_balancers", "load_balancer_groups", "meters", "copps", "dhcp_options", "dns", "routers", "static_mac_bindings",
+	"sample_collectors", "sampling_apps", "samples", "network_function_health_checks", "network_functions", "network_function_groups", "acls"}
 
 func (b *builder) top(doc *yaml.Node) {
 	f, ok := b.mapping(doc, "", topKeys...)
@@ -144,6 +145,24 @@ func (b *builder) top(doc *yaml.Node) {
 	}
 	for i, n := range b.list(f, "port_groups") {
 		b.portGroup(n, index("port_groups", i))
+	}
+	for i, n := range b.list(f, "sample_collectors") {
+		b.sampleCollector(n, index("sample_collectors", i))
+	}
+	for i, n := range b.list(f, "sampling_apps") {
+		b.samplingApp(n, index("sampling_apps", i), i)
+	}
+	for i, n := range b.list(f, "samples") {
+		b.sample(n, index("samples", i), i)
+	}
+	for i, n := range b.list(f, "network_function_health_checks") {
+		b.nfHealthCheck(n, index("network_function_health_checks", i))
+	}
+	for i, n := range b.list(f, "network_functions") {
+		b.networkFunction(n, index("network_functions", i))
+	}
+	for i, n := range b.list(f, "network_function_groups") {
+		b.networkFunctionGroup(n, index("network_function_groups", i))
 	}
 	for i, n := range b.list(f, "acls") {
 		b.attachedACL(n, index("acls", i), i)
@@ -293,7 +312,7 @@ func (b *builder) acls(f fields, ownerTable, ownerName string) []string {
 
 // aclKeys are the keys of an ACL entry.
 var aclKeys = []string{"uuid", "direction", "priority", "match", "action", "tier", "log",
-	"name", "severity", "meter", "label", "options", "external_ids"}
+	"name", "severity", "meter", "label", "options", "external_ids", "sample_new", "sample_est", "network_function_group"}
 
 func (b *builder) acl(n *yaml.Node, path, key string) string {
 	f, ok := b.mapping(n, path, aclKeys...)
@@ -342,6 +361,7 @@ func (b *builder) aclFields(f fields, key string) string {
 			b.meterName(f.at("meter"), join(path, "meter"), *a.Meter)
 		}
 	}
+	b.aclRefs(f, a)
 	b.snap.ACLs[a.UUID] = a
 	return a.UUID
 }

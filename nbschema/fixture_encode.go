@@ -302,6 +302,7 @@ func (e *encoder) root() *yaml.Node {
 	putSeq(root, "dns", e.dnsRows())
 	putSeq(root, "routers", e.routers())
 	putSeq(root, "static_mac_bindings", e.staticMACBindings())
+	e.sampleSections(root)
 	e.checkOwned()
 	return root
 }
@@ -476,6 +477,9 @@ func (e *encoder) acls(owner string, uuids []string) []*yaml.Node {
 		putInt(m, "label", a.Label, false)
 		putMap(m, "options", a.Options)
 		putMap(m, "external_ids", a.ExternalIDs)
+		putOptStr(m, "sample_new", a.SampleNew)
+		putOptStr(m, "sample_est", a.SampleEst)
+		putOptStr(m, "network_function_group", a.NetworkFunctionGroup)
 		m.Style = yaml.FlowStyle
 		out = append(out, m)
 	}

@@ -20,7 +20,7 @@ func TestFixtureErrors(t *testing.T) {
 		{"tab indentation", "switches:\n\t- name: sw0\n", "x.yaml:2: invalid YAML: found character that cannot start any token"},
 		{"two documents", "switches: []\n---\nswitches: []\n", "x.yaml:2:1: a fixture is one YAML document; this is a second one"},
 		{"top level not a mapping", "- a\n- b\n", "x.yaml:1:1: want a mapping, got a list"},
-		{"unknown top-level key", "swiches: []\n", `x.yaml:1:1: swiches: unknown key "swiches" (want one of ovn, nb_global, switches, port_groups, address_sets, load_balancers, load_balancer_groups, meters, copps, dhcp_options, dns, routers, static_mac_bindings, acls)`},
+		{"unknown top-level key", "swiches: []\n", `x.yaml:1:1: swiches: unknown key "swiches" (want one of ovn, nb_global, switches, port_groups, address_sets, load_balancers, load_balancer_groups, meters, copps, dhcp_options, dns, routers, static_mac_bindings, sample_collectors, sampling_apps, samples, network_function_health_checks, network_functions, network_function_groups, acls)`},
 		{"unknown switch key", "switches:\n  - name: sw0\n    port: []\n", `x.yaml:3:5: switches[0].port: unknown key "port" (want one of uuid, name, other_config, external_ids, ports, acls, load_balancers, load_balancer_groups, dns_records, copp)`},
 		{"unknown acl key", sw + "    acls:\n      - {direction: to-lport, priority: 1, match: ip4, action: drop, prio: 3}\n",
 			`x.yaml:5:70: switches[0].acls[0].prio: unknown key "prio"`},

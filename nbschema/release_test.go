@@ -247,3 +247,63 @@ func loadForRelease(t *testing.T, f string, r *release.Release) (*nbschema.Snaps
 	}
 	return nil, false
 }
+
+// TestSamplingNFRoundTrip: the sampling and network-function sections go
+// through a 26.03 NB and nb dump unchanged; 25.03 refuses the network
+// functions and 23.03 the samples too, at their positions.
+func TestSamplingNFRoundTrip(t *testing.T) {
+	const fx = "testdata/sampling-nf.yaml"
+	want, err := nbschema.LoadFixture(fx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Samples) != 2 || len(want.SampleCollectors) != 2 || len(want.SamplingApps) != 3 ||
+		len(want.NetworkFunctions) != 1 || len(want.NetworkFunctionGroups) != 1 || len(want.NetworkFunctionHealths) != 1 {
+		t.Fatalf("fixture rows: %+v", want)
+	}
+	sb := releaseNB(t, release.OVN2603)
+	if err := store(t, sb.NB, want, nbschema.StoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	live := loadLive(t, sb.NB)
+	if diff := cmp.Diff(want, live, snapshotCmp...); diff != "" {
+		t.Fatalf("(-fixture +live):\n%s", diff)
+	}
+	nb := connect(t, sb.NB)
+	if err := nb.Monitor(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cached, err := nb.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, cached, snapshotCmp...); diff != "" {
+		t.Fatalf("(-fixture +libovsdb):\n%s", diff)
+	}
+	var buf bytes.Buffer
+	if err := nbschema.WriteFixture(&buf, live); err != nil {
+		t.Fatal(err)
+	}
+	back, err := nbschema.ParseFixture("dump.yaml", buf.Bytes())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	if diff := cmp.Diff(want, back, snapshotCmp...); diff != "" {
+		t.Errorf("(-fixture +dump):\n%s\n%s", diff, buf.String())
+	}
+	for _, c := range []struct {
+		r    *release.Release
+		want []string
+	}{
+		{release.OVN2503, []string{"network_function_groups[0]: network functions", "came in OVN 26.03; OVN 25.03.0 does not have it",
+			"switches[0].acls[0].network_function_group:"}},
+		{release.OVN2303, []string{"samples[0]: ACL sampling", "came in OVN 24.09; OVN 23.03.1 does not have it", "switches[0].acls[0].tier:"}},
+	} {
+		_, err := nbschema.LoadFixtureWith(fx, nbschema.FixtureOptions{Release: c.r})
+		for _, w := range c.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: got %v, want %q", c.r, err, w)
+			}
+		}
+	}
+}

@@ -48,6 +48,16 @@ type Snapshot struct {
 	StaticMACBindings map[string]*nbdb.StaticMACBinding
 	// GatewayChassis makes a router port a distributed gateway port.
 	GatewayChassis map[string]*nbdb.GatewayChassis
+	// ACL sampling (24.09+): the samples ACLs name (sample_new,
+	// sample_est), their collectors, and the sampling apps.
+	Samples          map[string]*nbdb.Sample
+	SampleCollectors map[string]*nbdb.SampleCollector
+	SamplingApps     map[string]*nbdb.SamplingApp
+	// Network functions (26.03+): the groups ACLs name
+	// (network_function_group), their functions and health checks.
+	NetworkFunctions       map[string]*nbdb.NetworkFunction
+	NetworkFunctionGroups  map[string]*nbdb.NetworkFunctionGroup
+	NetworkFunctionHealths map[string]*nbdb.NetworkFunctionHealthCheck
 
 	// Origin says where a row came from, for error messages: "file.yaml:12:5"
 	// for a fixture row, "NB ACL 7c1e..." for a live one. Keyed by UUID.

@@ -111,6 +111,20 @@ var tables = []*Table{
 		func(s *Snapshot) *map[string]*nbdb.StaticMACBinding { return &s.StaticMACBindings }),
 	rowsOf(&Table{Name: nbdb.GatewayChassisTable, Noun: "gateway chassis", UniqueNames: true, Owner: "router port", storeRank: 11},
 		func(s *Snapshot) *map[string]*nbdb.GatewayChassis { return &s.GatewayChassis }),
+	// The rows ACL sampling (24.09+) and network functions (26.03+) read;
+	// a release without them has no such tables (HasTable).
+	rowsOf(&Table{Name: nbdb.SampleCollectorTable, Noun: "sample collector", UniqueNames: true, storeRank: 7},
+		func(s *Snapshot) *map[string]*nbdb.SampleCollector { return &s.SampleCollectors }),
+	rowsOf(&Table{Name: nbdb.SamplingAppTable, Noun: "sampling app", storeRank: 7},
+		func(s *Snapshot) *map[string]*nbdb.SamplingApp { return &s.SamplingApps }),
+	rowsOf(&Table{Name: nbdb.SampleTable, Noun: "sample", UniqueNames: true, storeRank: 7},
+		func(s *Snapshot) *map[string]*nbdb.Sample { return &s.Samples }),
+	rowsOf(&Table{Name: nbdb.NetworkFunctionHealthCheckTable, Noun: "network function health check", UniqueNames: true, storeRank: 7},
+		func(s *Snapshot) *map[string]*nbdb.NetworkFunctionHealthCheck { return &s.NetworkFunctionHealths }),
+	rowsOf(&Table{Name: nbdb.NetworkFunctionTable, Noun: "network function", UniqueNames: true, storeRank: 10},
+		func(s *Snapshot) *map[string]*nbdb.NetworkFunction { return &s.NetworkFunctions }),
+	rowsOf(&Table{Name: nbdb.NetworkFunctionGroupTable, Noun: "network function group", UniqueNames: true, storeRank: 10},
+		func(s *Snapshot) *map[string]*nbdb.NetworkFunctionGroup { return &s.NetworkFunctionGroups }),
 }
 
 var tableIndex = func() map[string]*Table {
