@@ -365,18 +365,30 @@ func (g *global) considerACL2303(acl *nbdb.ACL, hasStateful bool) []aclFlow {
 
 // rejectFlow is build_reject_acl_rules: the flow of a reject ACL. Note that the ACL match is not parenthesized.
 func (g *global) rejectFlow(acl *nbdb.ACL, st lflow.Stage, prio int, extraMatch, extraActions string) aclFlow {
-	var m strings.Builder
-	if extraMatch != "" {
-		m.WriteString("(" + extraMatch + ") && ")
-	}
-	m.WriteString(acl.Match)
+	m := rejectMatch(extraMatch, acl.Match)
 	a := g.aclLog(acl)
 	if extraActions != "" {
 		// northd appends a space after the (already space-terminated) extra actions.
 		a += extraActions + " "
 	}
 	a += g.rejectAction(st.Pipeline() == lflow.Ingress)
-	return aclFlow{st, prio, m.String(), a}
+	return aclFlow{st, prio, m, a}
+}
+
+// rejectMatch is a reject flow's match: the hint bit test extra, when
+// there is one, and the ACL's match, not parenthesized.
+func rejectMatch(extra, match string) string {
+	if extra == "" {
+		return match
+	}
+	return "(" + extra + ") && " + match
+}
+
+// RejectPrefixes are the texts northd 23.03 writes before a reject ACL's
+// match, which it does not parenthesize, on a stateful switch (one per
+// hint bit: drop and block).
+func RejectPrefixes() []string {
+	return []string{rejectMatch(regbitHintDrop+" == 1", ""), rejectMatch(regbitHintBlock+" == 1", "")}
 }
 
 // rejectAction is build_acl_reject_action: reject and resume at the other

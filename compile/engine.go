@@ -708,7 +708,7 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 // to date for what c says the batch touched.
 func (e *Engine) updateIndexes(c *collector) {
 	for _, name := range e.g.v.Refresh(c.Touched) {
-		e.refreshProblems("@" + name + ",")
+		e.refreshProblems(name)
 	}
 	for a := range c.ACLs {
 		e.g.pgACLFlows.Delete(aclFlowKey{a, false})
@@ -717,13 +717,13 @@ func (e *Engine) updateIndexes(c *collector) {
 }
 
 // refreshProblems recomputes the problems of the switches that have a
-// problem whose message contains needle: a port group name appearing or
-// disappearing changes what switchProblems says about @name on switches
-// whose flows do not change.
-func (e *Engine) refreshProblems(needle string) {
+// problem about port group name: it appearing or disappearing changes
+// what switchProblems says about @name on switches whose flows do not
+// change.
+func (e *Engine) refreshProblems(name string) {
 	for id, probs := range e.probs {
 		for _, p := range probs {
-			if strings.Contains(p.Message, needle) {
+			if (p.Kind == KindNoPortGroup || p.Kind == KindPortGroupNotHere) && p.Ref == name {
 				if _, ok := e.g.s.Switches[id]; ok {
 					e.probs[id] = e.g.switchProblems(e.g.v.Switch(id))
 				}

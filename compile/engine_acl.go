@@ -278,20 +278,13 @@ func (e *Engine) patchProblems(p *aclPatch, od *datapath, newDPs map[string]set)
 			out = append(out, pr)
 		}
 	}
-	var local map[string]bool
 	for id, rows := range p.acls {
 		if _, on := newDPs[id][sw]; !on || rows[1] == nil {
 			continue
 		}
-		if local == nil {
-			local = make(map[string]bool, len(od.PortGroups))
-			for _, pg := range od.PortGroups {
-				local[pg.Name] = true
-			}
-		}
 		// An ACL listed twice on the switch is checked twice, as
 		// switchProblems does; sortProblems compacts the copies.
-		out = e.g.appendACLProblems(out, local, od.LS.Name, rows[1])
+		out = e.g.appendACLProblems(out, od, rows[1])
 	}
 	if len(out) > 0 {
 		e.probs[sw] = out

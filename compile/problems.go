@@ -8,15 +8,27 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/nbview"
 )
 
 // Problem is something wrong in the NB that the compiler noticed. northd
 // would copy the offending match into the SB all the same, where
 // ovn-controller then rejects the flow on every hypervisor.
 type Problem struct {
-	// ACL is the UUID of the ACL concerned.
+	// Kind says what is wrong, for a program.
+	Kind ProblemKind
+	// ACL is the UUID of the ACL concerned ("" for a port problem).
 	ACL string
+	// Port is the UUID of the Logical_Switch_Port concerned
+	// (KindDuplicatePort).
+	Port string
+	// Ref is the address set or port group name the problem is about
+	// (KindNoAddressSet, KindNoPortGroup, KindPortGroupNotHere).
+	Ref string
+	// Pos is where the ACL (or port) was written, for a fixture row.
+	Pos nbschema.Position
 	// Where names the ACL for a human: its fixture position or NB row, its
 	// name if it has one, and its owner ("Port_Group pg1").
 	Where string
@@ -25,6 +37,21 @@ type Problem struct {
 	// Message says what is wrong.
 	Message string
 }
+
+// ProblemKind classes problems.
+type ProblemKind string
+
+// The problem kinds.
+const (
+	KindEmptyMatch       ProblemKind = "empty-match"
+	KindNoAddressSet     ProblemKind = "no-address-set"
+	KindNoPortGroup      ProblemKind = "no-port-group"
+	KindPortGroupNotHere ProblemKind = "port-group-not-on-switch"
+	KindInvalidMatch     ProblemKind = "invalid-match"
+	KindRejectUnparsable ProblemKind = "reject-flow-unparsable"
+	KindFlowUnparsable   ProblemKind = "flow-unparsable"
+	KindDuplicatePort    ProblemKind = "duplicate-port"
+)
 
 // String formats p as "WHERE: MESSAGE".
 func (p Problem) String() string {
@@ -36,7 +63,17 @@ func (p Problem) String() string {
 
 func sortProblems(ps []Problem) []Problem {
 	slices.SortFunc(ps, func(a, b Problem) int {
-		return cmp.Or(strings.Compare(a.Where, b.Where), strings.Compare(a.Datapath, b.Datapath), strings.Compare(a.Message, b.Message))
+		// Fixture rows by file, line and column; live rows by their
+		// origin text.
+		pa, pb := a.Pos, b.Pos
+		if !pa.IsValid() {
+			pa = nbschema.Position{File: a.Where}
+		}
+		if !pb.IsValid() {
+			pb = nbschema.Position{File: b.Where}
+		}
+		return cmp.Or(nbschema.ComparePositions(pa, pb), strings.Compare(a.Where, b.Where),
+			strings.Compare(a.Datapath, b.Datapath), strings.Compare(a.Message, b.Message))
 	})
 	// A port group ACL is checked on each of its switches; keep one report
 	// of a problem that does not depend on the switch.
@@ -63,14 +100,14 @@ func (g *global) globalProblems() []Problem {
 	out := g.duplicateProblems()
 	for _, acl := range g.s.ACLs {
 		if strings.TrimSpace(acl.Match) == "" {
-			out = append(out, Problem{ACL: acl.UUID, Where: g.describeACL(acl), Message: "empty match; northd copies it and every hypervisor rejects the flow"})
+			out = append(out, g.aclProblem(KindEmptyMatch, acl, "", "", "empty match; northd copies it and every hypervisor rejects the flow"))
 			continue
 		}
 		// A name repeated gives the same Problem, which sortProblems drops.
 		for ref := range eachRef(acl.Match, '$') {
-			if !g.v.AddressSetExists(ref) {
-				out = append(out, Problem{ACL: acl.UUID, Where: g.describeACL(acl),
-					Message: fmt.Sprintf("match references address set $%s, which does not exist", ref)})
+			if g.v.CheckAddressSet(ref) == nbview.NoSuchAddressSet {
+				out = append(out, g.aclProblem(KindNoAddressSet, acl, ref, "",
+					fmt.Sprintf("match references address set $%s, which does not exist", ref)))
 			}
 		}
 	}
@@ -94,7 +131,8 @@ func (g *global) duplicateProblems() []Problem {
 			msg = fmt.Sprintf("port %q is listed by switches %s, which share a bucket of ovn-northd's datapath hash table: which one gets the port depends on northd's state, not on the NB; aclc's flows assume %q",
 				name, strings.Join(names, ", "), owner)
 		}
-		out = append(out, Problem{Where: g.s.Where(nbdb.LogicalSwitchPortTable, d.Port), Message: msg})
+		out = append(out, Problem{Kind: KindDuplicatePort, Port: d.Port, Pos: g.s.Position(d.Port),
+			Where: g.s.Where(nbdb.LogicalSwitchPortTable, d.Port), Message: msg})
 	}
 	return out
 }
@@ -102,12 +140,8 @@ func (g *global) duplicateProblems() []Problem {
 // switchProblems reports @port_group references that do not resolve on the
 // switch: OVN only defines a port group on switches where it has ports.
 func (g *global) switchProblems(od *datapath) []Problem {
-	local := map[string]bool{}
-	for _, pg := range od.PortGroups {
-		local[pg.Name] = true
-	}
 	var out []Problem
-	check := func(acl *nbdb.ACL) { out = g.appendACLProblems(out, local, od.LS.Name, acl) }
+	check := func(acl *nbdb.ACL) { out = g.appendACLProblems(out, od, acl) }
 	for _, acl := range od.ACLs {
 		check(acl)
 	}
@@ -129,19 +163,26 @@ func (g *global) switchProblems(od *datapath) []Problem {
 }
 
 // appendACLProblems appends the problems of acl's @port_group references
-// on the switch named dpName, where the port groups in local have ports.
-func (g *global) appendACLProblems(out []Problem, local map[string]bool, dpName string, acl *nbdb.ACL) []Problem {
+// on switch od (nbview.CheckPortGroup).
+func (g *global) appendACLProblems(out []Problem, od *datapath, acl *nbdb.ACL) []Problem {
 	for _, ref := range matchRefs(acl.Match, '@') {
-		if local[ref] {
-			continue
+		switch g.v.CheckPortGroup(od.ID, ref) {
+		case nbview.NoSuchPortGroup:
+			out = append(out, g.aclProblem(KindNoPortGroup, acl, ref, od.LS.Name,
+				fmt.Sprintf("match references port group @%s, which does not exist", ref)))
+		case nbview.PortGroupNotOnSwitch:
+			out = append(out, g.aclProblem(KindPortGroupNotHere, acl, ref, od.LS.Name,
+				fmt.Sprintf("match references port group @%s, which has no ports on this switch", ref)))
 		}
-		msg := fmt.Sprintf("match references port group @%s, which does not exist", ref)
-		if g.v.PortGroupExists(ref) {
-			msg = fmt.Sprintf("match references port group @%s, which has no ports on this switch", ref)
-		}
-		out = append(out, Problem{ACL: acl.UUID, Where: g.describeACL(acl), Datapath: dpName, Message: msg})
 	}
 	return out
+}
+
+// aclProblem is a problem of acl about ref ("" for none), on switch dp
+// ("" for every switch).
+func (g *global) aclProblem(kind ProblemKind, acl *nbdb.ACL, ref, dp, msg string) Problem {
+	return Problem{Kind: kind, ACL: acl.UUID, Ref: ref, Pos: g.s.Position(acl.UUID), Where: g.describeACL(acl),
+		Datapath: dp, Message: msg}
 }
 
 // matchRefs returns the names following sigil ('$' or '@') in match,

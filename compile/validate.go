@@ -135,25 +135,24 @@ func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.R
 		if raw[i] == nil && len(bad[i]) == 0 {
 			continue
 		}
-		where := g.describeACL(acl)
 		switch {
 		case raw[i] != nil && (total[i] == 0 || len(bad[i]) == total[i]):
-			out = append(out, Problem{ACL: id, Where: where, Message: "invalid match, OVN will discard its flows: " + describeParseError(acl.Match, raw[i])})
+			out = append(out, g.aclProblem(KindInvalidMatch, acl, "", "", "invalid match, OVN will discard its flows: "+describeParseError(acl.Match, raw[i])))
 		case raw[i] != nil && len(bad[i]) > 0:
 			f := exact[bad[i][0]]
-			out = append(out, Problem{ACL: id, Where: where, Message: fmt.Sprintf(
+			out = append(out, g.aclProblem(KindInvalidMatch, acl, "", "", fmt.Sprintf(
 				"invalid match: %s discards %d of the %d flows northd builds from it (e.g. %q: %s); the others, where northd puts it in parentheses, parse",
-				series, len(bad[i]), total[i], f.text, describeParseError(f.text, errs[bad[i][0]]))})
+				series, len(bad[i]), total[i], f.text, describeParseError(f.text, errs[bad[i][0]]))))
 		default:
 			for _, j := range bad[i] {
 				f := exact[j]
-				kind := "this ACL's"
+				kind, pk := "this ACL's", KindFlowUnparsable
 				if f.reject {
-					kind = "this reject ACL's"
+					kind, pk = "this reject ACL's", KindRejectUnparsable
 				}
-				out = append(out, Problem{ACL: id, Where: where, Datapath: f.dp,
-					Message: series + " wraps " + kind + " match as " + fmt.Sprintf("%q", f.text) +
-						", which OVN's parser rejects (" + describeParseError(f.text, errs[j]) + "); parenthesize the ACL match"})
+				out = append(out, g.aclProblem(pk, acl, "", f.dp,
+					series+" wraps "+kind+" match as "+fmt.Sprintf("%q", f.text)+
+						", which OVN's parser rejects ("+describeParseError(f.text, errs[j])+"); parenthesize the ACL match"))
 			}
 		}
 	}

@@ -110,7 +110,8 @@ type ACLRef struct {
 	// Owner is "Logical_Switch NAME" or "Port_Group NAME".
 	Owner string `json:"owner,omitempty"`
 	// Origin is where the row came from: "file.yaml:12:7" or "NB ACL <uuid>".
-	Origin string `json:"origin"`
+	Origin string            `json:"origin"`
+	pos    nbschema.Position // Origin's position, for a fixture row
 	// Direction, Priority, Action and Match are the ACL's columns.
 	Direction string `json:"direction"`
 	Priority  int    `json:"priority"`
@@ -317,7 +318,7 @@ func (l *linter) newInfo(id string) *aclInfo {
 	f, _ := l.nb.ACL(id)
 	acl := f.Row
 	a := &aclInfo{acl: acl, verdict: f.Verdict, stage: f.Stage}
-	a.ref = ACLRef{UUID: acl.UUID, Owner: f.Owner.String(), Origin: l.s.Where("ACL", acl.UUID),
+	a.ref = ACLRef{UUID: acl.UUID, Owner: f.Owner.String(), Origin: l.s.Where("ACL", acl.UUID), pos: l.s.Position(acl.UUID),
 		Direction: acl.Direction, Priority: acl.Priority, Action: acl.Action, Match: acl.Match}
 	if acl.Name != nil {
 		a.ref.Name = *acl.Name
@@ -607,35 +608,29 @@ func merge(fs []Finding) []Finding {
 	for i := range out {
 		rest := out[i].ACLs[1:]
 		slices.SortFunc(rest, func(a, b ACLRef) int {
-			return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmpOrigin(a.Origin, b.Origin), strings.Compare(a.UUID, b.UUID))
+			return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmpOrigin(a, b), strings.Compare(a.UUID, b.UUID))
 		})
 		slices.Sort(out[i].Switches)
 		out[i].Switches = slices.Compact(out[i].Switches)
 	}
 	slices.SortFunc(out, func(a, b Finding) int {
-		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmpOrigin(a.ACLs[0].Origin, b.ACLs[0].Origin),
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmpOrigin(a.ACLs[0], b.ACLs[0]),
 			strings.Compare(a.ACLs[0].UUID, b.ACLs[0].UUID), strings.Compare(a.Rule, b.Rule), strings.Compare(a.Message, b.Message))
 	})
 	return out
 }
 
-// cmpOrigin orders "file:line:col" origins by line, others by text.
-func cmpOrigin(a, b string) int {
-	fa, la, ca := splitOrigin(a)
-	fb, lb, cb := splitOrigin(b)
-	return cmp.Or(strings.Compare(fa, fb), cmp.Compare(la, lb), cmp.Compare(ca, cb), strings.Compare(a, b))
-}
-
-func splitOrigin(o string) (string, int, int) {
-	parts := strings.Split(o, ":")
-	if len(parts) < 3 {
-		return o, 0, 0
+// cmpOrigin orders ACLs by where they were written: fixture rows by file,
+// line and column, live rows by their origin text.
+func cmpOrigin(a, b ACLRef) int {
+	pa, pb := a.pos, b.pos
+	if !pa.IsValid() {
+		pa = nbschema.Position{File: a.Origin}
 	}
-	var line, col int
-	if _, err := fmt.Sscanf(parts[len(parts)-2]+" "+parts[len(parts)-1], "%d %d", &line, &col); err != nil {
-		return o, 0, 0
+	if !pb.IsValid() {
+		pb = nbschema.Position{File: b.Origin}
 	}
-	return strings.Join(parts[:len(parts)-2], ":"), line, col
+	return cmp.Or(nbschema.ComparePositions(pa, pb), strings.Compare(a.Origin, b.Origin))
 }
 
 // collectRefs returns the address sets and port groups a parsed match

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/nbview"
 )
 
 // This file holds the match rules: matches OVN rejects (invalid-match,
@@ -33,7 +34,7 @@ func (l *linter) globalFindings() []Finding {
 			continue
 		}
 		for _, name := range a.asRefs {
-			if _, ok := l.globalRes.AddressSets[name]; ok {
+			if l.nb.CheckAddressSet(name) == nbview.RefOK {
 				continue
 			}
 			out = append(out, Finding{Rule: RuleDanglingRef, Severity: Error, ACLs: []ACLRef{a.ref},
@@ -71,19 +72,21 @@ func (l *linter) matchFindings(v *swView, in *inst) []Finding {
 	}
 	var out []Finding
 	for _, name := range a.asRefs {
-		if _, ok := v.res.AddressSets[name]; !ok {
+		if l.nb.CheckAddressSet(name) != nbview.RefOK {
 			return nil // reported NB-wide
 		}
 	}
 	for _, name := range a.pgRefs {
-		if _, ok := v.res.PortGroups[name]; ok {
+		var msg, fix string
+		switch l.nb.CheckPortGroup(v.id, name) {
+		case nbview.RefOK:
 			continue
-		}
-		msg := fmt.Sprintf("port group @%s does not exist; ovn-controller rejects the flow, so the ACL does nothing", name)
-		fix := fmt.Sprintf("create Port_Group %s or remove the reference", name)
-		if l.pgExists(name) {
+		case nbview.PortGroupNotOnSwitch:
 			msg = fmt.Sprintf("port group @%s has no ports on this switch, where OVN does not define it; ovn-controller rejects the flow there", name)
 			fix = fmt.Sprintf("add a port of this switch to %s, use $%s_ip4/$%s_ip6 for its addresses, or move the ACL to a port group that lives only where %s does", name, name, name, name)
+		default:
+			msg = fmt.Sprintf("port group @%s does not exist; ovn-controller rejects the flow, so the ACL does nothing", name)
+			fix = fmt.Sprintf("create Port_Group %s or remove the reference", name)
 		}
 		out = append(out, Finding{Rule: RuleDanglingRef, Severity: Error, ACLs: []ACLRef{a.ref},
 			Message: msg, Fix: fix, Offset: a.refOffset('@', name)})
@@ -135,8 +138,4 @@ func errOffset(err error) *int {
 		return intp(pe.Offset)
 	}
 	return nil
-}
-
-func (l *linter) pgExists(name string) bool {
-	return l.nb.PortGroupExists(name)
 }

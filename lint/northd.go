@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/compile"
 )
 
 // This file holds the rules about flows ovn-northd 23.03 writes in a way
@@ -12,8 +13,9 @@ import (
 // default_acl_drop's default in the after-LB stage.
 
 // rejectHints are the prefixes northd puts before a reject ACL's match on a
-// stateful switch (build_reject_acl_rules, unparenthesized match).
-var rejectHints = []string{"(reg0[9] == 1) && ", "(reg0[10] == 1) && "}
+// stateful switch (build_reject_acl_rules, unparenthesized match), as
+// compile writes them.
+var rejectHints = compile.RejectPrefixes()
 
 func (l *linter) northdFindings(v *swView) []Finding {
 	var out []Finding

@@ -83,6 +83,7 @@ func (b *builder) rowUUID(f fields, table, key string) string {
 	}
 	b.uuids[u] = fmt.Sprintf("%s row at %s", table, b.pos(f.node))
 	b.snap.Origin[u] = b.pos(f.node)
+	b.snap.Positions[u] = Position{File: b.file, Line: f.node.Line, Column: f.node.Column}
 	return u
 }
 

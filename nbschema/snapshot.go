@@ -62,6 +62,9 @@ type Snapshot struct {
 	// Origin says where a row came from, for error messages: "file.yaml:12:5"
 	// for a fixture row, "NB ACL 7c1e..." for a live one. Keyed by UUID.
 	Origin map[string]string
+	// Positions holds, for a fixture row, where it was written (Origin is
+	// its String); live rows have none. Keyed by UUID.
+	Positions map[string]Position
 
 	// Release is the OVN release the rows are of: a live NB's (detected
 	// from its schema version, or Options.Release), a fixture's (its
@@ -72,7 +75,7 @@ type Snapshot struct {
 
 // NewSnapshot returns an empty Snapshot with every map allocated.
 func NewSnapshot() *Snapshot {
-	s := &Snapshot{Origin: map[string]string{}}
+	s := &Snapshot{Origin: map[string]string{}, Positions: map[string]Position{}}
 	for _, t := range tables {
 		t.alloc(s)
 	}

@@ -189,3 +189,36 @@ func (v *View) RouterPortPeer(p *nbdb.LogicalSwitchPort) *nbdb.LogicalRouterPort
 	}
 	return nil
 }
+
+// RefProblem says why a $name or @name in a match does not resolve on a
+// switch: the one rule compile's problems and lint's findings share.
+type RefProblem int
+
+// The reference problems.
+const (
+	RefOK                RefProblem = iota
+	NoSuchAddressSet                // no Address_Set (nor port group _ip4/_ip6) of that name
+	NoSuchPortGroup                 // no Port_Group of that name
+	PortGroupNotOnSwitch            // the Port_Group has no port the switch owns, so OVN does not define it there
+)
+
+// CheckAddressSet says whether $name resolves (on every switch alike).
+func (v *View) CheckAddressSet(name string) RefProblem {
+	if v.AddressSetExists(name) {
+		return RefOK
+	}
+	return NoSuchAddressSet
+}
+
+// CheckPortGroup says whether @name resolves on switch sw.
+func (v *View) CheckPortGroup(sw, name string) RefProblem {
+	for _, id := range v.switchPGs[sw] {
+		if v.s.PortGroups[id].Name == name {
+			return RefOK
+		}
+	}
+	if v.pgNames[name] {
+		return PortGroupNotOnSwitch
+	}
+	return NoSuchPortGroup
+}
