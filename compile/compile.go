@@ -12,11 +12,10 @@ package compile
 
 import (
 	"cmp"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
+	"github.com/aclc/aclc/internal/par"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
@@ -61,7 +60,7 @@ func CompileView(v *nbview.View, opts Options) *Result {
 	go func() { global = g.globalProblems(); close(done) }()
 
 	// Switches are independent: compile them on every core.
-	parallel(len(ids), 1, func(i int) { dps[i], probs[i] = g.compileSwitch(ids[i]) })
+	par.For(len(ids), 1, func(i int) { dps[i], probs[i] = g.compileSwitch(ids[i]) })
 
 	// Each datapath's flows are sorted already (compileSwitch with
 	// g.shared); put the datapaths in lflow-list order.
@@ -100,34 +99,6 @@ func (g *global) target(opts Options) {
 			g.aclIDs = AllocateACLIDs(g.s)
 		}
 	}
-}
-
-// parallel calls fn(0..n-1) on every core, with at least minPer calls per
-// worker (sequentially when that leaves one worker).
-func parallel(n, minPer int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/minPer)
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	next := make(chan int, n)
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // CompileSwitch builds the flows of the one logical switch with NB UUID id,

@@ -3,12 +3,11 @@ package compile
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/internal/par"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbview"
@@ -74,32 +73,23 @@ func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.R
 		wrapped[i], shallow[i] = "("+m+")", strings.Count(m, "(") < expr.MaxParenDepth
 	}
 	// Scan the flows on every CPU; most take the cheap path.
-	workers := runtime.GOMAXPROCS(0)
-	found := make([][]flowText, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for k := w; k < len(flows.Datapaths); k += workers {
-				dp := flows.Datapaths[k]
-				for _, f := range dp.Flows {
-					if f.Source == "" {
-						continue
-					}
-					i, ok := idx[f.Source]
-					if !ok {
-						continue
-					}
-					if raw[i] == nil && shallow[i] && (f.Match == s.ACLs[ids[i]].Match || strings.Contains(f.Match, wrapped[i])) {
-						continue // valid as written or in parentheses
-					}
-					found[w] = append(found[w], flowText{acl: i, text: f.Match, dp: dp.Name, reject: strings.Contains(f.Actions, "reject {")})
-				}
+	found := make([][]flowText, len(flows.Datapaths))
+	par.For(len(flows.Datapaths), 1, func(k int) {
+		dp := flows.Datapaths[k]
+		for _, f := range dp.Flows {
+			if f.Source == "" {
+				continue
 			}
-		}(w)
-	}
-	wg.Wait()
+			i, ok := idx[f.Source]
+			if !ok {
+				continue
+			}
+			if raw[i] == nil && shallow[i] && (f.Match == s.ACLs[ids[i]].Match || strings.Contains(f.Match, wrapped[i])) {
+				continue // valid as written or in parentheses
+			}
+			found[k] = append(found[k], flowText{acl: i, text: f.Match, dp: dp.Name, reject: strings.Contains(f.Actions, "reject {")})
+		}
+	})
 	// Distinct texts per ACL, the first datapath (in listing order) for each.
 	var all []flowText
 	for _, f := range found {
@@ -162,18 +152,7 @@ func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.R
 // parallelValid parses text(0..n-1) with d on every CPU.
 func parallelValid(d *expr.Dialect, n int, text func(int) string) []error {
 	errs := make([]error, n)
-	var wg sync.WaitGroup
-	workers := runtime.GOMAXPROCS(0)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < n; i += workers {
-				errs[i] = d.Valid(text(i), nil)
-			}
-		}(w)
-	}
-	wg.Wait()
+	par.For(n, 1, func(i int) { errs[i] = d.Valid(text(i), nil) })
 	return errs
 }
 

@@ -14,10 +14,12 @@ type jsonDatapath struct {
 	Name  string     `json:"name"`
 	Name2 string     `json:"name2,omitempty"`
 	UUID  string     `json:"uuid"`
-	Flows []jsonFlow `json:"flows"`
+	Flows []JSONFlow `json:"flows"`
 }
 
-type jsonFlow struct {
+// JSONFlow is the JSON shape of a flow, the one WriteJSON and aclc watch's
+// --deltas records use.
+type JSONFlow struct {
 	Pipeline string `json:"pipeline"`
 	Table    int    `json:"table"`
 	Stage    string `json:"stage"`
@@ -25,6 +27,12 @@ type jsonFlow struct {
 	Match    string `json:"match"`
 	Actions  string `json:"actions"`
 	Source   string `json:"source,omitempty"`
+}
+
+// ToJSON returns f in its JSON shape.
+func (f Flow) ToJSON() JSONFlow {
+	return JSONFlow{Pipeline: f.Stage.Pipeline().String(), Table: f.Stage.Table(), Stage: f.Stage.Name(),
+		Priority: f.Priority, Match: f.Match, Actions: f.Actions, Source: f.Source}
 }
 
 // WriteJSON writes l as one JSON document:
@@ -35,12 +43,9 @@ type jsonFlow struct {
 func WriteJSON(w io.Writer, l *Listing) error {
 	out := jsonListing{Datapaths: make([]jsonDatapath, 0, len(l.Datapaths))}
 	for _, d := range l.Datapaths {
-		jd := jsonDatapath{Name: d.Name, Name2: d.Name2, UUID: d.UUID, Flows: make([]jsonFlow, 0, len(d.Flows))}
+		jd := jsonDatapath{Name: d.Name, Name2: d.Name2, UUID: d.UUID, Flows: make([]JSONFlow, 0, len(d.Flows))}
 		for _, f := range d.Flows {
-			jd.Flows = append(jd.Flows, jsonFlow{
-				Pipeline: f.Stage.Pipeline().String(), Table: f.Stage.Table(), Stage: f.Stage.Name(),
-				Priority: f.Priority, Match: f.Match, Actions: f.Actions, Source: f.Source,
-			})
+			jd.Flows = append(jd.Flows, f.ToJSON())
 		}
 		out.Datapaths = append(out.Datapaths, jd)
 	}

@@ -282,14 +282,14 @@ func (x *cubeIndex) eachCandidate(c cube, fn func(cubeRef)) {
 	}
 	f, ok := c.field(x.field)
 	if !ok || f.str == nil || f.str.in == nil {
-		for _, p := range sortedKeys(x.byPort) {
+		for _, p := range slices.Sorted(maps.Keys(x.byPort)) {
 			for _, r := range x.byPort[p] {
 				fn(r)
 			}
 		}
 		return
 	}
-	for _, p := range sortedKeys(f.str.in) {
+	for _, p := range slices.Sorted(maps.Keys(f.str.in)) {
 		if !f.str.out[p] {
 			for _, r := range x.byPort[p] {
 				fn(r)

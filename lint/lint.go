@@ -21,7 +21,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -29,6 +28,7 @@ import (
 	"time"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/internal/par"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/nbview"
@@ -261,7 +261,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 	}
 	ids := nbschema.SortedKeys(s.ACLs)
 	infos := make([]*aclInfo, len(ids))
-	parallel(len(ids), func(i int) { infos[i] = l.newInfo(ids[i]) })
+	par.For(len(ids), 1, func(i int) { infos[i] = l.newInfo(ids[i]) })
 	for i, id := range ids {
 		l.acls[id] = infos[i]
 	}
@@ -279,7 +279,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 
 	swIDs := nbschema.SortedKeys(s.Switches)
 	views := make([]*swView, len(swIDs))
-	parallel(len(swIDs), func(i int) { views[i] = l.view(swIDs[i]) })
+	par.For(len(swIDs), 1, func(i int) { views[i] = l.view(swIDs[i]) })
 	l.uses = map[string]*atomic.Int32{}
 	for _, v := range views {
 		for _, in := range v.acls {
@@ -292,7 +292,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 		}
 	}
 	views = neighbourOrder(views)
-	parallel(len(views), func(i int) {
+	par.For(len(views), 1, func(i int) {
 		add(l.lintSwitch(views[i]))
 		l.release(views[i])
 		views[i] = nil
@@ -674,23 +674,3 @@ func collectRefs(root expr.Node) (as, pg []string, pos map[string]int) {
 }
 
 func intp(i int) *int { return &i }
-
-// parallel runs fn(0..n-1) on GOMAXPROCS workers.
-func parallel(n int, fn func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
-}

@@ -3,7 +3,6 @@ package lint
 import (
 	"math/big"
 	"math/bits"
-	"sort"
 	"strings"
 	"sync"
 
@@ -839,13 +838,4 @@ func prefixes(lo, hi uint64, n int) [][2]uint64 {
 		}
 		lo = end + 1
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
 	"slices"
@@ -154,7 +155,7 @@ func (l *linter) vipSets(v *swView) []vipTraffic {
 		if lb.Protocol != nil && *lb.Protocol != "" {
 			proto = *lb.Protocol
 		}
-		for _, vip := range sortedKeys(lb.Vips) {
+		for _, vip := range slices.Sorted(maps.Keys(lb.Vips)) {
 			m, ok := endpointMatch(vip, proto, "dst")
 			if !ok {
 				continue

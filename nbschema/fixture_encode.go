@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -567,7 +568,7 @@ func (e *encoder) meters() []*yaml.Node {
 		put(m, "unit", strNode(mt.Unit))
 		putOptBool(m, "fair", mt.Fair)
 		var bands []*yaml.Node
-		for _, b := range ownedRows(e, what, "band", sortedCopy(mt.Bands), s.MeterBands) {
+		for _, b := range ownedRows(e, what, "band", slices.Sorted(slices.Values(mt.Bands)), s.MeterBands) {
 			bm := rowNode(b.UUID)
 			put(bm, "action", strNode(b.Action))
 			putInt(bm, "rate", b.Rate, true)
@@ -580,13 +581,6 @@ func (e *encoder) meters() []*yaml.Node {
 		putMap(m, "external_ids", mt.ExternalIDs)
 		out = append(out, m)
 	}
-	return out
-}
-
-// sortedCopy returns a sorted copy of list.
-func sortedCopy(list []string) []string {
-	out := append([]string(nil), list...)
-	sort.Strings(out)
 	return out
 }
 

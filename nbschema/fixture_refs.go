@@ -2,7 +2,9 @@ package nbschema
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -173,7 +175,7 @@ func (b *builder) known(table string) string {
 	if len(names) == 0 {
 		return " (none defined)"
 	}
-	list := sortedSet(names)
+	list := slices.Sorted(maps.Keys(names))
 	if len(list) > 8 {
 		list = append(list[:8], "...")
 	}

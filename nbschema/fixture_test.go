@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,11 +78,11 @@ func TestParseFullFixture(t *testing.T) {
 		{"sw0 ports", len(sw0.Ports), 4},
 		{"sw0 acls", len(sw0.ACLs), 3},
 		{"sw1 acls (top-level list)", len(sw1.ACLs), 1},
-		{"pg1 ports", pg1.Ports, sortedCopy([]string{p1.UUID, p2, q1})},
+		{"pg1 ports", pg1.Ports, slices.Sorted(slices.Values([]string{p1.UUID, p2, q1}))},
 		{"pg1 acls (inline and top-level)", len(pg1.ACLs), 3},
 		{"p1 dhcpv4", *p1.Dhcpv4Options, net1},
 		{"p1 enabled", *p1.Enabled, true},
-		{"g0 lbs", s.LBGroups[g0].LoadBalancer, sortedCopy([]string{lb0, lb1})},
+		{"g0 lbs", s.LBGroups[g0].LoadBalancer, slices.Sorted(slices.Values([]string{lb0, lb1}))},
 		{"global option", s.GlobalOption("use_ct_inv_match"), "false"},
 		{"meter bands", len(s.MeterBands), 3},
 		{"routers", len(s.Routers), 2},

@@ -2,7 +2,6 @@ package nbschema
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -332,14 +331,4 @@ func (d *decoder) strMapNodes(f fields, key string) (map[string]string, map[stri
 		return nil, nil
 	}
 	return out, nodes
-}
-
-// sortedSet returns the keys of a string set in order, for messages.
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -3,6 +3,7 @@ package trace
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -185,7 +186,7 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 		return
 	}
 	d.add(lflow.InL2Lkup, 70, "eth.mcast", `outport = "_MC_flood"; output;`, "")
-	for _, name := range slices.Sorted(mapKeys(d.ports)) {
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]
 		for _, a := range p.Addresses {
 			if a == "dynamic" && p.DynamicAddresses != nil {
@@ -221,7 +222,7 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 // among their addresses (the _MC_unknown group).
 func (d *dpModel) unknownPorts() []string {
 	var out []string
-	for _, name := range slices.Sorted(mapKeys(d.ports)) {
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]
 		if p.Enabled != nil && !*p.Enabled {
 			continue
@@ -237,7 +238,7 @@ func (d *dpModel) unknownPorts() []string {
 // group).
 func (d *dpModel) floodPorts() []string {
 	var out []string
-	for _, name := range slices.Sorted(mapKeys(d.ports)) {
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		if en := d.ports[name].Enabled; en == nil || *en {
 			out = append(out, name)
 		}
@@ -259,16 +260,6 @@ func parseMAC(s string) ([6]byte, error) {
 		m[i] = byte(v)
 	}
 	return m, nil
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // parse parses the flow's match once, on first use: a trace only looks at
@@ -307,7 +298,7 @@ func (d *dpModel) modelDNS(s *nbschema.Snapshot) {
 // build_lswitch_arp_nd_responder_known_ips; IPv6 ND is not modelled).
 func (d *dpModel) modelARP(v *nbview.View) {
 	any := false
-	for _, name := range slices.Sorted(mapKeys(d.ports)) {
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]
 		if (p.Type != "" && p.Type != "router") || (p.Enabled != nil && !*p.Enabled) {
 			continue

@@ -54,22 +54,16 @@ type DeltaDPOp struct {
 	Deleted bool   `json:"deleted,omitempty"`
 }
 
-// DeltaFlow is one flow added or removed, with its datapath.
+// DeltaFlow is one flow added or removed, with its datapath: the flow in
+// lflow's JSON shape after the datapath's name and UUID.
 type DeltaFlow struct {
 	Datapath     string `json:"datapath"`
 	DatapathUUID string `json:"datapath_uuid"`
-	Pipeline     string `json:"pipeline"`
-	Table        int    `json:"table"`
-	Stage        string `json:"stage"`
-	Priority     int    `json:"priority"`
-	Match        string `json:"match"`
-	Actions      string `json:"actions"`
-	Source       string `json:"source,omitempty"`
+	lflow.JSONFlow
 }
 
 func deltaFlow(dd *compile.DatapathDelta, f lflow.Flow) DeltaFlow {
-	return DeltaFlow{Datapath: dd.Name, DatapathUUID: dd.UUID, Pipeline: f.Stage.Pipeline().String(),
-		Table: f.Stage.Table(), Stage: f.Stage.Name(), Priority: f.Priority, Match: f.Match, Actions: f.Actions, Source: f.Source}
+	return DeltaFlow{Datapath: dd.Name, DatapathUUID: dd.UUID, JSONFlow: f.ToJSON()}
 }
 
 // NewDeltaRecord builds the --deltas record of a batch.
