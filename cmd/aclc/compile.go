@@ -15,6 +15,7 @@ import (
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 )
 
 var compileOpts struct {
@@ -60,18 +61,26 @@ func init() {
 	f.BoolVar(&compileOpts.strict, "strict", false, "exit 1, printing no flows, if any problem is found")
 	f.StringVarP(&compileOpts.output, "output", "o", "-", "write the flows to this file (atomically) instead of stdout")
 	compileNB.register(compileCmd)
+	compileNB.registerRelease(compileCmd)
 	rootCmd.AddCommand(compileCmd)
 }
 
 var compileNB nbFlags
 
 // loadSnapshot reads the NB from the fixture in args, or from the live NB.
+// The release is --ovn-version when the command has it, else the live
+// NB's or the fixture's own (Snapshot.Release; nil for a fixture that
+// names none).
 func loadSnapshot(cmd *cobra.Command, args []string, nb *nbFlags) (*nbschema.Snapshot, error) {
+	r, err := nb.release()
+	if err != nil {
+		return nil, err
+	}
 	if len(args) == 1 {
 		if cmd.Flags().Changed("nb") {
 			return nil, withCode(2, errors.New("give either a FIXTURE or --nb, not both"))
 		}
-		return nbschema.LoadFixture(args[0])
+		return nbschema.LoadFixtureWith(args[0], nbschema.FixtureOptions{Release: r})
 	}
 	return nbschema.LoadLive(cmd.Context(), nb.options())
 }
@@ -90,7 +99,15 @@ func runCompile(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	keep, err := stageFilter(compileOpts.stages, lflow.Layout2303)
+	if snap.Release == nil {
+		// A fixture that names no release: the newest LTS.
+		snap.Release = release.Default()
+	}
+	lay, ok := lflow.LayoutFor(snap.Release.Series())
+	if !ok {
+		return fmt.Errorf("no stage layout for OVN %s", snap.Release)
+	}
+	keep, err := stageFilter(compileOpts.stages, lay)
 	if err != nil {
 		return withCode(2, err)
 	}
@@ -98,7 +115,7 @@ func runCompile(cmd *cobra.Command, args []string) error {
 		return withCode(2, fmt.Errorf("--datapath: no logical switch named %q", compileOpts.datapath))
 	}
 	res := compile.Compile(snap)
-	problems := append(res.Problems, compile.ValidateMatches(snap, res.Flows)...)
+	problems := append(res.Problems, compile.ValidateMatchesFor(snap, res.Flows, snap.Release)...)
 	for _, p := range problems {
 		fmt.Fprintf(os.Stderr, "aclc: %s: %s\n", severityWord(compileOpts.strict), p)
 	}

@@ -47,6 +47,7 @@ func init() {
 	f.StringVar(&lintOpts.format, "format", "text", "output format: text or json")
 	f.BoolVar(&lintOpts.stats, "stats", false, "print how long the analysis took on stderr")
 	lintNB.register(lintCmd)
+	lintNB.registerRelease(lintCmd)
 	rootCmd.AddCommand(lintCmd)
 }
 

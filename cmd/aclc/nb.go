@@ -37,8 +37,7 @@ deleted, in the same transaction. An existing NB_Global row keeps its UUID,
 connections and ssl; only its name, options and external_ids change.`,
 	Args: exactArgs(1),
 	RunE: func(cmd *cobra.Command, args []string) error {
-		snap, err := nbschema.LoadFixture(args[0])
-		if err != nil {
+		if _, err := nbLoadFlags.release(); err != nil {
 			return err
 		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -48,6 +47,12 @@ connections and ssl; only its name, options and external_ids change.`,
 			return err
 		}
 		defer nb.Close()
+		// The fixture is read for the NB's release (or --ovn-version):
+		// what that release lacks is an error at its position.
+		snap, err := nbschema.LoadFixtureWith(args[0], nbschema.FixtureOptions{Release: nb.Release})
+		if err != nil {
+			return err
+		}
 		if err := nbschema.Store(ctx, nb.Client, snap, nbschema.StoreOptions{Replace: nbLoadReplace}); err != nil {
 			return fmt.Errorf("%s: %w", args[0], err)
 		}
@@ -63,6 +68,9 @@ var nbDumpCmd = &cobra.Command{
 	Short: "Write the live NB's switches, port groups, ACLs and related rows as a YAML fixture",
 	Args:  exactArgs(0),
 	RunE: func(cmd *cobra.Command, args []string) error {
+		if _, err := nbDumpFlags.release(); err != nil {
+			return err
+		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		snap, err := nbschema.LoadLive(ctx, nbDumpFlags.options())
@@ -93,8 +101,10 @@ func exactArgs(n int) cobra.PositionalArgs {
 
 func init() {
 	nbLoadFlags.register(nbLoadCmd)
+	nbLoadFlags.registerRelease(nbLoadCmd)
 	nbLoadCmd.Flags().BoolVar(&nbLoadReplace, "replace", false, "replace the NB's switches, port groups, ACLs, ... in the same transaction (rows with a fixture UUID are updated, the others deleted)")
 	nbDumpFlags.register(nbDumpCmd)
+	nbDumpFlags.registerRelease(nbDumpCmd)
 	nbDumpCmd.Flags().StringVarP(&nbDumpOutput, "output", "o", "", "write the fixture to FILE instead of stdout")
 	nbCmd.AddCommand(nbLoadCmd, nbDumpCmd)
 	rootCmd.AddCommand(nbCmd)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 )
 
 // nbFlags are the flags that say how to reach a live NB, shared by every
@@ -17,6 +20,7 @@ type nbFlags struct {
 	caCert      string
 	timeout     time.Duration
 	noLeader    bool
+	ovnVersion  string // --ovn-version, where registerRelease added it
 }
 
 // register adds --nb, -p/--private-key, -c/--certificate, -C/--ca-cert and
@@ -31,9 +35,40 @@ func (f *nbFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.noLeader, "no-leader-only", false, "with a clustered NB, also read from a follower (default: the leader only, as ovn-nbctl)")
 }
 
+// registerRelease adds --ovn-version to cmd: the OVN release to read the
+// NB or fixture as, over a live NB's detected release (with a warning when
+// they differ) and a fixture's ovn: key.
+func (f *nbFlags) registerRelease(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.ovnVersion, "ovn-version", "", "OVN release to read the NB or fixture as ("+releaseNames()+"; default: the NB's own, detected from its schema version, or the fixture's ovn: key, else "+release.Default().Series()+")")
+}
+
+// release returns the --ovn-version release, nil when not given, or a
+// usage error.
+func (f *nbFlags) release() (*release.Release, error) {
+	if f.ovnVersion == "" {
+		return nil, nil
+	}
+	r, err := release.Lookup(f.ovnVersion)
+	if err != nil {
+		return nil, withCode(2, fmt.Errorf("--ovn-version: %w", err))
+	}
+	return r, nil
+}
+
+// releaseNames lists the supported release series, for help texts.
+func releaseNames() string {
+	var names []string
+	for _, r := range release.All() {
+		names = append(names, r.Series())
+	}
+	return strings.Join(names, ", ")
+}
+
 // options returns the nbschema connection options the flags describe.
 func (f *nbFlags) options() nbschema.Options {
+	r, _ := f.release() // commands check it first (release)
 	return nbschema.Options{
+		Release:      r,
 		Remotes:      f.remote,
 		PrivateKey:   f.privateKey,
 		Certificate:  f.certificate,

@@ -38,6 +38,10 @@ The SB defaults to $OVN_SB_DB, else ` + sbschema.DefaultRemote + `; -p/-c/-C app
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
+		given, err := verifyNB.release()
+		if err != nil {
+			return err
+		}
 		snap, err := nbschema.LoadLive(ctx, verifyNB.options())
 		if err != nil {
 			return err
@@ -53,6 +57,9 @@ The SB defaults to $OVN_SB_DB, else ` + sbschema.DefaultRemote + `; -p/-c/-C app
 		// Compile for the release whose northd wrote the SB (its flows'
 		// stage layout), with the ACL ids it allocated.
 		opts := compile.Options{Release: sbRelease(sb)}
+		if given != nil {
+			opts.Release = given
+		}
 		if opts.Release.Has(release.PersistEstablished) {
 			if opts.ACLIDs, err = sbschema.LoadACLIDs(ctx, sbo); err != nil {
 				return err
@@ -92,6 +99,7 @@ func sbRelease(sb *lflow.Listing) *release.Release {
 
 func init() {
 	verifyNB.register(verifyCmd)
+	verifyNB.registerRelease(verifyCmd)
 	verifyCmd.Flags().StringVar(&verifySB, "sb", "", "SB remote(s), comma-separated (default $OVN_SB_DB, else "+sbschema.DefaultRemote+")")
 	verifyCmd.Flags().StringVar(&verifyDatapath, "datapath", "", "only this logical switch")
 	rootCmd.AddCommand(verifyCmd)
