@@ -72,6 +72,7 @@ func init() {
 	f.StringVar(&watchOpts.metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics")
 	f.Int64Var(&watchOpts.memoryLimit, "memory-limit", 200, "soft Go memory limit in MiB (0: none; the GOMEMLIMIT environment variable wins)")
 	watchNB.register(watchCmd)
+	watchNB.registerRelease(watchCmd)
 	rootCmd.AddCommand(watchCmd)
 }
 
@@ -93,6 +94,9 @@ func runWatch(cmd *cobra.Command, _ []string) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	if _, err := watchNB.release(); err != nil {
+		return err
+	}
 	cfg := watch.Config{NB: watchNB.options(), Log: log}
 	if watchOpts.snapshot != "" {
 		path := watchOpts.snapshot

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aclc/aclc/internal/ovnsandbox"
+	"github.com/aclc/aclc/internal/testenv"
+	"github.com/aclc/aclc/release"
+)
+
+// TestCompileDetectsRelease: aclc compile --nb on each release's live NB
+// compiles for that release without flags (its stage names in the output);
+// an NB of a schema version no release has is refused with nothing on
+// stdout, unless --ovn-version says which release to read it as.
+func TestCompileDetectsRelease(t *testing.T) {
+	const fx = "../../testdata/fixtures/seed-stateless.yaml"
+	for _, r := range release.All() {
+		t.Run(r.Series(), func(t *testing.T) {
+			testenv.NeedRelease(t, r)
+			sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{NoNorthd: true, Release: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(sb.Stop)
+			if l := aclc(t, "", "nb", "load", "--nb", sb.NB, fx); l.code != 0 {
+				t.Fatalf("nb load: exit %d: %s", l.code, l.stderr)
+			}
+			c := aclc(t, "", "compile", "--nb", sb.NB)
+			if c.code != 0 {
+				t.Fatalf("compile --nb: exit %d: %s", c.code, c.stderr)
+			}
+			golden, err := os.ReadFile(filepath.Join("../../testdata/golden", r.Series(), "seed-stateless.lflows"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.stdout != string(golden) {
+				t.Errorf("compile --nb on an OVN %s NB differs from that release's golden", r)
+			}
+			d := aclc(t, "", "nb", "dump", "--nb", sb.NB)
+			if d.code != 0 || !strings.HasPrefix(d.stdout, "ovn: "+r.Name()+"\n") {
+				t.Errorf("nb dump: exit %d, %.80q", d.code, d.stdout)
+			}
+		})
+	}
+
+	t.Run("unknown", func(t *testing.T) {
+		testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server")
+		dir := t.TempDir()
+		schema, err := os.ReadFile(ovnsandbox.NBSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		schema = bytes.Replace(schema, []byte(`"version": "7.0.0"`), []byte(`"version": "7.99.1"`), 1)
+		os.WriteFile(filepath.Join(dir, "nb.ovsschema"), schema, 0o644)
+		db, sock := filepath.Join(dir, "nb.db"), filepath.Join(dir, "nb.sock")
+		if out, err := exec.Command("ovsdb-tool", "create", db, filepath.Join(dir, "nb.ovsschema")).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		srv := exec.Command("ovsdb-server", "--remote=punix:"+sock, "--unixctl="+filepath.Join(dir, "ctl"), db)
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+		for i := 0; i < 200; i++ {
+			if _, err := os.Stat(sock); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+		c := aclc(t, "", "compile", "--nb", "unix:"+sock)
+		if c.code == 0 || c.stdout != "" || !strings.Contains(c.stderr, "7.99.1") || !strings.Contains(c.stderr, "26.03.1 (NB schema 7.18.0)") {
+			t.Errorf("unknown schema: exit %d, stdout %q, stderr %q", c.code, c.stdout, c.stderr)
+		}
+		c = aclc(t, "", "compile", "--nb", "unix:"+sock, "--ovn-version", "23.03")
+		if c.code != 0 || !strings.Contains(c.stderr, "overrides") {
+			t.Errorf("--ovn-version over an unknown schema: exit %d, stderr %q", c.code, c.stderr)
+		}
+	})
+}
