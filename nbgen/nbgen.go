@@ -28,7 +28,31 @@ type Params struct {
 	SwitchACLFrac  float64 // fraction of ACLs on switches rather than port groups (default 0.1)
 	LoadBalancers  int     // load balancers, each on one switch
 	Seed           uint64  // random seed
+	// Shape lays out the port groups: ShapeConsecutive (the default) or
+	// ShapeCluster.
+	Shape Shape
+	// ClusterACLFrac is, in ShapeCluster, the fraction of the port-group
+	// ACLs on the cluster-wide port group (default 0.1).
+	ClusterACLFrac float64
 }
+
+// Shape is how port groups are laid out over the switches.
+type Shape string
+
+const (
+	// ShapeConsecutive: each port group holds one port on each of
+	// SwitchesPerPG consecutive switches.
+	ShapeConsecutive Shape = "consecutive"
+	// ShapeCluster is ovn-kubernetes' layout: port group "cluster" holds
+	// every port and carries the default-deny ACLs (drop ip4 both ways at
+	// priority 1000, ARP/ND allowed at 1001) and ClusterACLFrac of the
+	// port-group ACLs (cluster-wide policies); the other port groups are
+	// namespaces, each port in exactly one, pods placed on random switches.
+	ShapeCluster Shape = "cluster"
+)
+
+// ClusterPG is the name of the cluster-wide port group of ShapeCluster.
+const ClusterPG = "cluster"
 
 // Default returns the parameters of the 10k benchmark NB.
 func Default() Params {
@@ -44,6 +68,10 @@ func Generate(p Params) *nbschema.Snapshot {
 	if p.SwitchACLFrac <= 0 {
 		p.SwitchACLFrac = 0.1
 	}
+	if p.ClusterACLFrac <= 0 {
+		p.ClusterACLFrac = 0.1
+	}
+	cluster := p.Shape == ShapeCluster && p.PortGroups > 0
 	r := rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))
 	s := nbschema.NewSnapshot()
 	id := func(table, key string) string { return nbschema.DerivedUUID(table, key) }
@@ -93,8 +121,11 @@ func Generate(p Params) *nbschema.Snapshot {
 	pgs := make([]*nbdb.PortGroup, p.PortGroups)
 	for i := range pgs {
 		name := fmt.Sprintf("pg_%d", i)
+		if cluster && i == 0 {
+			name = ClusterPG
+		}
 		pg := &nbdb.PortGroup{UUID: id("Port_Group", name), Name: name}
-		if p.Switches > 0 && p.PortsPerSwitch > 0 {
+		if !cluster && p.Switches > 0 && p.PortsPerSwitch > 0 { // clusterLayout fills the cluster shape
 			start := r.IntN(p.Switches)
 			for k := 0; k < p.SwitchesPerPG && k < p.Switches; k++ {
 				ports := sws[(start+k)%p.Switches].ports
@@ -103,6 +134,15 @@ func Generate(p Params) *nbschema.Snapshot {
 		}
 		s.PortGroups[pg.UUID] = pg
 		pgs[i] = pg
+	}
+
+	var defaults int
+	if cluster {
+		ports := make([][]*nbdb.LogicalSwitchPort, len(sws))
+		for i := range sws {
+			ports[i] = sws[i].ports
+		}
+		defaults = clusterLayout(r, s, pgs, ports)
 	}
 
 	for i := 0; i < p.LoadBalancers && p.Switches > 0; i++ {
@@ -115,7 +155,7 @@ func Generate(p Params) *nbschema.Snapshot {
 		ls.LoadBalancer = append(ls.LoadBalancer, lb.UUID)
 	}
 
-	for i := 0; i < p.ACLs; i++ {
+	for i := 0; i < p.ACLs-defaults; i++ {
 		acl := &nbdb.ACL{UUID: id("ACL", fmt.Sprint(i)), Priority: 1000 + r.IntN(2000)}
 		onSwitch := len(pgs) == 0 || r.Float64() < p.SwitchACLFrac
 		var port string // "@pg" or "\"port\""
@@ -130,6 +170,12 @@ func Generate(p Params) *nbschema.Snapshot {
 			}
 		} else {
 			pg := pgs[r.IntN(len(pgs))]
+			if cluster {
+				pg = pgs[0]
+				if len(pgs) > 1 && r.Float64() >= p.ClusterACLFrac {
+					pg = pgs[1+r.IntN(len(pgs)-1)]
+				}
+			}
 			pg.ACLs = append(pg.ACLs, acl.UUID)
 			port = "@" + pg.Name
 		}
@@ -171,6 +217,37 @@ func Generate(p Params) *nbschema.Snapshot {
 		s.ACLs[acl.UUID] = acl
 	}
 	return s
+}
+
+// clusterLayout fills ShapeCluster's port groups: pgs[0] holds every port
+// and gets the default-deny ACLs, every port joins one random namespace
+// (pgs[1:]). It returns how many ACLs it added.
+func clusterLayout(r *rand.Rand, s *nbschema.Snapshot, pgs []*nbdb.PortGroup, ports [][]*nbdb.LogicalSwitchPort) int {
+	for _, sp := range ports {
+		for _, lsp := range sp {
+			pgs[0].Ports = append(pgs[0].Ports, lsp.UUID)
+			if len(pgs) > 1 {
+				ns := pgs[1+r.IntN(len(pgs)-1)]
+				ns.Ports = append(ns.Ports, lsp.UUID)
+			}
+		}
+	}
+	defs := []struct {
+		dir, match, action string
+		prio               int
+	}{
+		{"to-lport", "outport == @" + ClusterPG + " && ip4", "drop", 1000},
+		{"from-lport", "inport == @" + ClusterPG + " && ip4", "drop", 1000},
+		{"to-lport", "outport == @" + ClusterPG + " && (arp || nd)", "allow", 1001},
+		{"from-lport", "inport == @" + ClusterPG + " && (arp || nd)", "allow", 1001},
+	}
+	for i, d := range defs {
+		name := fmt.Sprintf("default-%d", i)
+		acl := &nbdb.ACL{UUID: nbschema.DerivedUUID("ACL", name), Name: &name, Direction: d.dir, Match: d.match, Action: d.action, Priority: d.prio}
+		s.ACLs[acl.UUID] = acl
+		pgs[0].ACLs = append(pgs[0].ACLs, acl.UUID)
+	}
+	return len(defs)
 }
 
 // wellKnownPorts are the destination ports network policies name most.

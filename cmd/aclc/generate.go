@@ -55,6 +55,8 @@ func init() {
 	f.Float64Var(&genParams.StatelessFrac, "stateless", genParams.StatelessFrac, "F: fraction of ACLs that are allow-stateless (0..1)")
 	f.Float64Var(&genParams.SwitchACLFrac, "switch-acls", 0.1, "fraction of ACLs on switches rather than on port groups (0..1)")
 	f.IntVar(&genParams.LoadBalancers, "load-balancers", genParams.LoadBalancers, "load balancers, each on one switch")
+	f.StringVar((*string)(&genParams.Shape), "shape", string(nbgen.ShapeConsecutive), "port group layout: consecutive (each spans --switches-per-pg consecutive switches) or cluster (ovn-kubernetes: one port group of every port with default-deny ACLs, the others namespaces over all switches)")
+	f.Float64Var(&genParams.ClusterACLFrac, "cluster-acls", 0.1, "with --shape cluster: fraction of the port-group ACLs on the cluster-wide port group (0..1)")
 	f.Uint64Var(&genParams.Seed, "seed", genParams.Seed, "random seed")
 	f.StringVarP(&genOutput, "output", "o", "", "write the fixture to FILE (atomically) instead of stdout")
 	f.BoolVar(&genReplace, "replace", false, "with --nb: replace the NB's existing rows in the same transaction")
@@ -72,6 +74,10 @@ func checkGenParams(p nbgen.Params) error {
 		return fmt.Errorf("--stateless: want a fraction in 0..1, got %v", p.StatelessFrac)
 	case p.SwitchACLFrac < 0 || p.SwitchACLFrac > 1:
 		return fmt.Errorf("--switch-acls: want a fraction in 0..1, got %v", p.SwitchACLFrac)
+	case p.Shape != "" && p.Shape != nbgen.ShapeConsecutive && p.Shape != nbgen.ShapeCluster:
+		return fmt.Errorf("--shape: want consecutive or cluster, got %q", p.Shape)
+	case p.ClusterACLFrac < 0 || p.ClusterACLFrac > 1:
+		return fmt.Errorf("--cluster-acls: want a fraction in 0..1, got %v", p.ClusterACLFrac)
 	case p.ACLs > 0 && p.Switches == 0:
 		return errors.New("--acls needs at least one switch")
 	case p.Switches > 64000 || p.PortsPerSwitch > 250:
