@@ -9,103 +9,72 @@ import (
 
 // This file holds the rules about ACLs of one stage of one switch against
 // each other: same-priority overlaps with different verdicts, and ACLs
-// shadowed by higher-priority ones.
+// shadowed by higher-priority ones. Both read the stage's ACLs as layers
+// (scope.go): those shared by a class of switches and the switch's own.
 
-func (l *linter) conflictFindings(v *swView) []Finding {
+// samePriority reports, for each ACL of own, the ACLs of the layers at its
+// priority whose matches can overlap with it and whose verdicts differ
+// (each pair once, the ACL that sorts first first).
+func (l *linter) samePriority(v *swView, st stage, own *layer, layers []*layer) []Finding {
 	var out []Finding
-	for st := range v.byStage {
-		list := v.byStage[st]
-		out = append(out, l.samePriority(v, stage(st), list)...)
-		out = append(out, l.shadowing(v, stage(st), list)...)
+	for ai, a := range own.list {
+		sa := l.setOf(v, a)
+		q := hull(sa.over)
+		p := a.a.acl.Priority
+		for _, ly := range layers {
+			lo, hi := ly.idx.span(p)
+			ly.idx.candidates(q, lo, hi, func(i int, b *inst) bool {
+				if b == a || b.a.verdict == a.a.verdict || (ly == own && i < ai) {
+					return true
+				}
+				x, y := a, b
+				if instCmp(y, x) < 0 {
+					x, y = y, x
+				}
+				if f, ok := l.overlapFinding(v, st, x, y); ok {
+					out = append(out, f)
+				}
+				return true
+			})
+		}
 	}
 	return out
 }
 
-// samePriority reports pairs of ACLs at one priority whose matches can
-// overlap and whose verdicts differ.
-func (l *linter) samePriority(v *swView, st stage, list []*inst) []Finding {
-	var out []Finding
-	for i := 0; i < len(list); {
-		j := i
-		for j < len(list) && list[j].a.acl.Priority == list[i].a.acl.Priority {
-			j++
-		}
-		pairs := l.bucketPairs(v, list[i:j])
-		for _, pr := range pairs {
-			{
-				a, b := list[i+pr[0]], list[i+pr[1]]
-				ov := intersects(l.setOf(v, a), l.setOf(v, b))
-				if ov == no {
-					continue
-				}
-				sev := Info
-				if a.a.verdict.Allows() != b.a.verdict.Allows() {
-					sev = Warning
-				}
-				msg := fmt.Sprintf("same priority %d and stage %s as %s, their matches overlap and the verdicts differ (%s vs %s): OVN installs both flows at one priority, so which one decides is undefined",
-					a.a.acl.Priority, st, b.a.ref.describeShort(), a.a.acl.Action, b.a.acl.Action)
-				if ov == maybe {
-					sev = Info
-					msg = fmt.Sprintf("same priority %d and stage %s as %s with a different verdict (%s vs %s); aclc cannot decide whether the matches overlap (if they do, which one decides is undefined)",
-						a.a.acl.Priority, st, b.a.ref.describeShort(), a.a.acl.Action, b.a.acl.Action)
-				}
-				out = append(out, Finding{Rule: RuleSamePriority, Severity: sev, ACLs: []ACLRef{a.a.ref, b.a.ref}, Message: msg,
-					Fix: "give the ACL that must win a higher priority (or make the matches disjoint)"})
-			}
-		}
-		i = j
+func (l *linter) overlapFinding(v *swView, st stage, a, b *inst) (Finding, bool) {
+	ov := intersects(l.setOf(v, a), l.setOf(v, b))
+	if ov == no {
+		return Finding{}, false
 	}
-	return out
+	sev := Info
+	if a.a.verdict.Allows() != b.a.verdict.Allows() {
+		sev = Warning
+	}
+	msg := fmt.Sprintf("same priority %d and stage %s as %s, their matches overlap and the verdicts differ (%s vs %s): OVN installs both flows at one priority, so which one decides is undefined",
+		a.a.acl.Priority, st, b.a.ref.describeShort(), a.a.acl.Action, b.a.acl.Action)
+	if ov == maybe {
+		sev = Info
+		msg = fmt.Sprintf("same priority %d and stage %s as %s with a different verdict (%s vs %s); aclc cannot decide whether the matches overlap (if they do, which one decides is undefined)",
+			a.a.acl.Priority, st, b.a.ref.describeShort(), a.a.acl.Action, b.a.acl.Action)
+	}
+	return Finding{Rule: RuleSamePriority, Severity: sev, ACLs: []ACLRef{a.a.ref, b.a.ref}, Message: msg,
+		Fix: "give the ACL that must win a higher priority (or make the matches disjoint)"}, true
 }
 
-// bucketIndexMin is the bucket size from which same-priority pairs are
-// found through a cube index instead of by trying every pair.
-const bucketIndexMin = 32
+// instCmp orders ACLs as a stage lists them: priority (highest first),
+// origin, UUID.
+func instCmp(x, y *inst) int {
+	if c := y.a.acl.Priority - x.a.acl.Priority; c != 0 {
+		return c
+	}
+	return cmpOr(strings.Compare(x.a.ref.Origin, y.a.ref.Origin), strings.Compare(x.a.acl.UUID, y.a.acl.UUID))
+}
 
-// bucketPairs returns the index pairs (x < y) of ACLs of one priority
-// bucket whose verdicts differ and whose matches may meet.
-func (l *linter) bucketPairs(v *swView, b []*inst) [][2]int {
-	var out [][2]int
-	if len(b) < bucketIndexMin {
-		for x := range b {
-			for y := x + 1; y < len(b); y++ {
-				if b[x].a.verdict != b[y].a.verdict {
-					out = append(out, [2]int{x, y})
-				}
-			}
-		}
-		return out
+func cmpOr(a, b int) int {
+	if a != 0 {
+		return a
 	}
-	pos := make(map[*inst]int, len(b))
-	idx := newCubeIndex("inport")
-	if b[0].a.stage == outACL {
-		idx = newCubeIndex("outport")
-	}
-	for i, in := range b {
-		pos[in] = i
-		over := l.setOf(v, in).over
-		h := hull(over)
-		if h == nil {
-			h = cube{}
-		}
-		for _, c := range over {
-			idx.addRef(cubeRef{c: c, in: in, hull: h})
-		}
-	}
-	for x, in := range b {
-		var ys []int
-		idx.meeting(l.setOf(v, in).over, func(o *inst) bool {
-			if y := pos[o]; y > x && o.a.verdict != in.a.verdict {
-				ys = append(ys, y)
-			}
-			return true
-		})
-		slices.Sort(ys)
-		for _, y := range ys {
-			out = append(out, [2]int{x, y})
-		}
-	}
-	return out
+	return b
 }
 
 // describeShort names an ACL briefly: its name or UUID and fixture
@@ -121,91 +90,65 @@ func (r ACLRef) describeShort() string {
 	return id
 }
 
-// cubeRef is an indexed cube of a higher-priority ACL.
+// cubeRef is a cube of an ACL that may contain or meet a queried cube.
 type cubeRef struct {
 	c  cube
 	in *inst
-	// hull, when not nil, is the hull of all of in's indexed cubes: a
-	// query that does not meet it meets none of them.
-	hull cube
 }
 
-// cubeIndex finds the cubes that may contain a cube: those constraining the
-// port field to a set holding the cube's port, and those not constraining
-// the port at all.
-type cubeIndex struct {
-	field  fieldID
-	byPort map[string][]cubeRef
-	free   []cubeRef
+// refsMeeting returns the cubes of the ACLs of the layers with a priority
+// above p (all of them when p is math.MinInt) that meet c: their cubes
+// from below, and with extra also the cubes from above of inexact ACLs.
+func (l *linter) refsMeeting(v *swView, c cube, p int, layers []*layer, extra bool) []cubeRef {
+	var out []cubeRef
+	for _, ly := range layers {
+		ly.idx.candidates(c, 0, ly.idx.above(p), func(_ int, in *inst) bool {
+			s := l.setOf(v, in)
+			for _, d := range s.under {
+				if c.meets(d) {
+					out = append(out, cubeRef{d, in})
+				}
+			}
+			if extra && !s.exact {
+				for _, d := range s.over {
+					if c.meets(d) {
+						out = append(out, cubeRef{d, in})
+					}
+				}
+			}
+			return true
+		})
+	}
+	return out
 }
 
-func newCubeIndex(field string) *cubeIndex {
-	return &cubeIndex{field: idOf(field), byPort: map[string][]cubeRef{}}
+// covered reports whether every cube of cs lies in the union of the cubes
+// of the layers' ACLs above priority p, and which ACLs' cubes cover them.
+// A cube inside a single cube is the fast path; otherwise the cubes that
+// meet it are subtracted from it one by one (sharp), and it is covered
+// when nothing remains.
+func (l *linter) covered(v *swView, cs []cube, p int, layers []*layer, extra bool) ([]*inst, bool) {
+	by, fail := l.coveredAt(v, cs, p, layers, extra)
+	return by, fail < 0
 }
 
-func (x *cubeIndex) add(c cube, in *inst) { x.addRef(cubeRef{c: c, in: in}) }
-
-func (x *cubeIndex) addRef(r cubeRef) {
-	f, ok := r.c.field(x.field)
-	if !ok || f.str == nil || f.str.in == nil {
-		x.free = append(x.free, r)
-		return
-	}
-	sc := f.str
-	for p := range sc.in {
-		if !sc.out[p] {
-			x.byPort[p] = append(x.byPort[p], r)
-		}
-	}
-}
-
-// container returns an indexed cube that contains c, or nil.
-func (x *cubeIndex) container(c cube) *cubeRef {
-	for i := range x.free {
-		if c.within(x.free[i].c) {
-			return &x.free[i]
-		}
-	}
-	f, ok := c.field(x.field)
-	if !ok || f.str == nil || f.str.in == nil {
-		return nil
-	}
-	sc := f.str
-	var best []cubeRef
-	found := false
-	for p := range sc.in {
-		if sc.out[p] {
-			continue
-		}
-		cand := x.byPort[p]
-		if !found || len(cand) < len(best) {
-			best, found = cand, true
-		}
-	}
-	for i := range best {
-		if c.within(best[i].c) {
-			return &best[i]
-		}
-	}
-	return nil
-}
-
-// covered reports whether every cube of cs lies in the union of the
-// indexed cubes, and which ACLs' cubes cover them. A cube inside a single
-// indexed cube is the fast path; otherwise the indexed cubes that meet it
-// are subtracted from it one by one (sharp), and it is covered when
-// nothing remains.
-func covered(cs []cube, idx ...*cubeIndex) ([]*inst, bool) {
+// coveredAt is covered, and says which cube is not covered (-1: all are).
+func (l *linter) coveredAt(v *swView, cs []cube, p int, layers []*layer, extra bool) ([]*inst, int) {
 	var by []*inst
 	use := func(in *inst) {
 		if !slices.Contains(by, in) {
 			by = append(by, in)
 		}
 	}
-	for _, c := range cs {
+	for ci, c := range cs {
+		refs := l.refsMeeting(v, c, p, layers, extra)
+		// The highest-priority ACLs first: a cube inside one of them is
+		// decided by it (or higher ones), whichever layer it comes from.
+		slices.SortStableFunc(refs, func(x, y cubeRef) int { return instCmp(x.in, y.in) })
 		var r *cubeRef
-		for _, x := range idx {
-			if r = x.container(c); r != nil {
+		for i := range refs {
+			if c.within(refs[i].c) {
+				r = &refs[i]
 				break
 			}
 		}
@@ -213,89 +156,55 @@ func covered(cs []cube, idx ...*cubeIndex) ([]*inst, bool) {
 			use(r.in)
 			continue
 		}
-		users, ok := coverByUnion(c, idx)
+		users, ok := coverByUnion(c, refs)
 		if !ok {
-			return nil, false
+			return nil, ci
 		}
 		for _, in := range users {
 			use(in)
 		}
 	}
-	return by, true
+	return by, -1
 }
 
 // maxPieces bounds the pieces a cube is cut into while subtracting.
 const maxPieces = 256
 
-// coverByUnion subtracts the indexed cubes meeting c from it.
-func coverByUnion(c cube, idx []*cubeIndex) ([]*inst, bool) {
-	// Only the cubes meeting c matter, and with fewer than two of them
-	// the single-cube test has already decided.
-	var meeting []cubeRef
-	for _, x := range idx {
-		x.eachCandidate(c, func(r cubeRef) {
-			if c.meets(r.c) {
-				meeting = append(meeting, r)
-			}
-		})
-	}
+// coverByUnion subtracts the cubes meeting c from it.
+func coverByUnion(c cube, meeting []cubeRef) ([]*inst, bool) {
+	// With fewer than two cubes the single-cube test has already decided.
 	if len(meeting) < 2 {
 		return nil, false
 	}
 	rest := []cube{c}
 	var users []*inst
-	{
-		for _, r := range meeting {
-			if len(rest) == 0 {
-				return users, true
-			}
-			var next []cube
-			used := false
-			for _, p := range rest {
-				if !p.meets(r.c) {
-					next = append(next, p)
-					continue
-				}
-				used = true
-				pieces, ok := sharp(p, r.c)
-				if !ok {
-					return nil, false
-				}
-				next = append(next, pieces...)
-				if len(next) > maxPieces {
-					return nil, false
-				}
-			}
-			if used && !slices.Contains(users, r.in) {
-				users = append(users, r.in)
-			}
-			rest = next
+	for _, r := range meeting {
+		if len(rest) == 0 {
+			return users, true
 		}
+		var next []cube
+		used := false
+		for _, p := range rest {
+			if !p.meets(r.c) {
+				next = append(next, p)
+				continue
+			}
+			used = true
+			pieces, ok := sharp(p, r.c)
+			if !ok {
+				return nil, false
+			}
+			next = append(next, pieces...)
+			if len(next) > maxPieces {
+				return nil, false
+			}
+		}
+		if used && !slices.Contains(users, r.in) {
+			users = append(users, r.in)
+		}
+		rest = next
 	}
 	return users, len(rest) == 0
-}
-
-// eachCandidate calls fn for each indexed cube that may meet c.
-func (x *cubeIndex) eachCandidate(c cube, fn func(cubeRef)) {
-	for _, r := range x.free {
-		fn(r)
-	}
-	f, ok := c.field(x.field)
-	if !ok || f.str == nil || f.str.in == nil {
-		for _, p := range slices.Sorted(maps.Keys(x.byPort)) {
-			for _, r := range x.byPort[p] {
-				fn(r)
-			}
-		}
-		return
-	}
-	for _, p := range slices.Sorted(maps.Keys(f.str.in)) {
-		if !f.str.out[p] {
-			for _, r := range x.byPort[p] {
-				fn(r)
-			}
-		}
-	}
 }
 
 // sharp returns c minus d as disjoint cubes; ok is false when there would
@@ -352,54 +261,84 @@ func sharp(c, d cube) ([]cube, bool) {
 	return out, true
 }
 
-// shadowing reports ACLs whose every packet a higher-priority ACL of the
-// stage matches first. It is a proof: the ACL's cubes (from above) must
-// each lie in one cube (from below) of a higher-priority ACL. When only
-// the approximations stand in the way it says so at info level.
-func (l *linter) shadowing(v *swView, st stage, list []*inst) []Finding {
-	field := "inport"
-	if st == outACL {
-		field = "outport"
+// shadowCheck decides whether every packet b matches is matched first by
+// higher-priority ACLs of the layers (the stage's ACLs). It is a proof:
+// b's cubes (from above) must lie in the union of the cubes (from below)
+// of higher-priority ACLs. When only the approximations stand in the way
+// it says so at info level.
+func (l *linter) shadowCheck(v *swView, st stage, b *inst, layers []*layer) (Finding, bool) {
+	f, ok, _ := l.shadowEval(v, st, b, layers)
+	return f, ok
+}
+
+// shadowState is what a switch needs to know of a class's shadowing
+// verdict on a shared ACL to tell whether its own ACLs can change it.
+type shadowState struct {
+	fail1, fail2 int  // the cube not covered in the proof / the undecidable test; -1: none
+	tried2       bool // the undecidable test ran
+	found        bool // the class proved it shadowed, or undecidable
+}
+
+func (l *linter) shadowEval(v *swView, st stage, b *inst, layers []*layer) (Finding, bool, shadowState) {
+	ss := shadowState{fail1: -1, fail2: -1}
+	sb := l.setOf(v, b)
+	p := b.a.acl.Priority
+	if len(sb.over) == 0 {
+		return Finding{}, false, ss
 	}
-	under := newCubeIndex(field)
-	extra := newCubeIndex(field) // from-above cubes of inexact ACLs
-	anyInexact := false
-	var out []Finding
-	for i := 0; i < len(list); {
-		j := i
-		for j < len(list) && list[j].a.acl.Priority == list[i].a.acl.Priority {
-			j++
-		}
-		for _, b := range list[i:j] {
-			sb := l.setOf(v, b)
-			if len(sb.over) == 0 || i == 0 {
-				continue
-			}
-			if by, ok := covered(sb.over, under); ok {
-				out = append(out, shadowFinding(b, by, st, true))
-				continue
-			}
-			if (anyInexact || !sb.exact) && len(sb.under) > 0 {
-				if by, ok := covered(sb.under, under, extra); ok {
-					out = append(out, shadowFinding(b, by, st, false))
-				}
-			}
-		}
-		for _, a := range list[i:j] {
-			sa := l.setOf(v, a)
-			for _, c := range sa.under {
-				under.add(c, a)
-			}
-			if !sa.exact {
-				anyInexact = true
-				for _, c := range sa.over {
-					extra.add(c, a)
-				}
-			}
-		}
-		i = j
+	higher, inexact := false, false
+	for _, ly := range layers {
+		higher = higher || ly.idx.above(p) > 0
+		inexact = inexact || ly.maxInexact > p
 	}
-	return out
+	if !higher {
+		ss.fail1 = 0
+		return Finding{}, false, ss
+	}
+	by, fail := l.coveredAt(v, sb.over, p, layers, false)
+	if fail < 0 {
+		ss.found = true
+		return shadowFinding(b, by, st, true), true, ss
+	}
+	ss.fail1 = fail
+	if (inexact || !sb.exact) && len(sb.under) > 0 {
+		ss.tried2 = true
+		by, fail := l.coveredAt(v, sb.under, p, layers, true)
+		if fail < 0 {
+			ss.found = true
+			return shadowFinding(b, by, st, false), true, ss
+		}
+		ss.fail2 = fail
+	}
+	return Finding{}, false, ss
+}
+
+// shadowChanges reports whether the switch's own ACLs above b can change
+// the class's shadowing verdict ss on b: cover the cube that was not
+// covered. (A proof that holds with the shared ACLs holds on every switch
+// of the class; a switch's own higher ACLs that also cover b are not
+// looked for, so the finding names the shared ones.)
+func (l *linter) shadowChanges(v *swView, b *inst, ss shadowState, layers []*layer) bool {
+	sb := l.setOf(v, b)
+	p := b.a.acl.Priority
+	if ss.fail1 >= 0 {
+		if _, fail := l.coveredAt(v, sb.over[ss.fail1:ss.fail1+1], p, layers, false); fail < 0 {
+			return true
+		}
+	}
+	if ss.fail2 >= 0 {
+		if _, fail := l.coveredAt(v, sb.under[ss.fail2:ss.fail2+1], p, layers, true); fail < 0 {
+			return true
+		}
+	}
+	if !ss.tried2 && !ss.found && len(sb.under) > 0 {
+		for _, ly := range layers {
+			if ly.maxInexact > p {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func shadowFinding(b *inst, by []*inst, st stage, proven bool) Finding {
@@ -432,78 +371,4 @@ func shadowFinding(b *inst, by []*inst, st stage, proven bool) Finding {
 		f.Message += "; its pre-ACL flow still takes the matching traffic out of conntrack"
 	}
 	return f
-}
-
-// meetIndex returns the index of the from-above cubes of a stage's ACLs,
-// built once per switch.
-func (l *linter) meetIndex(v *swView, st stage) *cubeIndex {
-	if v.meet[st] != nil {
-		return v.meet[st]
-	}
-	field := "inport"
-	if st == outACL {
-		field = "outport"
-	}
-	idx := newCubeIndex(field)
-	for _, in := range v.byStage[st] {
-		over := l.setOf(v, in).over
-		h := hull(over)
-		if h == nil {
-			h = cube{} // no constraint in common: never rejects
-		}
-		for _, c := range over {
-			idx.addRef(cubeRef{c: c, in: in, hull: h})
-		}
-	}
-	v.meet[st] = idx
-	return idx
-}
-
-// meeting calls fn, once per ACL, for each ACL with an indexed cube that
-// meets one of cs, until fn returns false.
-func (x *cubeIndex) meeting(cs []cube, fn func(*inst) bool) {
-	seen := map[*inst]bool{}
-	qh := hull(cs)
-	try := func(refs []cubeRef, c cube) bool {
-		for i := range refs {
-			r := &refs[i]
-			if seen[r.in] {
-				continue
-			}
-			if r.hull != nil && !qh.meets(r.hull) {
-				seen[r.in] = true // meets none of cs
-				continue
-			}
-			if !c.meets(r.c) {
-				continue
-			}
-			seen[r.in] = true
-			if !fn(r.in) {
-				return false
-			}
-		}
-		return true
-	}
-	for _, c := range cs {
-		if !try(x.free, c) {
-			return
-		}
-		f, ok := c.field(x.field)
-		if !ok || f.str == nil || f.str.in == nil {
-			for _, refs := range x.byPort {
-				if !try(refs, c) {
-					return
-				}
-			}
-			continue
-		}
-		for p := range f.str.in {
-			if f.str.out[p] {
-				continue
-			}
-			if !try(x.byPort[p], c) {
-				return
-			}
-		}
-	}
 }

@@ -207,13 +207,17 @@ type aclInfo struct {
 	pgRefs  []string       // @port_group names referenced
 	asRefs  []string       // $address_set names referenced
 	refPos  map[string]int // "$name"/"@name" → offset of its first reference
+	pgOwner string         // the port group that lists it, "" when a switch does
 }
 
-// inst is an ACL on one switch.
+// inst is an ACL on one switch, or, when shared, on every switch where
+// its cubes are the same (scope.go).
 type inst struct {
-	a   *aclInfo
-	e   *expr.Expr // nil when the match does not parse here
-	set *set       // nil when e is nil
+	a      *aclInfo
+	e      *expr.Expr // nil when the match does not parse here
+	set    *set       // nil when e is nil
+	shared bool
+	once   sync.Once // computes set of a shared instance
 }
 
 // swView is one logical switch as the ACL stages see it.
@@ -221,14 +225,16 @@ type swView struct {
 	id, name string
 	ls       *nbdb.LogicalSwitch
 	res      expr.MapResolver
+	cover    map[string]bool // port groups holding every port of the switch
+	cls      *class
 	acls     []*inst
-	byStage  [nStages][]*inst // sorted by priority, highest first
+	own      []*inst // acls that are not shared
+	shared   []*inst
 	hasACLs  bool
 	stateful bool // has an allow-related ACL or a load balancer VIP
 	lbVIP    bool
 	lbs      []*nbdb.LoadBalancer
 	vips     []vipTraffic // cached by vipSetsCached
-	meet     [nStages]*cubeIndex
 }
 
 // linter holds the NB-wide state of one run.
@@ -240,7 +246,7 @@ type linter struct {
 	as             *asCache
 	defaultACLDrop bool
 	exprCache      sync.Map // cache key → *expr.Expr or error
-	setCache       sync.Map // ACL UUID → *set, for ACLs without port groups
+	shared         sync.Map // *aclInfo → its shared *inst
 	fixedCache     sync.Map // ACL UUID → *set of its terms without port groups
 	validCache     sync.Map // reject flow key → error (nil: valid)
 
@@ -281,8 +287,10 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 	views := make([]*swView, len(swIDs))
 	par.For(len(swIDs), 1, func(i int) { views[i] = l.view(swIDs[i]) })
 	l.uses = map[string]*atomic.Int32{}
+	byKey := map[[32]byte]*class{}
+	var classes []*class
 	for _, v := range views {
-		for _, in := range v.acls {
+		for _, in := range v.own {
 			n := l.uses[in.a.acl.UUID]
 			if n == nil {
 				n = &atomic.Int32{}
@@ -290,13 +298,27 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 			}
 			n.Add(1)
 		}
+		k := classKey(v, v.shared)
+		c := byKey[k]
+		if c == nil {
+			c = &class{shared: v.shared, stateful: v.stateful}
+			byKey[k] = c
+			classes = append(classes, c)
+		}
+		c.views = append(c.views, v)
+		c.names = append(c.names, v.name)
+		v.cls = c
 	}
+	par.For(len(classes), 1, func(i int) { l.analyse(classes[i]) })
 	views = neighbourOrder(views)
 	par.For(len(views), 1, func(i int) {
-		add(l.lintSwitch(views[i]))
+		add(l.lintSwitch(views[i], views[i].cls))
 		l.release(views[i])
 		views[i] = nil
 	})
+	for _, c := range classes {
+		add(c.findings())
+	}
 
 	r := &Report{Findings: merge(all)}
 	r.Stats.ACLs, r.Stats.Switches = len(s.ACLs), len(s.Switches)
@@ -323,6 +345,9 @@ func (l *linter) newInfo(id string) *aclInfo {
 	if acl.Name != nil {
 		a.ref.Name = *acl.Name
 	}
+	if f.Owner.Table == nbdb.PortGroupTable {
+		a.pgOwner = f.Owner.Name
+	}
 	// Parsed with every port group that has ports somewhere: on a switch
 	// where all its references resolve, the switch's parse is the same
 	// (port group contents only matter for the empty-set warning, and a
@@ -347,8 +372,23 @@ func (l *linter) view(id string) *swView {
 	sw := l.nb.Switch(id)
 	v := &swView{id: id, name: sw.LS.Name, ls: sw.LS}
 	v.res = expr.MapResolver{AddressSets: l.globalRes.AddressSets, PortGroups: l.nb.SwitchPortGroupPorts(id)}
+	owned := len(l.nb.Ports(sw))
+	v.cover = map[string]bool{}
+	for pg, ports := range v.res.PortGroups {
+		if owned > 0 && len(ports) == owned {
+			v.cover[pg] = true
+		}
+	}
 	for _, acl := range l.nb.AppliedACLs(sw) {
-		v.acls = append(v.acls, &inst{a: l.acls[acl.UUID]})
+		a := l.acls[acl.UUID]
+		in := &inst{a: a}
+		if v.isShared(a) {
+			in = l.sharedInst(a)
+			v.shared = append(v.shared, in)
+		} else {
+			v.own = append(v.own, in)
+		}
+		v.acls = append(v.acls, in)
 	}
 	v.hasACLs = sw.HasACLs
 	v.lbs = l.nb.SwitchLBs(sw.LS, true)
@@ -399,25 +439,20 @@ func (l *linter) setOf(v *swView, in *inst) *set {
 	if in.e == nil {
 		return nil
 	}
+	if in.shared {
+		in.once.Do(func() {
+			cv := &converter{r: v.res, as: l.as, cover: v.cover}
+			in.set = cv.toSet(in.e.Root)
+		})
+		return in.set
+	}
 	if in.set != nil {
 		return in.set
 	}
-	// A set that depends on port groups holds this switch's ports, which
-	// no other switch has: only the others are worth sharing.
-	shared := len(in.a.pgRefs) == 0
-	if shared {
-		if x, ok := l.setCache.Load(in.a.acl.UUID); ok {
-			in.set = x.(*set)
-			return in.set
-		}
-	}
 	in.set = l.splitSet(v, in)
 	if in.set == nil {
-		cv := &converter{r: v.res, as: l.as}
+		cv := &converter{r: v.res, as: l.as, cover: v.cover}
 		in.set = cv.toSet(in.e.Root)
-	}
-	if shared {
-		l.setCache.Store(in.a.acl.UUID, in.set)
 	}
 	return in.set
 }
@@ -466,7 +501,7 @@ func (l *linter) splitSet(v *swView, in *inst) *set {
 		fs = cv.toSet(conj(fixed))
 		l.fixedCache.Store(in.a.acl.UUID, fs)
 	}
-	cv := &converter{r: v.res, as: l.as}
+	cv := &converter{r: v.res, as: l.as, cover: v.cover}
 	ds := cv.toSet(conj(dyn))
 	over, ok := andSets(ds.over, fs.over)
 	if !ok {
@@ -504,29 +539,6 @@ func hasPGRef(n expr.Node) bool {
 		return !found
 	})
 	return found
-}
-
-// lintSwitch runs every per-switch rule on one switch.
-func (l *linter) lintSwitch(v *swView) []Finding {
-	var out []Finding
-	for _, in := range v.acls {
-		out = append(out, l.matchFindings(v, in)...)
-		if in.e != nil {
-			v.byStage[in.a.stage] = append(v.byStage[in.a.stage], in)
-		}
-	}
-	for st := range v.byStage {
-		slices.SortStableFunc(v.byStage[st], func(x, y *inst) int {
-			return cmp.Or(cmp.Compare(y.a.acl.Priority, x.a.acl.Priority), strings.Compare(x.a.ref.Origin, y.a.ref.Origin), strings.Compare(x.a.acl.UUID, y.a.acl.UUID))
-		})
-	}
-	out = append(out, l.conflictFindings(v)...)
-	out = append(out, l.statelessFindings(v)...)
-	out = append(out, l.northdFindings(v)...)
-	for i := range out {
-		out[i].Switches = []string{v.name}
-	}
-	return out
 }
 
 // neighbourOrder returns the views in breadth-first order over "shares a
@@ -571,9 +583,8 @@ func neighbourOrder(views []*swView) []*swView {
 // release drops the cached sets of the ACLs no switch still to be linted
 // sees once v is done.
 func (l *linter) release(v *swView) {
-	for _, in := range v.acls {
+	for _, in := range v.own {
 		if l.uses[in.a.acl.UUID].Add(-1) == 0 {
-			l.setCache.Delete(in.a.acl.UUID)
 			l.fixedCache.Delete(in.a.acl.UUID)
 		}
 	}

@@ -100,7 +100,9 @@ func (l *linter) matchFindings(v *swView, in *inst) []Finding {
 			Message: "OVN cannot parse the match on this switch: " + errMsg(err),
 			Fix:     "correct the match (try it with `aclc match check --datapath`)", Offset: errOffset(err)}}
 	}
-	in.e = e
+	if !in.shared {
+		in.e = e
+	}
 	for _, w := range e.Warnings {
 		f := Finding{ACLs: []ACLRef{a.ref}, Message: w.Msg, Offset: intp(w.Pos)}
 		switch w.Kind {

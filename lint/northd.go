@@ -3,6 +3,7 @@ package lint
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/aclc/aclc/acl/expr"
 	"github.com/aclc/aclc/compile"
@@ -16,25 +17,6 @@ import (
 // stateful switch (build_reject_acl_rules, unparenthesized match), as
 // compile writes them.
 var rejectHints = compile.RejectPrefixes()
-
-func (l *linter) northdFindings(v *swView) []Finding {
-	var out []Finding
-	if v.stateful {
-		for st := range v.byStage {
-			for _, in := range v.byStage[st] {
-				if in.a.verdict == vReject {
-					if f, ok := l.rejectOr(v, in); ok {
-						out = append(out, f)
-					}
-				}
-			}
-		}
-	}
-	if l.defaultACLDrop && v.hasACLs {
-		out = append(out, l.defaultDropAfterLB(v)...)
-	}
-	return out
-}
 
 // rejectOr validates the actual text of the reject flows northd writes on a
 // stateful switch.
@@ -71,45 +53,50 @@ func (l *linter) rejectOr(v *swView, in *inst) (Finding, bool) {
 // traffic a from-lport ACL allows in ls_in_acl is dropped there unless an
 // after-LB ACL (options:apply-after-lb=true) allows it too (replies and
 // related traffic of committed connections are let through by reg0[17]).
-func (l *linter) defaultDropAfterLB(v *swView) []Finding {
-	idx := newCubeIndex("inport")
+func (l *linter) defaultDropAfterLB(v *swView, in, afterLB []*layer) []Finding {
 	var allowers []*inst
-	for _, a := range v.byStage[inAfterLB] {
-		if a.a.verdict.Allows() {
-			allowers = append(allowers, a)
-			for _, c := range l.setOf(v, a).under {
-				idx.add(c, a)
+	for _, ly := range afterLB {
+		for _, a := range ly.list {
+			if a.a.verdict.Allows() {
+				allowers = append(allowers, a)
 			}
 		}
 	}
+	al := []*layer{l.newLayer(v, allowers)}
 	var out []Finding
-	for _, in := range v.byStage[inACL] {
-		if !in.a.verdict.Allows() {
-			continue
-		}
-		s := l.setOf(v, in)
-		if len(s.over) == 0 {
-			continue
-		}
-		some := false
-		for _, a := range allowers {
-			if anyIntersect(s.over, l.setOf(v, a).over) {
-				some = true
-				break
-			}
-		}
-		fix := "add a from-lport ACL with options:apply-after-lb=true that allows this traffic, or leave default_acl_drop unset"
-		if !some {
-			out = append(out, Finding{Rule: RuleDefaultDropAfterLB, Severity: Error, ACLs: []ACLRef{in.a.ref},
-				Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and no after-LB ACL allows what this ACL allows in ls_in_acl: that traffic (all of it but the replies and related packets of committed connections) is dropped right after load balancing",
-				Fix:     fix})
-			continue
-		}
-		if _, ok := covered(s.over, idx); !ok {
-			out = append(out, Finding{Rule: RuleDefaultDropAfterLB, Severity: Warning, ACLs: []ACLRef{in.a.ref},
-				Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and the after-LB ACLs allow only part of what this ACL allows in ls_in_acl (or aclc cannot prove they allow all of it): the rest is dropped right after load balancing",
-				Fix:     fix})
+	for _, ly := range in {
+		for _, in := range ly.list {
+			out = append(out, l.dropAfterLB(v, in, allowers, al)...)
 		}
 	}
 	return out
+}
+
+func (l *linter) dropAfterLB(v *swView, in *inst, allowers []*inst, al []*layer) []Finding {
+	if !in.a.verdict.Allows() {
+		return nil
+	}
+	s := l.setOf(v, in)
+	if len(s.over) == 0 {
+		return nil
+	}
+	some := false
+	for _, a := range allowers {
+		if anyIntersect(s.over, l.setOf(v, a).over) {
+			some = true
+			break
+		}
+	}
+	fix := "add a from-lport ACL with options:apply-after-lb=true that allows this traffic, or leave default_acl_drop unset"
+	if !some {
+		return []Finding{{Rule: RuleDefaultDropAfterLB, Severity: Error, ACLs: []ACLRef{in.a.ref},
+			Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and no after-LB ACL allows what this ACL allows in ls_in_acl: that traffic (all of it but the replies and related packets of committed connections) is dropped right after load balancing",
+			Fix:     fix}}
+	}
+	if _, ok := l.covered(v, s.over, math.MinInt, al, false); !ok {
+		return []Finding{{Rule: RuleDefaultDropAfterLB, Severity: Warning, ACLs: []ACLRef{in.a.ref},
+			Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and the after-LB ACLs allow only part of what this ACL allows in ls_in_acl (or aclc cannot prove they allow all of it): the rest is dropped right after load balancing",
+			Fix:     fix}}
+	}
+	return nil
 }

@@ -383,6 +383,12 @@ type converter struct {
 	r     expr.Resolver
 	as    *asCache
 	inexs bool // set when the conversion approximated
+	// cover names the port groups that hold every port of the datapath:
+	// there `inport == @pg' admits every inport a packet can have (a
+	// packet's inport and outport are always ports of its switch), so it
+	// is no constraint at all, and such an ACL's cubes are the same on
+	// every switch the group covers.
+	cover map[string]bool
 }
 
 // asCache caches address set members converted to constants, NB-wide.
@@ -629,27 +635,31 @@ func bitCube(f expr.Field, val, mask u128) cube {
 }
 
 // expand resolves references in cs; ok is false when one cannot be
-// resolved.
-func (cv *converter) expand(cs expr.ConstSet) ([]expr.Const, bool) {
-	var out []expr.Const
+// resolved. all is set when cs names a port group that covers the
+// datapath.
+func (cv *converter) expand(cs expr.ConstSet) (out []expr.Const, all, ok bool) {
 	for _, c := range cs.Values {
 		switch c.Kind {
 		case expr.AddressSetRef:
 			if cv.r == nil {
-				return nil, false
+				return nil, false, false
 			}
 			addrs, ok := cv.r.AddressSet(c.Str)
 			if !ok {
-				return nil, false
+				return nil, false, false
 			}
 			out = append(out, cv.as.members(c.Str, addrs)...)
 		case expr.PortGroupRef:
+			if cv.cover[c.Str] {
+				all = true
+				continue
+			}
 			if cv.r == nil {
-				return nil, false
+				return nil, false, false
 			}
 			ports, ok := cv.r.PortGroup(c.Str)
 			if !ok {
-				return nil, false
+				return nil, false, false
 			}
 			for _, p := range ports {
 				out = append(out, expr.Const{Kind: expr.StringConst, Str: p})
@@ -658,14 +668,20 @@ func (cv *converter) expand(cs expr.ConstSet) ([]expr.Const, bool) {
 			out = append(out, c)
 		}
 	}
-	return out, true
+	return out, all, true
 }
 
 // cmp converts `f op values' (without prerequisites).
 func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool) []cube {
-	vals, ok := cv.expand(cs)
+	vals, all, ok := cv.expand(cs)
 	if !ok {
 		return cv.approx(up)
+	}
+	if all && f.Symbol.IsString() && (op == expr.Eq || op == expr.Ne) {
+		if op == expr.Eq {
+			return []cube{trueCube}
+		}
+		return nil
 	}
 	if f.Symbol.IsString() {
 		set := make(map[string]bool, len(vals))

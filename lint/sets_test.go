@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,11 +24,9 @@ func mustSet(t *testing.T, m string, r expr.Resolver) *set {
 
 // contains reports whether b ⊆ a is proven.
 func contains(a, b *set) bool {
-	idx := newCubeIndex("inport")
-	for _, c := range a.under {
-		idx.add(c, nil)
-	}
-	_, ok := covered(b.over, idx)
+	l := &linter{}
+	in := &inst{a: &aclInfo{acl: &nbdb.ACL{}}, e: &expr.Expr{}, set: a}
+	_, ok := l.covered(nil, b.over, math.MinInt, []*layer{l.newLayer(nil, []*inst{in})}, false)
 	return ok
 }
 
@@ -100,13 +99,13 @@ func TestPrefixes(t *testing.T) {
 }
 
 // TestLargeBucket checks the indexed same-priority search on a bucket
-// larger than bucketIndexMin: only the one overlapping pair is reported.
+// of 64 ACLs: only the one overlapping pair is reported.
 func TestLargeBucket(t *testing.T) {
 	s := nbschema.NewSnapshot()
 	port := &nbdb.LogicalSwitchPort{UUID: "port-p1", Name: "p1"}
 	ls := &nbdb.LogicalSwitch{UUID: "ls-sw0", Name: "sw0", Ports: []string{port.UUID}}
 	s.Ports[port.UUID], s.Switches[ls.UUID] = port, ls
-	const n = 2 * bucketIndexMin
+	const n = 64
 	for i := 0; i < n; i++ {
 		action, dst := "allow-related", 1000+i
 		if i%2 == 1 {

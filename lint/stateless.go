@@ -66,22 +66,13 @@ func replyCube(c cube) cube {
 	return out
 }
 
-func (l *linter) statelessFindings(v *swView) []Finding {
-	var out []Finding
-	for st := range v.byStage {
-		for _, in := range v.byStage[st] {
-			if in.a.verdict != vStateless {
-				continue
-			}
-			if f, ok := l.noReply(v, stage(st), in); ok {
-				out = append(out, f)
-			}
-			if st != int(outACL) {
-				out = append(out, l.lbVIP(v, in)...)
-			}
-		}
+// replySet is the replies of the traffic s describes, from above.
+func replySet(s *set) *set {
+	reply := &set{exact: false}
+	for _, c := range s.over {
+		reply.over = append(reply.over, replyCube(c))
 	}
-	return out
+	return reply // under stays nil: never claim an overlap from the reply alone
 }
 
 // noReply is the stateless-no-reply heuristic: the replies of an
@@ -89,37 +80,36 @@ func (l *linter) statelessFindings(v *swView) []Finding {
 // swapped, seen in the other direction) are not in conntrack, so they need
 // an ACL of their own. It fires when no allowing ACL of the other
 // direction can match any reply while a drop/reject ACL of that direction,
-// or the default_acl_drop default, drops them.
-func (l *linter) noReply(v *swView, st stage, in *inst) (Finding, bool) {
+// or the default_acl_drop default, drops them. allowed reports that an
+// allowing ACL of layers can match a reply.
+func (l *linter) noReply(v *swView, st stage, in *inst, layers func(stage) []*layer) (f Finding, found, allowed bool) {
 	s := l.setOf(v, in)
 	if len(s.over) == 0 {
-		return Finding{}, false
+		return Finding{}, false, false
 	}
-	reply := &set{exact: false}
-	for _, c := range s.over {
-		reply.over = append(reply.over, replyCube(c))
-	}
-	reply.under = nil // never claim an overlap from the reply alone
-	opposite := []stage{outACL}
-	if st == outACL {
-		opposite = []stage{inACL, inAfterLB}
-	}
+	reply := replySet(s)
 	var deniers []*inst
-	for _, ost := range opposite {
-		idx := l.meetIndex(v, ost)
-		allowed := false
-		idx.meeting(reply.over, func(o *inst) bool {
-			if o.a.verdict.Allows() {
-				allowed = true
-				return false
+	for _, ost := range opposite(st) {
+		for _, ly := range layers(ost) {
+			for _, rc := range reply.over {
+				ly.idx.candidates(rc, 0, len(ly.list), func(_ int, o *inst) bool {
+					so := l.setOf(v, o)
+					if !anyIntersect([]cube{rc}, so.over) {
+						return true
+					}
+					if o.a.verdict.Allows() {
+						allowed = true
+						return false
+					}
+					if !slices.Contains(deniers, o) && (so.exact || anyIntersect(reply.over, so.under)) {
+						deniers = append(deniers, o)
+					}
+					return true
+				})
+				if allowed {
+					return Finding{}, false, true
+				}
 			}
-			if so := l.setOf(v, o); !slices.Contains(deniers, o) && (so.exact || anyIntersect(reply.over, so.under)) {
-				deniers = append(deniers, o)
-			}
-			return true
-		})
-		if allowed {
-			return Finding{}, false
 		}
 	}
 	slices.SortStableFunc(deniers, func(x, y *inst) int { return y.a.acl.Priority - x.a.acl.Priority })
@@ -127,7 +117,7 @@ func (l *linter) noReply(v *swView, st stage, in *inst) (Finding, bool) {
 	if st == outACL {
 		other = "from-lport"
 	}
-	f := Finding{Rule: RuleStatelessNoReply, Severity: Warning, ACLs: []ACLRef{in.a.ref},
+	f = Finding{Rule: RuleStatelessNoReply, Severity: Warning, ACLs: []ACLRef{in.a.ref},
 		Fix: fmt.Sprintf("add a %s allow-stateless ACL for the replies (sources and destinations swapped, e.g. tcp.src instead of tcp.dst), or use allow-related", other)}
 	switch {
 	case len(deniers) > 0:
@@ -140,9 +130,9 @@ func (l *linter) noReply(v *swView, st stage, in *inst) (Finding, bool) {
 		f.Message = fmt.Sprintf("stateless traffic skips conntrack, so its replies are new to the %s ACLs; no %s ACL allows them and default_acl_drop=true drops them",
 			other, other)
 	default:
-		return Finding{}, false
+		return Finding{}, false, false
 	}
-	return f, true
+	return f, true, false
 }
 
 // vipSets returns, for each load balancer VIP of the switch, the traffic

@@ -1,0 +1,237 @@
+package lint
+
+import (
+	"math/bits"
+	"sort"
+)
+
+// aclIndex finds, among a fixed list of ACL instances sorted by priority
+// (highest first), those whose matches may meet a cube, without trying
+// each: it indexes every ACL's hull (for bit fields the constraints all of
+// its cubes share, for inport/outport the union of the names its cubes
+// admit) by field, and a query ANDs, field by field, the bitsets of the
+// ACLs compatible with the query's constraint on that field. A candidate
+// is only a candidate: the rules still test its cubes. The index is read
+// by many goroutines at once and never changes once built.
+type aclIndex struct {
+	list   []*inst
+	prios  []int  // list's priorities, non-increasing
+	live   bitset // entries with at least one cube
+	words  int
+	fields map[fieldID]*fieldPosting
+}
+
+// fieldPosting is one field's part of an index.
+type fieldPosting struct {
+	free   bitset                   // ACLs that do not constrain the field
+	groups map[u128]map[u128]bitset // bit fields: mask → value → ACLs
+	names  map[string]bitset        // string fields: admitted name → ACLs
+}
+
+type bitset []uint64
+
+func (b bitset) set(i int) { b[i/64] |= 1 << (i % 64) }
+func (b bitset) or(c bitset) {
+	for i := range b {
+		b[i] |= c[i]
+	}
+}
+func (b bitset) and(c bitset) {
+	for i := range b {
+		b[i] &= c[i]
+	}
+}
+func (b bitset) copyFrom(c bitset) { copy(b, c) }
+func (b bitset) fill(n int)        { fillBits(b, n) }
+func newBitset(words int) bitset   { return make(bitset, words) }
+func (x *aclIndex) empty() bool    { return x == nil || len(x.list) == 0 }
+func (x *aclIndex) newSet() bitset { return newBitset(x.words) }
+func (x *aclIndex) posting(id fieldID) *fieldPosting {
+	p := x.fields[id]
+	if p == nil {
+		p = &fieldPosting{free: x.newSet(), groups: map[u128]map[u128]bitset{}, names: map[string]bitset{}}
+		x.fields[id] = p
+	}
+	return p
+}
+
+func fillBits(b bitset, n int) {
+	for i := range b {
+		switch {
+		case (i+1)*64 <= n:
+			b[i] = ^uint64(0)
+		case i*64 < n:
+			b[i] = 1<<(n-i*64) - 1
+		default:
+			b[i] = 0
+		}
+	}
+}
+
+// newACLIndex indexes list (sorted by priority, highest first); cubes
+// returns the cubes of an instance to index.
+func newACLIndex(list []*inst, cubes func(*inst) []cube) *aclIndex {
+	x := &aclIndex{list: list, words: (len(list) + 63) / 64, fields: map[fieldID]*fieldPosting{}}
+	x.prios = make([]int, len(list))
+	x.live = x.newSet()
+	constrained := map[fieldID]bitset{}
+	for i, in := range list {
+		x.prios[i] = in.a.acl.Priority
+		cs := cubes(in)
+		if len(cs) == 0 {
+			continue // matches nothing: never a candidate
+		}
+		x.live.set(i)
+		for _, f := range hull(cs) {
+			p := x.posting(f.id)
+			g := p.groups[f.mask]
+			if g == nil {
+				g = map[u128]bitset{}
+				p.groups[f.mask] = g
+			}
+			b := g[f.val]
+			if b == nil {
+				b = x.newSet()
+				g[f.val] = b
+			}
+			b.set(i)
+			x.mark(constrained, f.id, i)
+		}
+		for id, names := range nameHull(cs) {
+			p := x.posting(id)
+			for n := range names {
+				b := p.names[n]
+				if b == nil {
+					b = x.newSet()
+					p.names[n] = b
+				}
+				b.set(i)
+			}
+			x.mark(constrained, id, i)
+		}
+	}
+	for id, p := range x.fields {
+		p.free.fill(len(list))
+		c := constrained[id]
+		for w := range p.free {
+			p.free[w] &^= c[w]
+		}
+	}
+	return x
+}
+
+func (x *aclIndex) mark(m map[fieldID]bitset, id fieldID, i int) {
+	b := m[id]
+	if b == nil {
+		b = x.newSet()
+		m[id] = b
+	}
+	b.set(i)
+}
+
+// nameHull returns, for each string field every cube constrains to a
+// finite set of names, the union of the names the cubes admit.
+func nameHull(cs []cube) map[fieldID]map[string]bool {
+	var out map[fieldID]map[string]bool
+	for _, f := range cs[0] {
+		if f.str == nil || f.str.in == nil {
+			continue
+		}
+		names := map[string]bool{}
+		ok := true
+		for _, c := range cs {
+			g, has := c.field(f.id)
+			if !has || g.str == nil || g.str.in == nil {
+				ok = false
+				break
+			}
+			for n := range g.str.in {
+				if !g.str.out[n] {
+					names[n] = true
+				}
+			}
+		}
+		if ok {
+			if out == nil {
+				out = map[fieldID]map[string]bool{}
+			}
+			out[f.id] = names
+		}
+	}
+	return out
+}
+
+// below returns the number of list entries with a priority above p (they
+// come first).
+func (x *aclIndex) above(p int) int {
+	return sort.Search(len(x.prios), func(i int) bool { return x.prios[i] <= p })
+}
+
+// span returns the range of list entries with priority p.
+func (x *aclIndex) span(p int) (int, int) {
+	return x.above(p), sort.Search(len(x.prios), func(i int) bool { return x.prios[i] < p })
+}
+
+// candidates calls fn, in list order, for each entry in [lo, hi) whose
+// hull is compatible with q on every field q constrains, until fn returns
+// false.
+func (x *aclIndex) candidates(q cube, lo, hi int, fn func(i int, in *inst) bool) bool {
+	if x.empty() || lo >= hi {
+		return true
+	}
+	cand := x.newSet()
+	cand.fill(hi)
+	cand.and(x.live)
+	for w := 0; w < lo/64; w++ {
+		cand[w] = 0
+	}
+	if lo%64 != 0 {
+		cand[lo/64] &^= 1<<(lo%64) - 1
+	}
+	comp := x.newSet()
+	for _, f := range q {
+		p := x.fields[f.id]
+		if p == nil {
+			continue
+		}
+		if f.str != nil {
+			if f.str.in == nil {
+				continue
+			}
+			comp.copyFrom(p.free)
+			for n := range f.str.in {
+				if b := p.names[n]; b != nil && !f.str.out[n] {
+					comp.or(b)
+				}
+			}
+		} else {
+			comp.copyFrom(p.free)
+			for m, vals := range p.groups {
+				common := m.and(f.mask)
+				if common == m {
+					if b := vals[f.val.and(m)]; b != nil {
+						comp.or(b)
+					}
+					continue
+				}
+				want := f.val.and(common)
+				for v, b := range vals {
+					if v.and(common) == want {
+						comp.or(b)
+					}
+				}
+			}
+		}
+		cand.and(comp)
+	}
+	for w, word := range cand {
+		for word != 0 {
+			i := w*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			if !fn(i, x.list[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}

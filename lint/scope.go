@@ -1,0 +1,359 @@
+package lint
+
+import (
+	"crypto/sha256"
+	"github.com/aclc/aclc/internal/par"
+	"math"
+	"slices"
+	"sync"
+)
+
+// This file is how lint shares work between switches. An ACL is *shared*
+// on a switch when its cubes there are the same as on any other switch:
+// its references all resolve and every port group it names holds every
+// port of the switch (ovn-kubernetes' cluster-wide port group, or no port
+// group at all). Switches that see the same shared ACLs (and are alike
+// stateful) form a class. The rules run once per class over its shared
+// ACLs, and once per switch over the switch's own ACLs against both; a
+// shared ACL is looked at again on a switch only where one of the
+// switch's own ACLs can meet it ("disturbs" it). So an ACL of a port group
+// spanning 500 switches is analysed against the other cluster-wide ACLs
+// once, not 500 times.
+
+// layer is the ACLs of one stage at one level (a class's shared ACLs, or a
+// switch's own), sorted as the stage lists them, with an index.
+type layer struct {
+	list       []*inst
+	idx        *aclIndex
+	maxInexact int // the highest priority of an inexact ACL; math.MinInt if none
+}
+
+func (l *linter) newLayer(v *swView, list []*inst) *layer {
+	slices.SortStableFunc(list, instCmp)
+	ly := &layer{list: list, maxInexact: math.MinInt}
+	for _, in := range list {
+		if !l.setOf(v, in).exact {
+			ly.maxInexact = max(ly.maxInexact, in.a.acl.Priority)
+		}
+	}
+	ly.idx = newACLIndex(list, func(in *inst) []cube { return l.setOf(v, in).over })
+	return ly
+}
+
+// class is the switches that see the same shared ACLs.
+type class struct {
+	views    []*swView // until analysed
+	names    []string  // the switches' names
+	shared   []*inst
+	stateful bool
+	st       [nStages]*layer
+	replies  [nStages]*aclIndex // the replies of the stage's stateless ACLs
+
+	replyDone map[*inst]bool // replies allowed by a shared ACL: never a finding
+	shadow    map[*inst]shadowState
+
+	definite []Finding // hold on every switch of the class
+	// tentative findings hold on every switch of the class except those
+	// where the ACL is disturbed (there the switch decides).
+	tentative []tentative
+
+	mu        sync.Mutex
+	disturbed map[disturbKey]map[string]bool // switches where an ACL is disturbed, per rule
+}
+
+type tentative struct {
+	f  Finding
+	in *inst
+}
+
+type disturbKey struct {
+	in   *inst
+	rule string
+}
+
+// classKey identifies the class of a switch.
+func classKey(v *swView, shared []*inst) [32]byte {
+	h := sha256.New()
+	if v.stateful {
+		h.Write([]byte{1})
+	} else {
+		h.Write([]byte{0})
+	}
+	ids := make([]string, len(shared))
+	for i, in := range shared {
+		ids[i] = in.a.acl.UUID
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		h.Write([]byte(id))
+		h.Write([]byte{0})
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// isShared reports whether a is shared on v: a port group that covers
+// the switch lists it (so that the classes are few: a switch's own ACLs,
+// and those of port groups with some of its ports, are its own), its match
+// parses NB-wide, its address sets exist and each port group it names
+// covers the switch, so its cubes are those of every such switch.
+func (v *swView) isShared(a *aclInfo) bool {
+	if a.syntax != nil || a.global == nil || a.pgOwner == "" || !v.cover[a.pgOwner] {
+		return false
+	}
+	for _, name := range a.asRefs {
+		if _, ok := v.res.AddressSets[name]; !ok {
+			return false
+		}
+	}
+	for _, pg := range a.pgRefs {
+		if !v.cover[pg] {
+			return false
+		}
+	}
+	return true
+}
+
+// sharedInst returns the one instance of a shared ACL.
+func (l *linter) sharedInst(a *aclInfo) *inst {
+	if x, ok := l.shared.Load(a); ok {
+		return x.(*inst)
+	}
+	x, _ := l.shared.LoadOrStore(a, &inst{a: a, e: a.global, shared: true})
+	return x.(*inst)
+}
+
+// analyse runs the rules over the class's shared ACLs alone.
+func (l *linter) analyse(c *class) {
+	v := c.views[0]
+	for _, in := range c.shared {
+		c.definite = append(c.definite, l.matchFindings(v, in)...)
+	}
+	var byStage [nStages][]*inst
+	for _, in := range c.shared {
+		byStage[in.a.stage] = append(byStage[in.a.stage], in)
+	}
+	for st := range byStage {
+		c.st[st] = l.newLayer(v, byStage[st])
+	}
+	c.replyDone, c.shadow = map[*inst]bool{}, map[*inst]shadowState{}
+	c.disturbed = map[disturbKey]map[string]bool{}
+	for st, ly := range c.st {
+		layers := []*layer{ly}
+		c.definite = append(c.definite, l.samePriority(v, stage(st), ly, layers)...)
+		shadow := make([]*Finding, len(ly.list))
+		states := make([]shadowState, len(ly.list))
+		par.For(len(ly.list), 1, func(i int) {
+			f, ok, ss := l.shadowEval(v, stage(st), ly.list[i], layers)
+			if ok {
+				shadow[i] = &f
+			}
+			states[i] = ss
+		})
+		for i, in := range ly.list {
+			c.shadow[in] = states[i]
+		}
+		for i, f := range shadow {
+			// Tentative even when proven: where a switch's own ACL above
+			// it can meet it, the switch decides which ACLs shadow it.
+			if f != nil {
+				c.tentative = append(c.tentative, tentative{*f, ly.list[i]})
+			}
+		}
+		var stateless []*inst
+		for _, in := range ly.list {
+			if in.a.verdict != vStateless {
+				continue
+			}
+			f, found, allowed := l.noReply(v, stage(st), in, func(st stage) []*layer { return []*layer{c.st[st]} })
+			switch {
+			case allowed:
+				c.replyDone[in] = true
+				continue
+			case found:
+				c.tentative = append(c.tentative, tentative{f, in})
+			}
+			stateless = append(stateless, in)
+		}
+		c.replies[st] = newACLIndex(stateless, func(in *inst) []cube { return replySet(l.setOf(v, in)).over })
+		if c.stateful {
+			for _, in := range ly.list {
+				if in.a.verdict == vReject {
+					if f, ok := l.rejectOr(v, in); ok {
+						c.definite = append(c.definite, f)
+					}
+				}
+			}
+		}
+	}
+	c.views = nil // the switches' views go once each is linted
+}
+
+// disturb records that in is disturbed for rule on switch sw.
+func (c *class) disturb(in *inst, rule, sw string) {
+	c.mu.Lock()
+	k := disturbKey{in, rule}
+	m := c.disturbed[k]
+	if m == nil {
+		m = map[string]bool{}
+		c.disturbed[k] = m
+	}
+	m[sw] = true
+	c.mu.Unlock()
+}
+
+// findings returns the class's findings, each with the switches where it
+// holds.
+func (c *class) findings() []Finding {
+	names := c.names
+	var out []Finding
+	for _, f := range c.definite {
+		f.Switches = names
+		out = append(out, f)
+	}
+	for _, t := range c.tentative {
+		f := t.f
+		d := c.disturbed[disturbKey{t.in, t.f.Rule}]
+		for _, n := range names {
+			if !d[n] {
+				f.Switches = append(f.Switches, n)
+			}
+		}
+		if len(f.Switches) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// opposite returns the stages that see the replies of a stage's traffic.
+func opposite(st stage) []stage {
+	if st == outACL {
+		return []stage{inACL, inAfterLB}
+	}
+	return []stage{outACL}
+}
+
+// lintSwitch runs every per-switch rule on one switch of class c: the
+// switch's own ACLs against all, and the shared ACLs its own disturb.
+func (l *linter) lintSwitch(v *swView, c *class) []Finding {
+	var out []Finding
+	var byStage [nStages][]*inst
+	for _, in := range v.own {
+		out = append(out, l.matchFindings(v, in)...)
+		if in.e != nil {
+			byStage[in.a.stage] = append(byStage[in.a.stage], in)
+		}
+	}
+	var own [nStages]*layer
+	for st := range own {
+		own[st] = l.newLayer(v, byStage[st])
+	}
+	both := func(st stage) []*layer { return []*layer{c.st[st], own[st]} }
+	for st := range own {
+		out = append(out, l.samePriority(v, stage(st), own[st], both(stage(st)))...)
+		for _, b := range own[st].list {
+			if f, ok := l.shadowCheck(v, stage(st), b, both(stage(st))); ok {
+				out = append(out, f)
+			}
+		}
+		// Shared ACLs below one of the switch's own that can meet it.
+		sh := c.st[st]
+		dist := map[*inst]int{} // shared ACL → the highest own ACL above it that may meet it
+		for _, a := range own[st].list {
+			_, lo := sh.idx.span(a.a.acl.Priority)
+			sh.idx.candidates(hull(l.setOf(v, a).over), lo, len(sh.list), func(_ int, b *inst) bool {
+				if p, ok := dist[b]; !ok || a.a.acl.Priority > p {
+					dist[b] = a.a.acl.Priority
+				}
+				return true
+			})
+		}
+		for _, b := range sortedInsts(dist) {
+			if !l.shadowChanges(v, b, c.shadow[b], both(stage(st))) {
+				continue
+			}
+			c.disturb(b, RuleShadowed, v.name)
+			if f, ok := l.shadowCheck(v, stage(st), b, both(stage(st))); ok {
+				out = append(out, f)
+			}
+		}
+	}
+	for st := range own {
+		for _, b := range own[st].list {
+			if b.a.verdict != vStateless {
+				continue
+			}
+			if f, found, _ := l.noReply(v, stage(st), b, both); found {
+				out = append(out, f)
+			}
+		}
+		// Shared stateless ACLs whose replies one of the switch's own can meet.
+		rx := c.replies[st]
+		if rx.empty() {
+			continue
+		}
+		dist := map[*inst]int{}
+		for _, ost := range opposite(stage(st)) {
+			for _, a := range own[ost].list {
+				rx.candidates(hull(l.setOf(v, a).over), 0, len(rx.list), func(_ int, b *inst) bool {
+					dist[b] = 0
+					return true
+				})
+			}
+		}
+		ownOnly := func(st stage) []*layer { return []*layer{own[st]} }
+		for _, b := range sortedInsts(dist) {
+			// Only the switch's own ACLs can change the class's verdict:
+			// one that allows a reply, or one more that drops them.
+			f, found, allowed := l.noReply(v, stage(st), b, ownOnly)
+			if !allowed && !(found && len(f.ACLs) > 1) {
+				continue
+			}
+			c.disturb(b, RuleStatelessNoReply, v.name)
+			if f, found, _ := l.noReply(v, stage(st), b, both); found {
+				out = append(out, f)
+			}
+		}
+	}
+	if v.lbVIP {
+		for _, st := range []stage{inACL, inAfterLB} {
+			for _, ly := range both(st) {
+				for _, in := range ly.list {
+					if in.a.verdict == vStateless {
+						out = append(out, l.lbVIP(v, in)...)
+					}
+				}
+			}
+		}
+	}
+	if v.stateful {
+		for _, ly := range own {
+			for _, in := range ly.list {
+				if in.a.verdict == vReject {
+					if f, ok := l.rejectOr(v, in); ok {
+						out = append(out, f)
+					}
+				}
+			}
+		}
+	}
+	if l.defaultACLDrop && v.hasACLs {
+		out = append(out, l.defaultDropAfterLB(v, both(inACL), both(inAfterLB))...)
+	}
+	for i := range out {
+		out[i].Switches = []string{v.name}
+	}
+	return out
+}
+
+// sortedInsts returns the map's ACLs in stage order.
+func sortedInsts[V any](m map[*inst]V) []*inst {
+	out := make([]*inst, 0, len(m))
+	for in := range m {
+		out = append(out, in)
+	}
+	slices.SortFunc(out, instCmp)
+	return out
+}
