@@ -4,28 +4,64 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
+)
+
+// groupMin is the number of findings with one cause from which the text
+// report prints them as one group; listMax bounds the ACLs, switches and
+// members a text finding lists before saying how many more there are.
+const (
+	groupMin = 3
+	listMax  = 5
 )
 
 // WriteText writes the report for a human: one block per finding (severity,
 // rule, position, the ACL, the message, the match with a caret under the
 // offending character when known, the other ACLs involved, the switches
-// and the fix), then a summary line.
+// and the fix), then a summary line. Findings that repeat one cause (same
+// rule, severity, message and fix) for several ACLs are one block: the
+// first ACL, how many there are and the first few; long lists of ACLs and
+// switches are cut to their first few with a count. --format json keeps
+// every finding and every member.
 func WriteText(w io.Writer, r *Report) error {
 	var b strings.Builder
-	for _, f := range r.Findings {
+	groups := groupFindings(r.Findings)
+	for _, g := range groups {
+		f := g[0]
 		a := f.ACLs[0]
 		fmt.Fprintf(&b, "%s: %s [%s] %s\n", a.Origin, f.Severity, f.Rule, aclHeader(a))
+		if len(g) > 1 {
+			fmt.Fprintf(&b, "  and %d more ACL(s) with the same finding:\n", len(g)-1)
+			for _, o := range g[1:min(len(g), listMax+1)] {
+				fmt.Fprintf(&b, "    %s: %s\n", o.ACLs[0].Origin, aclHeader(o.ACLs[0]))
+			}
+			if len(g) > listMax+1 {
+				fmt.Fprintf(&b, "    ... %d more (--format json lists them all)\n", len(g)-listMax-1)
+			}
+		}
 		fmt.Fprintf(&b, "  %s\n", f.Message)
-		if f.Offset != nil {
+		if f.Offset != nil && len(g) == 1 {
 			b.WriteString(caret(a.Match, *f.Offset))
 		}
-		for _, o := range f.ACLs[1:] {
+		with := f.ACLs[1:]
+		for _, o := range with[:min(len(with), listMax)] {
 			fmt.Fprintf(&b, "  with: %s: %s\n", o.Origin, aclHeader(o))
 		}
-		if len(f.Switches) > 0 {
-			fmt.Fprintf(&b, "  switches: %s\n", strings.Join(f.Switches, ", "))
+		if len(with) > listMax {
+			fmt.Fprintf(&b, "  with: ... %d more ACL(s)\n", len(with)-listMax)
+		}
+		var sws []string
+		for _, m := range g {
+			sws = append(sws, m.Switches...)
+		}
+		slices.Sort(sws)
+		sws = slices.Compact(sws)
+		if len(sws) > listMax {
+			fmt.Fprintf(&b, "  switches: %s and %d more\n", strings.Join(sws[:listMax], ", "), len(sws)-listMax)
+		} else if len(sws) > 0 {
+			fmt.Fprintf(&b, "  switches: %s\n", strings.Join(sws, ", "))
 		}
 		fmt.Fprintf(&b, "  fix: %s\n", f.Fix)
 	}
@@ -33,6 +69,41 @@ func WriteText(w io.Writer, r *Report) error {
 		r.Stats.Errors, r.Stats.Warnings, r.Stats.Infos, r.Stats.ACLs, r.Stats.Switches)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// groupFindings groups the findings with one cause (rule, severity,
+// message, fix, and the same other ACLs) when there are at least groupMin
+// of them; each group stays where its first member was.
+func groupFindings(fs []Finding) [][]Finding {
+	type key struct{ rule, sev, msg, fix, with string }
+	keyOf := func(f Finding) key {
+		var w strings.Builder
+		for _, a := range f.ACLs[1:] {
+			w.WriteString(a.UUID)
+			w.WriteByte(',')
+		}
+		return key{f.Rule, f.Severity.String(), f.Message, f.Fix, w.String()}
+	}
+	count := map[key]int{}
+	for _, f := range fs {
+		count[keyOf(f)]++
+	}
+	at := map[key]int{}
+	var out [][]Finding
+	for _, f := range fs {
+		k := keyOf(f)
+		if count[k] < groupMin {
+			out = append(out, []Finding{f})
+			continue
+		}
+		if i, ok := at[k]; ok {
+			out[i] = append(out[i], f)
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, []Finding{f})
+	}
+	return out
 }
 
 // aclHeader is `ACL "name" on Port_Group pg (from-lport priority 10 drop)'.

@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -61,5 +62,43 @@ func TestWriteJSON(t *testing.T) {
 	want := []any{"dangling-ref", "error", []string{"sw-web"}, 11, "pg-elsewhere", "Logical_Switch sw-web", "testdata/dangling-ref.yaml:11:9", 3}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
+	}
+}
+
+// TestWriteTextGroups: findings with one cause for several ACLs are one
+// block with a count and the first few; long switch lists are cut; JSON
+// keeps every finding.
+func TestWriteTextGroups(t *testing.T) {
+	r := &Report{}
+	var sws []string
+	for i := 0; i < 8; i++ {
+		sws = append(sws, fmt.Sprintf("sw%d", i))
+	}
+	for i := 0; i < 8; i++ {
+		r.Findings = append(r.Findings, Finding{Rule: RuleMissingPrereq, Severity: Info, Message: "same cause", Fix: "fix it",
+			ACLs: []ACLRef{{UUID: fmt.Sprintf("acl-%d", i), Origin: fmt.Sprintf("f.yaml:%d:1", i+1)}}, Switches: sws[i : i+1]})
+	}
+	r.Findings = append(r.Findings, Finding{Rule: RuleShadowed, Severity: Warning, Message: "other", Fix: "x",
+		ACLs: []ACLRef{{UUID: "lone", Origin: "f.yaml:20:1"}}, Switches: sws})
+	var b strings.Builder
+	if err := WriteText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, want := range []string{"and 7 more ACL(s) with the same finding", "... 2 more (--format json lists them all)",
+		"switches: sw0, sw1, sw2, sw3, sw4 and 3 more"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if n := strings.Count(text, "same cause"); n != 1 {
+		t.Errorf("the group's message printed %d times, want 1", n)
+	}
+	var j strings.Builder
+	if err := WriteJSON(&j, r); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(j.String(), `"rule": "missing-prereq"`); n != 8 {
+		t.Errorf("JSON has %d of the 8 grouped findings", n)
 	}
 }
