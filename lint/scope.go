@@ -2,10 +2,11 @@ package lint
 
 import (
 	"crypto/sha256"
-	"github.com/aclc/aclc/internal/par"
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/aclc/aclc/internal/par"
 )
 
 // This file is how lint shares work between switches. An ACL is *shared*
