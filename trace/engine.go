@@ -98,6 +98,7 @@ type ACLInfo struct {
 	Match     string `json:"match"`
 	Action    string `json:"action"`
 	Label     int    `json:"label,omitempty"`
+	Tier      int    `json:"tier,omitempty"`   // 1-3 on releases with tiers (24.03+); 0 otherwise
 	Origin    string `json:"origin,omitempty"` // fixture file:line:col, if known
 }
 
@@ -109,6 +110,9 @@ func (a *ACLInfo) String() string {
 	}
 	if a.Label != 0 {
 		s += fmt.Sprintf(" label=%d", a.Label)
+	}
+	if a.Tier != 0 {
+		s += fmt.Sprintf(" tier=%d", a.Tier)
 	}
 	return s + " (" + shortUUID(a.UUID) + ")"
 }
@@ -182,6 +186,9 @@ type Tracer struct {
 	acls  map[string]*ACLInfo
 	dps   map[[2]string]*dpModel // by switch UUID and explicit outport
 	rs    *routerSet             // the routers, compiled on first use
+	// dialect is the match language of the NB's release: the one its
+	// ovn-trace and ovn-controller parse the flows with.
+	dialect *expr.Dialect
 }
 
 // New returns a tracer over snap; flows is what compile.Compile(snap)
@@ -190,11 +197,12 @@ func New(snap *nbschema.Snapshot, flows *lflow.Listing) *Tracer {
 	if flows == nil {
 		flows = compile.Compile(snap).Flows
 	}
-	t := &Tracer{snap: snap, view: nbview.New(snap), flows: flows, acls: map[string]*ACLInfo{}, dps: map[[2]string]*dpModel{}}
+	t := &Tracer{snap: snap, view: nbview.New(snap), flows: flows, acls: map[string]*ACLInfo{}, dps: map[[2]string]*dpModel{},
+		dialect: compile.Dialect(snap.Release)}
 	for id, a := range snap.ACLs {
 		if o := t.view.Owner(id); o.Table != "" {
 			info := &ACLInfo{UUID: id, Owner: o.Phrase(), Direction: string(a.Direction), Priority: a.Priority,
-				Match: a.Match, Action: string(a.Action), Label: a.Label, Origin: snap.Origin[id]}
+				Match: a.Match, Action: string(a.Action), Label: a.Label, Tier: a.Tier, Origin: snap.Origin[id]}
 			if a.Name != nil {
 				info.Name = *a.Name
 			}
@@ -226,8 +234,8 @@ func (t *Tracer) portSwitch(name string) (string, bool) {
 
 // parseMicroflow parses s, turning errors into InputErrors that show
 // where parsing failed.
-func parseMicroflow(s string, r expr.Resolver) (*expr.Microflow, error) {
-	m, err := expr.ParseMicroflow(s, r)
+func parseMicroflow(d *expr.Dialect, s string, r expr.Resolver) (*expr.Microflow, error) {
+	m, err := d.ParseMicroflow(s, r)
 	if err == nil {
 		return m, nil
 	}
@@ -237,8 +245,8 @@ func parseMicroflow(s string, r expr.Resolver) (*expr.Microflow, error) {
 		// "ip.ttl == 64 && ip4.src == ..." looks ambiguous (ip4 || ip6)
 		// until ip4.src is seen. Retry with the terms that pin the
 		// network protocol first.
-		if re, ok := reorderMicroflow(s, r); ok {
-			if m2, err2 := expr.ParseMicroflow(re, r); err2 == nil {
+		if re, ok := reorderMicroflow(d, s, r); ok {
+			if m2, err2 := d.ParseMicroflow(re, r); err2 == nil {
 				return m2, nil
 			}
 		}
@@ -257,8 +265,8 @@ func parseMicroflow(s string, r expr.Resolver) (*expr.Microflow, error) {
 
 // reorderMicroflow rewrites a conjunction with the terms naming IPv4/IPv6
 // fields or protocols first.
-func reorderMicroflow(s string, r expr.Resolver) (string, bool) {
-	e, err := expr.Parse(s, r)
+func reorderMicroflow(d *expr.Dialect, s string, r expr.Resolver) (string, bool) {
+	e, err := d.Parse(s, r)
 	if err != nil {
 		return "", false
 	}
@@ -325,7 +333,7 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := parseMicroflow(microflow, global)
+	m, err := parseMicroflow(t.dialect, microflow, global)
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +381,7 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 		}
 	}
 	// Re-parse against the datapath's port groups.
-	if m, err = parseMicroflow(microflow, dp.res); err != nil {
+	if m, err = parseMicroflow(t.dialect, microflow, dp.res); err != nil {
 		return nil, err
 	}
 	if outport == "" && getInt(m, "eth.dst").Sign() == 0 {
@@ -409,7 +417,7 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 	res.Truncated = r.truncated
 	res.Warnings = append(res.Warnings, r.warnings...)
 	res.Modelled = dp.modelled
-	for _, st := range lflow.Stages() {
+	for _, st := range dp.layout.Stages() {
 		if r.passed[st.Name()] {
 			res.PassThrough = append(res.PassThrough, st.Name())
 		}
@@ -574,7 +582,7 @@ func (r *run) lookup(fs []*tflow, m *expr.Microflow) (*tflow, []*tflow) {
 
 func (r *run) matches(tf *tflow, m *expr.Microflow) bool {
 	res := r.resolver()
-	tf.parse(res)
+	tf.parse(r.t.dialect, res)
 	if tf.err != nil {
 		r.warnf("%s priority %d match=(%s): %v", tf.f.Stage, tf.f.Priority, tf.f.Match, tf.err)
 		return false
@@ -605,8 +613,12 @@ func (r *run) trace(m *expr.Microflow, p lflow.Pipeline, table int, super *Node)
 		r.traceRouter(m, p, table, super)
 		return
 	}
+	if r.dp.unmodelled != "" {
+		r.stopNotTraced(super, r.dp.unmodelled)
+		return
+	}
 	for {
-		st, ok := lflow.StageAt(p, table)
+		st, ok := r.dp.layout.StageAt(p, table)
 		if !ok {
 			super.add(NodeTable, fmt.Sprintf("%2d. no match (implicit drop)", table))
 			return
@@ -633,7 +645,7 @@ func (r *run) trace(m *expr.Microflow, p lflow.Pipeline, table int, super *Node)
 		}
 		if r.frozen > 0 {
 			// inside a reject's generated packet: no decisions
-		} else if (st == lflow.InPreACL || st == lflow.OutPreACL) && fi.ACL != nil {
+		} else if (st.Kind() == lflow.InPreACL || st.Kind() == lflow.OutPreACL) && fi.ACL != nil {
 			r.bypass[r.key(p)] = fi
 		}
 		if isDecisionStage(st) && r.frozen == 0 {
@@ -659,7 +671,21 @@ func (r *run) trace(m *expr.Microflow, p lflow.Pipeline, table int, super *Node)
 }
 
 func isDecisionStage(st lflow.Stage) bool {
-	return st == lflow.InACL || st == lflow.InACLAfterLB || st == lflow.OutACL
+	switch st.Kind() {
+	case lflow.InACL, lflow.InACLAfterLB, lflow.OutACL:
+		return true
+	}
+	return false
+}
+
+// isActionStage reports whether st is an ACL action stage (23.06+), which
+// acts on the verdict bits an eval stage set.
+func isActionStage(st lflow.Stage) bool {
+	switch st.Kind() {
+	case lflow.InACLAction, lflow.InACLAfterLBAction, lflow.OutACLAction:
+		return true
+	}
+	return false
 }
 
 func (r *run) setTerminal(fi *FlowInfo, p lflow.Pipeline, st lflow.Stage) {
@@ -668,6 +694,11 @@ func (r *run) setTerminal(fi *FlowInfo, p lflow.Pipeline, st lflow.Stage) {
 	}
 	r.terminal, r.terminalPipeline = fi, r.key(p)
 	r.terminalIsDecision = isDecisionStage(st) && r.decided[r.key(p)] == fi
+	if prev := r.decided[r.key(p)]; isActionStage(st) && prev != nil && prev.ACL != nil {
+		// 23.06+: the action stage carries out the verdict the ACL's
+		// eval flow set; that ACL is the decision.
+		r.terminalIsDecision = true
+	}
 	if isDecisionStage(st) {
 		r.decided[r.key(p)] = fi
 		r.terminalIsDecision = true
@@ -707,7 +738,12 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 	}
 	passed := false
 	for _, a := range acts {
-		super.add(NodeAction, a.text)
+		text := a.text
+		if a.kind == aNext && a.hasPipeline && a.pipeline == p && a.table >= 0 {
+			// ovn-trace prints a jump within the pipeline as next(N).
+			text = fmt.Sprintf("next(%d);", a.table)
+		}
+		super.add(NodeAction, text)
 		switch a.kind {
 		case aNoop, aDrop:
 		case aNext:
@@ -1002,7 +1038,10 @@ func (r *run) reject(a action, m *expr.Microflow, p lflow.Pipeline, table int, s
 		setICMPUnreach(c, name == "icmp6")
 	}
 	node := super.add(NodeTransformation, name)
-	r.decided[r.key(p)] = fi
+	if prev := r.decided[r.key(p)]; !isActionStage(st) || prev == nil || prev.ACL == nil {
+		// (an action stage's reject carries out its eval ACL's verdict)
+		r.decided[r.key(p)] = fi
+	}
 	// The generated packet's own path does not change what decided the
 	// original packet's fate.
 	r.frozen++
@@ -1028,6 +1067,12 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 	}
 	if out == "_MC_unknown" && p == lflow.Ingress {
 		r.flood(m, super, out, r.dp.unknownPorts())
+		return
+	}
+	if out == "_MC_flood_l2" {
+		// Its members are the SB Multicast_Group northd keeps (ovn-trace
+		// finds none in a sandbox without chassis): not modelled.
+		r.stopNotTraced(super, fmt.Sprintf("%s floods to multicast group _MC_flood_l2, whose members aclc does not model (give outport == \"PORT\" or --outport)", r.dpName()))
 		return
 	}
 	if strings.HasPrefix(out, "_MC_") {

@@ -42,6 +42,10 @@ type tableKey struct {
 type dpModel struct {
 	name, uuid string
 	ls         *nbdb.LogicalSwitch
+	layout     *lflow.Layout // the stage layout of the NB's release
+	// unmodelled names what the tracer cannot model on this release
+	// (the packet is then not traced); "" when all is modelled.
+	unmodelled string
 	res        expr.Resolver
 	ports      map[string]*nbdb.LogicalSwitchPort // by name
 	tables     map[tableKey][]*tflow
@@ -79,6 +83,7 @@ func newDPModel(v *nbview.View, id string, flows *lflow.Datapath, outport string
 		res:    withSvcMonitor{Resolver: r, mac: s.GlobalOption("svc_monitor_mac")},
 		ports:  map[string]*nbdb.LogicalSwitchPort{},
 		tables: map[tableKey][]*tflow{},
+		layout: layoutOf(s),
 	}
 	for _, p := range v.Ports(v.SwitchFlags(id)) {
 		d.ports[p.Name] = p
@@ -121,6 +126,7 @@ func (d *dpModel) addFlow(f lflow.Flow, origin string) *tflow {
 
 // add adds a modelled flow for a stage aclc does not compile.
 func (d *dpModel) add(st lflow.Stage, prio int, match, actions, source string) *tflow {
+	st = d.layout.Stage(st)
 	if !slices.Contains(d.modelled, st.Name()) {
 		d.modelled = append(d.modelled, st.Name())
 	}
@@ -132,6 +138,12 @@ func (d *dpModel) add(st lflow.Stage, prio int, match, actions, source string) *
 // balancers: these stages are not compiled by aclc, but their ct_lb_mark
 // is a conntrack recirculation the trace must follow.
 func (d *dpModel) modelLB(v *nbview.View) {
+	if d.layout != lflow.Layout2303 {
+		if len(v.SwitchLBs(d.ls, false)) > 0 {
+			d.unmodelled = fmt.Sprintf("switch %s has load balancers: aclc models their stages as northd 23.03 writes them only, the NB is OVN %s's", d.name, d.layout)
+		}
+		return
+	}
 	hasVIP := false
 	for _, lb := range v.SwitchLBs(d.ls, false) {
 		if len(lb.Vips) > 0 {
@@ -185,7 +197,14 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 		tf.f.Match = "1 /* --outport or the microflow's outport */"
 		return
 	}
-	d.add(lflow.InL2Lkup, 70, "eth.mcast", `outport = "_MC_flood"; output;`, "")
+	if d.layout == lflow.Layout2303 {
+		d.add(lflow.InL2Lkup, 70, "eth.mcast", `outport = "_MC_flood"; output;`, "")
+	} else {
+		// northd 24.03+ (build_mcast_flood_lswitch) floods multicast
+		// to _MC_flood_l2, without the router ports.
+		d.add(lflow.InL2Lkup, 71, "eth.mcast && ip", `outport = "_MC_flood_l2"; output;`, "")
+		d.add(lflow.InL2Lkup, 70, "eth.mcast", `outport = "_MC_flood_l2"; output;`, "")
+	}
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]
 		for _, a := range p.Addresses {
@@ -264,7 +283,7 @@ func parseMAC(s string) ([6]byte, error) {
 
 // parse parses the flow's match once, on first use: a trace only looks at
 // the flows of the tables it visits, so big NBs stay cheap to trace.
-func (tf *tflow) parse(r expr.Resolver) {
+func (tf *tflow) parse(d *expr.Dialect, r expr.Resolver) {
 	if tf.parsed || tf.always {
 		return
 	}
@@ -272,7 +291,7 @@ func (tf *tflow) parse(r expr.Resolver) {
 	if tf.err != nil {
 		return
 	}
-	if e, err := expr.Parse(tf.f.Match, r); err != nil {
+	if e, err := d.Parse(tf.f.Match, r); err != nil {
 		tf.err = fmt.Errorf("match does not parse (ovn-controller would not install the flow): %w", err)
 	} else {
 		tf.match = e
@@ -284,6 +303,10 @@ func (tf *tflow) parse(r expr.Resolver) {
 // dns_lookup() (it reports so and yields 0), so the response flow never
 // matches.
 func (d *dpModel) modelDNS(s *nbschema.Snapshot) {
+	if d.layout != lflow.Layout2303 && len(d.ls.DNSRecords) > 0 && d.unmodelled == "" {
+		d.unmodelled = fmt.Sprintf("switch %s has DNS records: aclc models ls_in_dns_lookup as northd 23.03 writes it only, the NB is OVN %s's", d.name, d.layout)
+		return
+	}
 	for _, id := range d.ls.DNSRecords {
 		if dns := s.DNS[id]; dns != nil && len(dns.Records) > 0 {
 			d.add(lflow.InDNSLookup, 100, "udp.dst == 53", "reg0[4] = dns_lookup(); next;", "")
@@ -342,4 +365,15 @@ func (d *dpModel) modelARP(v *nbview.View) {
 	if any {
 		d.add(lflow.InARPRsp, 0, "1", "next;", "")
 	}
+}
+
+// layoutOf returns the stage layout of the snapshot's release (23.03's
+// when the snapshot names none).
+func layoutOf(s *nbschema.Snapshot) *lflow.Layout {
+	if s.Release != nil {
+		if l, ok := lflow.LayoutFor(s.Release.Series()); ok {
+			return l
+		}
+	}
+	return lflow.Layout2303
 }

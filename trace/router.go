@@ -136,6 +136,11 @@ func (r *run) enterRouter(m *expr.Microflow, lrp string, super *Node) {
 		super.add(NodeError, fmt.Sprintf("*** unknown router port %q", lrp))
 		return
 	}
+	if r.dp.layout != lflow.Layout2303 {
+		// aclc models routers as northd 23.03 writes them only.
+		r.stopNotTraced(super, fmt.Sprintf("router %s: aclc traces routers of OVN 23.03 only, the NB is OVN %s's", rt.r.Name, r.dp.layout))
+		return
+	}
 	if len(rt.r.Unsupported) > 0 {
 		r.stopNotTraced(super, rt.r.Name+" "+rt.r.Unsupported[0].String())
 		return
