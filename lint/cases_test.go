@@ -20,6 +20,13 @@ var ruleCases = []struct {
 		{Rule: "default-drop-after-lb", Severity: "error", ACLs: []string{"allow-tcp"}, Switches: []string{"sw-broken"}, Offset: -1},
 		{Rule: "default-drop-after-lb", Severity: "warning", ACLs: []string{"allow-ip4"}, Switches: []string{"sw-partial"}, Offset: -1},
 	}},
+	// The same-priority overlap of two ACLs at different tiers is exactly
+	// the kind of answer the tiers-unmodelled errors warn about.
+	{"tiers-unmodelled.yaml", []got{
+		{Rule: "tiers-unmodelled", Severity: "error", ACLs: []string{"anp-pass"}, Offset: -1},
+		{Rule: "tiers-unmodelled", Severity: "error", ACLs: []string{"np-allow"}, Offset: -1},
+		{Rule: "same-priority-overlap", Severity: "warning", ACLs: []string{"anp-pass", "np-allow"}, Switches: []string{"sw0"}, Offset: -1},
+	}},
 	{"empty-set.yaml", []got{
 		{Rule: "empty-set", Severity: "warning", ACLs: []string{"allow-from-empty"}, Switches: []string{"sw0"}, Offset: 11},
 		{Rule: "missing-prereq", Severity: "info", ACLs: []string{"allow-from-empty"}, Switches: []string{"sw0"}, Offset: 0},

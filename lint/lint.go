@@ -99,6 +99,9 @@ const (
 	// RuleDefaultDropAfterLB: default_acl_drop=true dropping allowed
 	// traffic in ls_in_acl_after_lb.
 	RuleDefaultDropAfterLB = "default-drop-after-lb"
+	// RuleTiersUnmodelled: an ACL at a tier other than 0, or a pass ACL
+	// (OVN 23.06+), which lint's cross-ACL rules do not model yet.
+	RuleTiersUnmodelled = "tiers-unmodelled"
 )
 
 // ACLRef identifies an ACL in a finding.
