@@ -2,6 +2,7 @@ package compile
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -250,7 +251,7 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 	if lr.Copp != nil {
 		add(lflow.LRInIPInput, "copp")
 	}
-	for _, name := range slices.Sorted(mapKeys(r.Ports)) {
+	for _, name := range slices.Sorted(maps.Keys(r.Ports)) {
 		p := r.Ports[name]
 		switch {
 		case len(p.NB.GatewayChassis) > 0 || p.NB.HaChassisGroup != nil || p.NB.Options["redirect-chassis"] != "":
@@ -315,16 +316,6 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 var routerOptionsCompiled = map[string]bool{
 	"always_learn_from_arp_request": true, "dynamic_neigh_routers": true,
 	"mac_binding_age_threshold": true, "snat-ct-zone": true, "requested-tnl-key": true,
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // routerBuilder collects the flows of one router.
