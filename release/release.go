@@ -82,6 +82,9 @@ type Release struct {
 	// NBSchema is the version of its ovn-nb.ovsschema ("7.18.0"), which a
 	// live NB reports and detection goes by.
 	NBSchema string
+	// SBSchema is the version of its ovn-sb.ovsschema ("21.8.0"), which
+	// aclc checks a live SB against (compile --sb, verify).
+	SBSchema string
 	// Suite is the Debian suite whose ovn packages are this release
 	// ("bookworm" for the host, "trixie", "sid" for the release roots).
 	Suite string
@@ -97,9 +100,9 @@ type Release struct {
 
 // The supported releases.
 var (
-	OVN2303 = &Release{Version: MustVersion("23.03.1"), NBSchema: "7.0.0", Suite: "bookworm", Package: "23.03.1-1~deb12u2", Host: true}
-	OVN2503 = &Release{Version: MustVersion("25.03.0"), NBSchema: "7.11.0", Suite: "trixie", Package: "25.03.0-1"}
-	OVN2603 = &Release{Version: MustVersion("26.03.1"), NBSchema: "7.18.0", Suite: "sid", Package: "26.03.1-1", LTS: true}
+	OVN2303 = &Release{Version: MustVersion("23.03.1"), NBSchema: "7.0.0", SBSchema: "20.27.0", Suite: "bookworm", Package: "23.03.1-1~deb12u2", Host: true}
+	OVN2503 = &Release{Version: MustVersion("25.03.0"), NBSchema: "7.11.0", SBSchema: "20.41.0", Suite: "trixie", Package: "25.03.0-1"}
+	OVN2603 = &Release{Version: MustVersion("26.03.1"), NBSchema: "7.18.0", SBSchema: "21.8.0", Suite: "sid", Package: "26.03.1-1", LTS: true}
 )
 
 // all lists the supported releases, oldest first.
@@ -194,4 +197,26 @@ func ByNBSchema(v string) (*Release, error) {
 		}
 	}
 	return nil, &UnknownSchemaError{Version: v}
+}
+
+// UnknownSBSchemaError is an SB schema version that no supported release
+// has.
+type UnknownSBSchemaError struct{ Version string }
+
+func (e *UnknownSBSchemaError) Error() string {
+	var known []string
+	for _, r := range all {
+		known = append(known, fmt.Sprintf("%s (SB schema %s)", r.Name(), r.SBSchema))
+	}
+	return fmt.Sprintf("SB schema version %s belongs to no OVN release aclc supports (supported: %s)", e.Version, strings.Join(known, ", "))
+}
+
+// BySBSchema finds the release whose SB schema has version v ("21.8.0").
+func BySBSchema(v string) (*Release, error) {
+	for _, r := range all {
+		if r.SBSchema == v {
+			return r, nil
+		}
+	}
+	return nil, &UnknownSBSchemaError{Version: v}
 }

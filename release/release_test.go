@@ -44,6 +44,19 @@ func TestByNBSchema(t *testing.T) {
 	}
 }
 
+func TestBySBSchema(t *testing.T) {
+	for v, want := range map[string]*Release{"20.27.0": OVN2303, "20.41.0": OVN2503, "21.8.0": OVN2603} {
+		if got, err := BySBSchema(v); err != nil || got != want {
+			t.Errorf("BySBSchema(%q) = %v, %v; want %v", v, got, err, want)
+		}
+	}
+	_, err := BySBSchema("7.18.0")
+	var se *UnknownSBSchemaError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "7.18.0") || !strings.Contains(err.Error(), "26.03.1 (SB schema 21.8.0)") {
+		t.Fatalf("BySBSchema(7.18.0) = %v", err)
+	}
+}
+
 func TestDefaultIsNewestLTS(t *testing.T) {
 	if Default() != OVN2603 {
 		t.Fatalf("Default() = %v, want 26.03.1", Default())

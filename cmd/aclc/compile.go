@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/release"
+	"github.com/aclc/aclc/sbschema"
 )
 
 var compileOpts struct {
@@ -24,30 +26,47 @@ var compileOpts struct {
 	stages   []string
 	strict   bool
 	output   string
+	sb       string
+	chassis  chassisFlag
 }
 
 var compileCmd = &cobra.Command{
 	Use:   "compile [FIXTURE]",
-	Short: "Compile NB ACLs into the ACL-stage logical flows ovn-northd 23.03 writes",
+	Short: "Compile NB ACLs into the ACL-stage logical flows ovn-northd writes",
 	Long: `compile reads the Northbound database from a YAML fixture (FIXTURE) or a
 live NB (--nb, or OVN_NB_DB when no FIXTURE is given) and prints, for every
-logical switch, the flows of the ACL-related stages exactly as ovn-northd
-23.03 writes them, in 'ovn-sbctl lflow-list' format (default) or JSON.
+logical switch, the flows of the ACL-related stages exactly as the
+ovn-northd of the NB's OVN release writes them, in 'ovn-sbctl lflow-list'
+format (default) or JSON.
 
-Stages: ls_in_pre_acl, ls_in_pre_lb, ls_in_pre_stateful, ls_in_acl_hint,
-ls_in_acl, ls_in_acl_after_lb, ls_in_stateful, ls_out_pre_acl, ls_out_pre_lb,
-ls_out_pre_stateful, ls_out_acl_hint, ls_out_acl, ls_out_stateful.
+The release is --ovn-version, else a live NB's (detected from its schema
+version) or the fixture's ovn: key, else ` + release.Default().Series() + ` (the newest LTS);
+'aclc releases' lists them. The stages are that release's ACL stages
+(26.03: ls_in_pre_acl ... ls_in_network_function, ls_out_pre_acl ...
+ls_out_network_function; 23.03: ls_in_pre_acl, ls_in_pre_lb,
+ls_in_pre_stateful, ls_in_acl_hint, ls_in_acl, ls_in_acl_after_lb,
+ls_in_stateful and their ls_out_ counterparts).
 
 The datapath UUID printed in each "Datapath:" header is the NB
 Logical_Switch UUID (ovn-sbctl prints the SB Datapath_Binding UUID there).
 
+What northd reads besides the NB: the ids it allocated in the SB ACL_ID
+table for persist-established ACLs (25.03+) and the features of the
+chassis. Without --sb aclc allocates the ids 1, 2, ... in ACL UUID order
+(northd's equal these up to a renaming) and assumes every chassis feature,
+as northd does with no chassis; --chassis-lacks names features some
+chassis lack. With --sb it reads both from that live SB, which must be
+the NB's release, and prints exactly what northd wrote there.
+
 Matches are copied verbatim, as northd does, even when invalid; problems
 aclc detects are reported on stderr: empty matches, dangling $address_set
 or @port_group references (per switch, as OVN resolves them), matches
-OVN 23.03's parser rejects, and reject ACLs whose match northd wraps into
+the release's parser rejects, and reject ACLs whose match northd wraps into
 an invalid flow ((reg0[10] == 1) && A || B). With --strict they make aclc exit 1 and print nothing.`,
 	Example: `  aclc compile testdata/fixtures/seed-stateless.yaml
-  aclc compile --nb unix:/var/run/ovn/ovnnb_db.sock --datapath sw0 --stage ls_in_acl
+  aclc compile --nb unix:/var/run/ovn/ovnnb_db.sock --datapath sw0 --stage ls_in_acl_eval
+  aclc compile --nb unix:/var/run/ovn/ovnnb_db.sock --sb unix:/var/run/ovn/ovnsb_db.sock
+  aclc compile fixture.yaml --ovn-version 25.03 --chassis-lacks ovn-sample-with-registers
   aclc compile fixture.yaml --format json -o flows.json`,
 	Args: cobra.MaximumNArgs(1),
 	RunE: runCompile,
@@ -57,9 +76,11 @@ func init() {
 	f := compileCmd.Flags()
 	f.StringVar(&compileOpts.format, "format", "text", "output format: text (ovn-sbctl lflow-list) or json")
 	f.StringVar(&compileOpts.datapath, "datapath", "", "only this logical switch (name or UUID)")
-	f.StringSliceVar(&compileOpts.stages, "stage", nil, "only these stages (e.g. ls_in_acl; repeatable or comma-separated)")
+	f.StringSliceVar(&compileOpts.stages, "stage", nil, "only these stages, as the release names them (e.g. ls_in_acl_eval on 25.03+, ls_in_acl on 23.03; repeatable or comma-separated)")
 	f.BoolVar(&compileOpts.strict, "strict", false, "exit 1, printing no flows, if any problem is found")
 	f.StringVarP(&compileOpts.output, "output", "o", "-", "write the flows to this file (atomically) instead of stdout")
+	f.StringVar(&compileOpts.sb, "sb", "", "read the ACL ids northd allocated (persist-established, 25.03+) and the chassis features from this live SB (remote(s), comma-separated; it must be the NB's release)")
+	compileOpts.chassis.register(compileCmd)
 	compileNB.register(compileCmd)
 	compileNB.registerRelease(compileCmd)
 	rootCmd.AddCommand(compileCmd)
@@ -114,7 +135,11 @@ func runCompile(cmd *cobra.Command, args []string) error {
 	if compileOpts.datapath != "" && !hasSwitch(snap, compileOpts.datapath) {
 		return withCode(2, fmt.Errorf("--datapath: no logical switch named %q", compileOpts.datapath))
 	}
-	res := compile.Compile(snap)
+	opts, err := compileTarget(cmd, snap)
+	if err != nil {
+		return err
+	}
+	res := compile.CompileWith(snap, opts)
 	problems := append(res.Problems, compile.ValidateMatchesFor(snap, res.Flows, snap.Release)...)
 	for _, p := range problems {
 		fmt.Fprintf(os.Stderr, "aclc: %s: %s\n", severityWord(compileOpts.strict), p)
@@ -146,6 +171,36 @@ func runCompile(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	return writeOutput(compileOpts.output, buf.Bytes())
+}
+
+// compileTarget is what to compile snap for: its release, the chassis
+// features --chassis-lacks names, and with --sb the live SB's ACL ids and
+// chassis features, after checking that the SB is the NB's release.
+func compileTarget(cmd *cobra.Command, snap *nbschema.Snapshot) (compile.Options, error) {
+	lacking, err := compileOpts.chassis.lackingFor(snap)
+	if err != nil {
+		return compile.Options{}, err
+	}
+	if !cmd.Flags().Changed("sb") {
+		return compile.Options{Release: snap.Release, Lacking: lacking}, nil
+	}
+	sbo := sbOptions(compileOpts.sb, &compileNB)
+	sb, err := sbschema.DetectRelease(cmd.Context(), sbo)
+	if err != nil {
+		return compile.Options{}, fmt.Errorf("--sb: %w", err)
+	}
+	if err := sb.Check(snap.Release); err != nil {
+		if sb.Release != nil || compileNB.ovnVersion == "" {
+			return compile.Options{}, fmt.Errorf("--sb: %w", err)
+		}
+		slog.Warn("--ovn-version overrides the SB's release", "sb", sb.Remote, "schema", sb.Schema, "using", snap.Release.Name())
+	}
+	opts, err := liveTarget(cmd.Context(), sbo, snap, snap.Release, lacking)
+	if err != nil {
+		return compile.Options{}, fmt.Errorf("--sb: %w", err)
+	}
+	warnMissingACLIDs(snap, opts)
+	return opts, nil
 }
 
 func severityWord(strict bool) string {

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aclc/aclc/compile"
-	"github.com/aclc/aclc/internal/ovsdbconn"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/release"
@@ -46,24 +45,21 @@ The SB defaults to $OVN_SB_DB, else ` + sbschema.DefaultRemote + `; -p/-c/-C app
 		if err != nil {
 			return err
 		}
-		nbo := verifyNB.options()
-		sbo := ovsdbconn.Options{Remotes: verifySB,
-			PrivateKey: nbo.PrivateKey, Certificate: nbo.Certificate, CACert: nbo.CACert, Timeout: nbo.Timeout,
-			NoLeaderOnly: nbo.NoLeaderOnly}
+		sbo := sbOptions(verifySB, &verifyNB)
 		sb, err := sbschema.LoadLogicalSwitchFlows(ctx, sbo)
 		if err != nil {
 			return err
 		}
 		// Compile for the release whose northd wrote the SB (its flows'
-		// stage layout), with the ACL ids it allocated.
-		opts := compile.Options{Release: sbRelease(sb)}
+		// stage layout), with the ACL ids it allocated and the chassis
+		// features it found.
+		r := sbRelease(sb)
 		if given != nil {
-			opts.Release = given
+			r = given
 		}
-		if opts.Release.Has(release.PersistEstablished) {
-			if opts.ACLIDs, err = sbschema.LoadACLIDs(ctx, sbo); err != nil {
-				return err
-			}
+		opts, err := liveTarget(ctx, sbo, snap, r, compile.ChassisFeatures{})
+		if err != nil {
+			return err
 		}
 		if verifyDatapath != "" && !hasSwitch(snap, verifyDatapath) {
 			return withCode(2, fmt.Errorf("--datapath: no logical switch named %q in the NB", verifyDatapath))

@@ -53,6 +53,13 @@ func TestStartEachRelease(t *testing.T) {
 				if got := strings.TrimSpace(schema); got != r.NBSchema {
 					t.Errorf("NB schema %s, want %s", got, r.NBSchema)
 				}
+				schema, err = sb.Run(ctx, "ovsdb-client", "get-schema-version", sb.SB, "OVN_Southbound")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.TrimSpace(schema); got != r.SBSchema {
+					t.Errorf("SB schema %s, want %s", got, r.SBSchema)
+				}
 				name := "sw" + string(rune('0'+i))
 				if _, err := sb.NBCtl(ctx, "ls-add", name); err != nil {
 					t.Fatal(err)
