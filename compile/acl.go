@@ -153,7 +153,7 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 
 	if g.anySamples {
 		for _, acl := range g.v.AppliedACLs(od) {
-			for _, f := range g.aclSampleFlows(od, acl) {
+			for _, f := range g.aclSampleFlows(od.HasStatefulACL, acl) {
 				b.addFrom(f.stage, f.priority, f.match, f.actions, acl.UUID)
 			}
 		}

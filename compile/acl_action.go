@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"github.com/aclc/aclc/lflow"
-	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
 // aclPipes are the three ACL evaluations of a switch (ingress before and
@@ -34,31 +33,13 @@ type aclTiers [3]int
 // of returns the highest tier of eval stage st.
 func (t aclTiers) of(st lflow.Stage) int { return t[aclPipe(st)] }
 
-// maxACLTiers is update_ls_max_acl_tier over every ACL of the datapath.
+// maxACLTiers is update_ls_max_acl_tier over every ACL of the datapath
+// (the view's MaxTier), on releases with tiers.
 func (g *global) maxACLTiers(od *datapath) aclTiers {
-	var t aclTiers
 	if !g.r.verdicts {
-		return t
+		return aclTiers{}
 	}
-	see := func(acl *nbdb.ACL) {
-		tier := aclTier(acl)
-		if tier == 0 {
-			return
-		}
-		i := aclPipe(aclStage(acl))
-		t[i] = max(t[i], tier)
-	}
-	for _, acl := range od.ACLs {
-		see(acl)
-	}
-	for _, pg := range od.PortGroups {
-		for _, id := range pg.ACLs {
-			if acl, ok := g.s.ACLs[id]; ok {
-				see(acl)
-			}
-		}
-	}
-	return t
+	return aclTiers(od.MaxTier)
 }
 
 // buildACLActionLflows is build_acl_action_lflows (23.06+): each action

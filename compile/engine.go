@@ -56,11 +56,7 @@ type Engine struct {
 // source leaves them).
 func NewEngine(s *nbschema.Snapshot) *Engine { return NewEngineWith(s, Options{Release: s.Release}) }
 
-// NewEngineWith is NewEngine for opts.Release. The incremental paths
-// (per-switch rebuilds, the ACL fast path) follow 23.03's dependencies;
-// for a later release every batch recompiles in full (tiers, samples and
-// network functions make a switch's flows depend on more than they
-// track).
+// NewEngineWith is NewEngine for opts.Release.
 func NewEngineWith(s *nbschema.Snapshot, opts Options) *Engine {
 	e := &Engine{opts: opts}
 	e.reset(s)
@@ -70,6 +66,10 @@ func NewEngineWith(s *nbschema.Snapshot, opts Options) *Engine {
 func (e *Engine) reset(s *nbschema.Snapshot) {
 	e.g = newGlobal(nbview.NewIncremental(s))
 	e.g.target(e.opts)
+	// Rows come and go: compile every switch's sample flows, not only
+	// when some ACL has a sample now (build_acl_sample_flows makes none
+	// for an ACL without).
+	e.g.anySamples = e.g.r.sampling
 	e.dps = make(map[string]*dpFlows, len(s.Switches))
 	e.probs = make(map[string][]Problem, len(s.Switches))
 	e.flags = make(map[string]dpFlags, len(s.Switches))
@@ -172,7 +172,7 @@ func (e *Engine) Row(table, uuid string) model.Model {
 
 // globalOptionKeys are the NB_Global options the compiler reads.
 var globalOptionKeys = []string{"use_ct_inv_match", "default_acl_drop", "controller_event",
-	"debug_drop_collector_set", "debug_drop_domain_id", "install_ls_lb_from_router"}
+	"debug_drop_collector_set", "debug_drop_domain_id", "install_ls_lb_from_router", "acl_ct_translation"}
 
 func globalOptions(g *nbdb.NBGlobal) []string {
 	out := make([]string, len(globalOptionKeys))
@@ -257,8 +257,10 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 			d.Full = true
 		}
 	}
-	if e.g.r.verdicts {
-		d.Full = true // see NewEngineWith
+	for _, st := range steps {
+		if e.fullRebuild(st.t.Name, st.old, st.new) {
+			d.Full = true
+		}
 	}
 	// With install_ls_lb_from_router, a switch's load balancers include
 	// those of the routers it connects to, which the indexes do not
@@ -462,7 +464,7 @@ func (e *Engine) recompile(ids []string) {
 			dp.Flows = slices.Clone(dp.Flows)
 		}
 		od := e.g.v.Switch(ids[i])
-		res[i] = result{dp, probs, flagsOf(od)}
+		res[i] = result{dp, probs, e.g.flagsOf(od)}
 	}
 	par.For(len(ids), 8, one)
 	for i, id := range ids {

@@ -16,10 +16,13 @@ import (
 // them, the switch's ports and rows other than ACLs.
 type dpFlags struct {
 	hasACLs, hasStateful, hasLBVIP bool
+	// tiers: the highest ACL tier of each ACL stage (23.06+), on which
+	// every ACL flow and the action stages depend.
+	tiers aclTiers
 }
 
-func flagsOf(od *datapath) dpFlags {
-	return dpFlags{od.HasACLs, od.HasStatefulACL, od.HasLBVIP}
+func (g *global) flagsOf(od *datapath) dpFlags {
+	return dpFlags{od.HasACLs, od.HasStatefulACL, od.HasLBVIP, g.maxACLTiers(od)}
 }
 
 // needCT reports whether the switch's traffic goes through conntrack.
@@ -50,6 +53,7 @@ func (e *Engine) newACLPatch(changes []rowChange) *aclPatch {
 			p.acls[id] = [2]*nbdb.ACL{a, a}
 		}
 	}
+
 	for _, ch := range changes {
 		switch ch.table {
 		case nbdb.AddressSetTable:
@@ -78,7 +82,10 @@ func (e *Engine) newACLPatch(changes []rowChange) *aclPatch {
 			return nil
 		}
 	}
-	for id := range p.acls {
+	for id, rows := range p.acls {
+		if e.g.aclNeedsRebuild(rows[0]) || e.g.aclNeedsRebuild(rows[1]) {
+			return nil
+		}
 		p.oldDPs[id] = e.aclDPs(id)
 	}
 	return p
@@ -168,21 +175,23 @@ func (e *Engine) aclOnDP(id, sw string) bool {
 }
 
 // aclDPFlows returns every flow ACL a adds to a switch with flags fl: its
-// pre-ACL stateless filter (buildStatelessFilters) and its ACL-stage
-// flows (consider_acl).
+// pre-ACL stateless filter (buildStatelessFilters), its ACL-stage flows
+// (consider_acl) and, from 24.09, its sample-stage flows
+// (build_acl_sample_flows).
 func (g *global) aclDPFlows(a *nbdb.ACL, fl dpFlags) []lflow.Flow {
 	var out []lflow.Flow
-	if a.Action == "allow-stateless" && (fl.hasStateful || fl.hasLBVIP) {
-		st := lflow.OutPreACL
-		if a.Direction == "from-lport" {
-			st = lflow.InPreACL
+	lay := g.r.layout
+	if fl.hasStateful || fl.hasLBVIP {
+		if f, ok := statelessFilter(a); ok {
+			f.Stage = lay.Stage(f.Stage)
+			out = append(out, f)
 		}
-		out = append(out, lflow.Flow{Stage: st, Priority: a.Priority + aclPriorityOffset, Match: a.Match,
-			Actions: regbitACLStateless + " = 1; next;", Source: a.UUID})
 	}
-	// The engine compiles for 23.03 (no tiers; kinds are its stages).
-	for _, f := range g.aclFlows(a, fl.hasStateful || fl.hasLBVIP, aclTiers{}) {
-		out = append(out, lflow.Flow{Stage: f.stage, Priority: f.priority, Match: f.match, Actions: f.actions, Source: a.UUID})
+	for _, f := range g.aclFlows(a, fl.hasStateful || fl.hasLBVIP, fl.tiers) {
+		out = append(out, lflow.Flow{Stage: lay.Stage(f.stage), Priority: f.priority, Match: f.match, Actions: f.actions, Source: a.UUID})
+	}
+	for _, f := range g.aclSampleFlows(fl.hasStateful, a) {
+		out = append(out, lflow.Flow{Stage: lay.Stage(f.stage), Priority: f.priority, Match: f.match, Actions: f.actions, Source: a.UUID})
 	}
 	return out
 }
@@ -209,7 +218,7 @@ func (e *Engine) patchACLs(p *aclPatch, ids []string) ([]string, map[string]Data
 			continue
 		}
 		od := g.v.SwitchFlags(sw)
-		fl := flagsOf(od)
+		fl := g.flagsOf(od)
 		if fl != e.flags[sw] {
 			slow = append(slow, sw)
 			continue

@@ -14,6 +14,7 @@ import (
 	"github.com/aclc/aclc/nbgen"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
 // Params50k is the issue's scale NB: 50k ACLs, 500 switches, 2,500 port
@@ -30,7 +31,7 @@ func params50k() nbgen.Params {
 // NB_Global.nb_cfg, as `ovn-nbctl --wait` and CMSs do in the same
 // transaction.
 func benchACLChange(b *testing.B, p nbgen.Params, onPG, nbCfg bool) {
-	benchACLChangeCache(b, p, onPG, nbCfg, false)
+	benchACLChangeCache(b, p, nil, onPG, nbCfg, false)
 }
 
 // thrash evicts the CPU caches, as ovn-northd's multi-second recompute on
@@ -48,8 +49,9 @@ func thrash() {
 	debug.FreeOSMemory()
 }
 
-func benchACLChangeCache(b *testing.B, p nbgen.Params, onPG, nbCfg, cold bool) {
+func benchACLChangeCache(b *testing.B, p nbgen.Params, rel *release.Release, onPG, nbCfg, cold bool) {
 	snap := nbgen.Generate(p)
+	snap.Release = rel
 	snap.Global = &nbdb.NBGlobal{UUID: nbschema.DerivedUUID(nbdb.NBGlobalTable, ""), Options: map[string]string{}}
 	// Many targets, spread over the NB: each change hits other switches,
 	// whose flows are not in the CPU caches, as in a live NB.
@@ -100,6 +102,8 @@ func benchACLChangeCache(b *testing.B, p nbgen.Params, onPG, nbCfg, cold bool) {
 	// than about the engine: report the median and the minimum too.
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "median-µs")
+	b.ReportMetric(float64(lat[len(lat)*9/10].Microseconds()), "p90-µs")
+	b.ReportMetric(float64(lat[len(lat)-1].Microseconds()), "max-µs")
 	b.ReportMetric(float64(lat[0].Microseconds()), "min-µs")
 	slices.Sort(cpu)
 	b.ReportMetric(float64(cpu[len(cpu)/2].Microseconds()), "cpu-median-µs")
@@ -121,7 +125,7 @@ func BenchmarkEngineACLChange50k(b *testing.B) { benchACLChange(b, params50k(), 
 // caches evicted and the free heap returned to the OS before each one, as
 // inside a watcher whose host also runs northd.
 func BenchmarkEngineACLChangeCold50k(b *testing.B) {
-	benchACLChangeCache(b, params50k(), true, false, true)
+	benchACLChangeCache(b, params50k(), nil, true, false, true)
 }
 
 // BenchmarkEngineACLChangeNbCfg50k: the same with an nb_cfg bump in the
@@ -130,3 +134,19 @@ func BenchmarkEngineACLChangeNbCfg50k(b *testing.B) { benchACLChange(b, params50
 
 // BenchmarkEngineSwitchACLChange50k: one switch ACL changed in the 50k NB.
 func BenchmarkEngineSwitchACLChange50k(b *testing.B) { benchACLChange(b, params50k(), false, false) }
+
+// BenchmarkEngineACLChange50k2603 and BenchmarkEngineACLChange50k2503:
+// one port group ACL changed in the 50k NB, compiled for OVN 26.03.1 and
+// 25.03.0.
+func BenchmarkEngineACLChange50k2603(b *testing.B) {
+	benchACLChangeCache(b, params50k(), release.OVN2603, true, false, false)
+}
+
+func BenchmarkEngineACLChange50k2503(b *testing.B) {
+	benchACLChangeCache(b, params50k(), release.OVN2503, true, false, false)
+}
+
+// BenchmarkEngineSwitchACLChange50k2603: one switch ACL changed, 26.03.1.
+func BenchmarkEngineSwitchACLChange50k2603(b *testing.B) {
+	benchACLChangeCache(b, params50k(), release.OVN2603, false, false, false)
+}

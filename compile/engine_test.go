@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
@@ -20,33 +21,16 @@ import (
 // cloneSnapshot deep-copies every row of s.
 func cloneSnapshot(s *nbschema.Snapshot) *nbschema.Snapshot {
 	out := nbschema.NewSnapshot()
-	if s.Global != nil {
-		out.Global = model.Clone(s.Global).(*nbdb.NBGlobal)
+	for _, t := range nbschema.Tables() {
+		for id, row := range t.Rows(s) {
+			t.Set(out, id, model.Clone(row))
+		}
 	}
-	cloneMap(out.Switches, s.Switches)
-	cloneMap(out.Ports, s.Ports)
-	cloneMap(out.PortGroups, s.PortGroups)
-	cloneMap(out.AddressSets, s.AddressSets)
-	cloneMap(out.ACLs, s.ACLs)
-	cloneMap(out.LoadBalancers, s.LoadBalancers)
-	cloneMap(out.LBGroups, s.LBGroups)
-	cloneMap(out.Meters, s.Meters)
-	cloneMap(out.MeterBands, s.MeterBands)
-	cloneMap(out.Copps, s.Copps)
-	cloneMap(out.DHCPOptions, s.DHCPOptions)
-	cloneMap(out.DNS, s.DNS)
-	cloneMap(out.Routers, s.Routers)
-	cloneMap(out.RouterPorts, s.RouterPorts)
 	for k, v := range s.Origin {
 		out.Origin[k] = v
 	}
+	out.Release = s.Release
 	return out
-}
-
-func cloneMap[T model.Model](dst, src map[string]T) {
-	for k, v := range src {
-		dst[k] = model.Clone(v).(T)
-	}
 }
 
 func text(t testing.TB, l *lflow.Listing) string {
@@ -63,9 +47,13 @@ func text(t testing.TB, l *lflow.Listing) string {
 type mutator struct {
 	r       *rand.Rand
 	s       *nbschema.Snapshot
+	rel     *release.Release // what the NB may use (nil: 23.03.1)
 	n       int
 	changed map[[2]string]bool
 }
+
+// has reports whether the mutator's release has feature f.
+func (m *mutator) has(f release.Feature) bool { return m.rel != nil && m.rel.Has(f) }
 
 func (m *mutator) id(table string) string {
 	m.n++
@@ -109,7 +97,11 @@ func (m *mutator) portName() string {
 
 func (m *mutator) mutateACL(a *nbdb.ACL) {
 	r := m.r
-	switch r.IntN(9) {
+	n := 9
+	if m.rel != nil && m.rel.Has(release.ACLTier) {
+		n = 14
+	}
+	switch r.IntN(n) {
 	case 0:
 		a.Action = actions[r.IntN(len(actions))]
 	case 1:
@@ -154,6 +146,8 @@ func (m *mutator) mutateACL(a *nbdb.ACL) {
 		}
 	case 8:
 		a.Action = "allow-stateless"
+	default:
+		m.mutateACLRelease(a)
 	}
 	if a.Match == "" {
 		a.Match = "ip4"
@@ -198,7 +192,11 @@ func (m *mutator) deletePort(id string) {
 
 func (m *mutator) step() {
 	r, s := m.r, m.s
-	switch r.IntN(23) {
+	n := 23
+	if m.rel != nil && m.rel.Has(release.ACLTier) {
+		n = 30
+	}
+	switch r.IntN(n) {
 	case 0, 1: // add an ACL to a switch or a port group
 		a := m.newACL()
 		if r.IntN(2) == 0 {
@@ -513,6 +511,8 @@ func (m *mutator) step() {
 			slices.Sort(ls.Ports)
 		}
 		m.touch(nbdb.LogicalSwitchTable, sid)
+	default:
+		m.stepRelease()
 	}
 }
 
@@ -523,54 +523,17 @@ func (m *mutator) changes() []compile.RowChange {
 	for k := range m.changed {
 		keys = append(keys, k)
 	}
+	slices.SortFunc(keys, func(a, b [2]string) int { return strings.Compare(a[0]+a[1], b[0]+b[1]) })
 	m.r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 	for _, k := range keys {
 		var row model.Model
-		s := m.s
-		switch k[0] {
-		case nbdb.NBGlobalTable:
-			if s.Global != nil {
-				row = s.Global
-			}
-		case nbdb.LogicalSwitchTable:
-			row = get(s.Switches, k[1])
-		case nbdb.LogicalSwitchPortTable:
-			row = get(s.Ports, k[1])
-		case nbdb.PortGroupTable:
-			row = get(s.PortGroups, k[1])
-		case nbdb.AddressSetTable:
-			row = get(s.AddressSets, k[1])
-		case nbdb.ACLTable:
-			row = get(s.ACLs, k[1])
-		case nbdb.LoadBalancerTable:
-			row = get(s.LoadBalancers, k[1])
-		case nbdb.LoadBalancerGroupTable:
-			row = get(s.LBGroups, k[1])
-		case nbdb.MeterTable:
-			row = get(s.Meters, k[1])
-		case nbdb.DHCPOptionsTable:
-			row = get(s.DHCPOptions, k[1])
-		case nbdb.DNSTable:
-			row = get(s.DNS, k[1])
-		case nbdb.LogicalRouterTable:
-			row = get(s.Routers, k[1])
-		case nbdb.LogicalRouterPortTable:
-			row = get(s.RouterPorts, k[1])
-		}
-		if row != nil {
-			row = model.Clone(row)
+		if r, ok := nbschema.TableByName(k[0]).Row(m.s, k[1]); ok {
+			row = model.Clone(r)
 		}
 		out = append(out, compile.RowChange{Table: k[0], UUID: k[1], Row: row})
 	}
 	m.changed = map[[2]string]bool{}
 	return out
-}
-
-func get[T model.Model](m map[string]T, id string) model.Model {
-	if v, ok := m[id]; ok {
-		return v
-	}
-	return nil
 }
 
 // baseNB is a small generated NB with every kind of row the mutator
@@ -595,11 +558,19 @@ func TestEngineProperty(t *testing.T) {
 	engineProperty(t, compile.Options{}, seeds, batches)
 }
 
-// TestEngineReleases is TestEngineProperty for the releases whose engine
-// recompiles in full: the deltas must still add up to CompileWith.
+// TestEngineReleases is TestEngineProperty for every later release, with
+// changes of the inputs it adds (tiers, pass, samples, persist-established,
+// network functions, its options).
 func TestEngineReleases(t *testing.T) {
-	for _, r := range []*release.Release{release.OVN2503, release.OVN2603} {
-		t.Run(r.Series(), func(t *testing.T) { engineProperty(t, compile.Options{Release: r}, 2, 40) })
+	seeds, batches := 8, 200
+	if testing.Short() {
+		seeds, batches = 3, 100
+	}
+	for _, r := range release.All() {
+		if r == release.OVN2303 {
+			continue
+		}
+		t.Run(r.Series(), func(t *testing.T) { engineProperty(t, compile.Options{Release: r}, seeds, batches) })
 	}
 }
 
@@ -607,12 +578,13 @@ func engineProperty(t *testing.T, opts compile.Options, seeds, batches int) {
 	for seed := range uint64(seeds) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			truth := baseNB(seed + 1)
+			seedRelease(truth, opts.Release)
 			e := compile.NewEngineWith(cloneSnapshot(truth), opts)
 			prev := e.Listing()
 			if got, want := text(t, prev), text(t, compile.CompileWith(cloneSnapshot(truth), opts).Flows); got != want {
 				t.Fatalf("initial engine state differs from Compile")
 			}
-			m := &mutator{r: rand.New(rand.NewPCG(seed, 99)), s: truth, changed: map[[2]string]bool{}}
+			m := &mutator{r: rand.New(rand.NewPCG(seed, 99)), s: truth, rel: opts.Release, changed: map[[2]string]bool{}}
 			for b := range batches {
 				for range 1 + m.r.IntN(3) {
 					m.step()

@@ -20,17 +20,18 @@ func replyStage(st lflow.Stage) lflow.Stage {
 }
 
 // aclSampleFlows is build_acl_sample_flows (24.09+): the sample-stage
-// flows of an ACL with sample_new or, on a switch with stateful ACLs, an
+// flows of an ACL with sample_new or, on a switch with stateful ACLs (not
+// merely load balancer VIPs), an
 // allow-related ACL with sample_est. Like northd with no chassis (or
 // chassis that all support it), a sample with one collector uses the
 // register-based generic flows (sample_with_reg).
-func (g *global) aclSampleFlows(od *datapath, acl *nbdb.ACL) []aclFlow {
-	if !g.r.sampling {
+func (g *global) aclSampleFlows(hasStatefulACL bool, acl *nbdb.ACL) []aclFlow {
+	if !g.r.sampling || (acl.SampleNew == nil && acl.SampleEst == nil) {
 		return nil
 	}
 	sNew, sEst := g.aclSample(acl, true), g.aclSample(acl, false)
-	sampleEst := od.HasStatefulACL && sEst != nil && acl.Action == "allow-related"
-	stateful := od.HasStatefulACL && acl.Action != "allow-stateless"
+	sampleEst := hasStatefulACL && sEst != nil && acl.Action == "allow-related"
+	stateful := hasStatefulACL && acl.Action != "allow-stateless"
 	if sNew == nil && !sampleEst {
 		return nil
 	}

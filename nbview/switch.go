@@ -33,6 +33,21 @@ type Flags struct {
 	HasACLs        bool // the switch or a port group present on it lists an ACL
 	HasStatefulACL bool // one of those ACLs is allow-related
 	HasLBVIP       bool // a load balancer of the switch has a VIP
+	// MaxTier is the highest tier of those ACLs in each stage (northd's
+	// update_ls_max_acl_tier; 0 on releases without tiers, whose ACLs
+	// have none).
+	MaxTier Tiers
+}
+
+// Tiers holds a highest ACL tier per stage.
+type Tiers [NumStages]int
+
+// see raises t to acl's tier in its stage.
+func (t *Tiers) see(acl *nbdb.ACL) {
+	if acl.Tier > 0 {
+		st := StageOf(acl)
+		t[st] = max(t[st], acl.Tier)
+	}
 }
 
 // Stateful reports whether the switch's traffic goes through conntrack:
@@ -83,24 +98,22 @@ func (v *View) SwitchFlags(id string) *Switch {
 	for _, pgID := range v.switchPGs[id] {
 		sw.PortGroups = append(sw.PortGroups, v.s.PortGroups[pgID])
 	}
-	// ls_get_acl_flags; like northd, stop at the first allow-related ACL
-	// (it implies has_acls).
+	// ls_get_acl_flags (an allow-related ACL implies has_acls) and
+	// update_ls_max_acl_tier.
 	for _, a := range ls.ACLs {
 		if acl, ok := v.s.ACLs[a]; ok {
 			sw.HasACLs = true
-			if IsStateful(acl) {
-				sw.HasStatefulACL = true
-				break
-			}
+			sw.HasStatefulACL = sw.HasStatefulACL || IsStateful(acl)
+			sw.MaxTier.see(acl)
 		}
 	}
 	for _, pg := range sw.PortGroups {
-		if sw.HasStatefulACL {
-			break
-		}
 		f := v.pgFacts[pg.UUID]
 		sw.HasACLs = sw.HasACLs || f.hasACLs
-		sw.HasStatefulACL = f.hasStateful
+		sw.HasStatefulACL = sw.HasStatefulACL || f.hasStateful
+		for i, t := range f.maxTier {
+			sw.MaxTier[i] = max(sw.MaxTier[i], t)
+		}
 	}
 	sw.HasLBVIP = len(v.SwitchLBs(ls, true)) > 0
 	return sw

@@ -46,6 +46,7 @@ type View struct {
 // pgFacts are the facts of one port group's ACL list.
 type pgFacts struct {
 	hasACLs, hasStateful bool
+	maxTier              Tiers // the highest tier of its ACLs per stage
 }
 
 // New builds the view of s. The view reads s; s must not change while the
@@ -127,10 +128,14 @@ func (v *View) Snapshot() *nbschema.Snapshot { return v.s }
 func (v *View) portGroupFacts(pg *nbdb.PortGroup) pgFacts {
 	f := pgFacts{hasACLs: len(pg.ACLs) > 0}
 	for _, a := range pg.ACLs {
-		if acl, ok := v.s.ACLs[a]; ok && acl.Action == "allow-related" {
-			f.hasStateful = true
-			break
+		acl, ok := v.s.ACLs[a]
+		if !ok {
+			continue
 		}
+		if acl.Action == "allow-related" {
+			f.hasStateful = true
+		}
+		f.maxTier.see(acl)
 	}
 	return f
 }

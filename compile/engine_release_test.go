@@ -1,0 +1,281 @@
+package compile_test
+
+import (
+	"fmt"
+
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
+)
+
+// The mutator's changes of the NB inputs that releases after 23.03 add:
+// tiers, pass, samples and their collectors and apps, persist-established,
+// network functions, enable-stateless-acl-with-lb, acl_ct_translation.
+
+// pickRef returns the UUID of a random row of mp, a dangling UUID, or nil.
+func pickRef[T any](m *mutator, table string, mp map[string]T) *string {
+	switch m.r.IntN(5) {
+	case 0:
+		return nil
+	case 1:
+		id := nbschema.DerivedUUID(table, "dangling")
+		return &id
+	}
+	id, _, ok := pick(m.r, mp)
+	if !ok {
+		return nil
+	}
+	return &id
+}
+
+// mutateACLRelease changes a column or option of a that a later release
+// reads (a tier change when the release has none of them).
+func (m *mutator) mutateACLRelease(a *nbdb.ACL) {
+	r, s := m.r, m.s
+	switch r.IntN(6) {
+	case 0:
+		if m.has(release.ACLPass) {
+			a.Action = "pass"
+			return
+		}
+	case 1:
+		if m.has(release.ACLSample) {
+			if r.IntN(2) == 0 {
+				a.SampleNew = pickRef(m, nbdb.SampleTable, s.Samples)
+			} else {
+				a.SampleEst = pickRef(m, nbdb.SampleTable, s.Samples)
+			}
+			return
+		}
+	case 2:
+		if m.has(release.PersistEstablished) {
+			opts := map[string]string{}
+			for k, v := range a.Options {
+				opts[k] = v
+			}
+			if opts["persist-established"] == "true" {
+				delete(opts, "persist-established")
+			} else {
+				opts["persist-established"] = "true"
+				if r.IntN(2) == 0 {
+					a.Action = "allow-related"
+				}
+			}
+			a.Options = opts
+			return
+		}
+	case 3:
+		if m.has(release.NetworkFunction) {
+			a.NetworkFunctionGroup = pickRef(m, nbdb.NetworkFunctionGroupTable, s.NetworkFunctionGroups)
+			if r.IntN(2) == 0 {
+				a.Action = "allow-related"
+			}
+			return
+		}
+	}
+	a.Tier = r.IntN(4)
+}
+
+// stepRelease makes one change of a row or option only later releases
+// read (an ACL tier change when the release has none of them).
+func (m *mutator) stepRelease() {
+	r, s := m.r, m.s
+	switch r.IntN(8) {
+	case 0: // Sample
+		if !m.has(release.ACLSample) {
+			break
+		}
+		id, smp, ok := pick(r, s.Samples)
+		switch {
+		case !ok || r.IntN(3) == 0:
+			smp = &nbdb.Sample{UUID: m.id(nbdb.SampleTable), Metadata: 1 + r.IntN(4)}
+			id = smp.UUID
+			s.Samples[id] = smp
+		case r.IntN(4) == 0:
+			delete(s.Samples, id)
+			m.touch(nbdb.SampleTable, id)
+			return
+		default:
+			smp.Metadata = 1 + r.IntN(4)
+		}
+		smp.Collectors = nil
+		for cid := range s.SampleCollectors {
+			if r.IntN(2) == 0 {
+				smp.Collectors = append(smp.Collectors, cid)
+			}
+		}
+		nbschema.TableByName(nbdb.SampleTable).SortSets(smp)
+		m.touch(nbdb.SampleTable, id)
+		return
+	case 1: // Sample_Collector
+		if !m.has(release.ACLSample) {
+			break
+		}
+		id, c, ok := pick(r, s.SampleCollectors)
+		if !ok || r.IntN(3) == 0 {
+			c = &nbdb.SampleCollector{UUID: m.id(nbdb.SampleCollectorTable), Name: "c"}
+			id = c.UUID
+			s.SampleCollectors[id] = c
+		} else if r.IntN(5) == 0 {
+			delete(s.SampleCollectors, id)
+			m.touch(nbdb.SampleCollectorTable, id)
+			return
+		}
+		c.ID, c.SetID, c.Probability = 1+r.IntN(3), []int{1, 2, 300}[r.IntN(3)], []int{65535, 100}[r.IntN(2)]
+		m.touch(nbdb.SampleCollectorTable, id)
+		return
+	case 2: // Sampling_App
+		if !m.has(release.ACLSample) {
+			break
+		}
+		id, app, ok := pick(r, s.SamplingApps)
+		if !ok || r.IntN(3) == 0 {
+			app = &nbdb.SamplingApp{UUID: m.id(nbdb.SamplingAppTable)}
+			id = app.UUID
+			s.SamplingApps[id] = app
+		} else if r.IntN(4) == 0 {
+			delete(s.SamplingApps, id)
+			m.touch(nbdb.SamplingAppTable, id)
+			return
+		}
+		app.Type = []string{nbdb.SamplingAppTypeACLNew, nbdb.SamplingAppTypeACLEst, nbdb.SamplingAppTypeDrop}[r.IntN(3)]
+		app.ID = 1 + r.IntN(3)
+		m.touch(nbdb.SamplingAppTable, id)
+		return
+	case 3: // Network_Function_Group
+		if !m.has(release.NetworkFunction) {
+			break
+		}
+		id, g, ok := pick(r, s.NetworkFunctionGroups)
+		if !ok || r.IntN(3) == 0 {
+			g = &nbdb.NetworkFunctionGroup{UUID: m.id(nbdb.NetworkFunctionGroupTable), Name: "nfg", Mode: nbdb.NetworkFunctionGroupModeInline}
+			id = g.UUID
+			s.NetworkFunctionGroups[id] = g
+		}
+		g.ID = 1 + r.IntN(3)
+		g.Fallback = nil
+		if r.IntN(2) == 0 {
+			f := []string{nbdb.NetworkFunctionGroupFallbackFailOpen, nbdb.NetworkFunctionGroupFallbackFailClose}[r.IntN(2)]
+			g.Fallback = &f
+		}
+		g.NetworkFunction = nil
+		for nf := range s.NetworkFunctions {
+			if r.IntN(2) == 0 {
+				g.NetworkFunction = append(g.NetworkFunction, nf)
+			}
+		}
+		nbschema.TableByName(nbdb.NetworkFunctionGroupTable).SortSets(g)
+		g.NetworkFunctionActive = pickRef(m, nbdb.NetworkFunctionTable, s.NetworkFunctions)
+		m.touch(nbdb.NetworkFunctionGroupTable, id)
+		return
+	case 4: // Network_Function and its health check
+		if !m.has(release.NetworkFunction) {
+			break
+		}
+		id, nf, ok := pick(r, s.NetworkFunctions)
+		if !ok || r.IntN(3) == 0 {
+			nf = &nbdb.NetworkFunction{UUID: m.id(nbdb.NetworkFunctionTable), Name: "nf"}
+			id = nf.UUID
+			s.NetworkFunctions[id] = nf
+		} else if r.IntN(5) == 0 {
+			delete(s.NetworkFunctions, id)
+			m.touch(nbdb.NetworkFunctionTable, id)
+			return
+		}
+		nf.ID = 1 + r.IntN(3)
+		if p := pickRef(m, nbdb.LogicalSwitchPortTable, s.Ports); p != nil {
+			nf.Inport = *p
+		}
+		if p := pickRef(m, nbdb.LogicalSwitchPortTable, s.Ports); p != nil {
+			nf.Outport = *p
+		}
+		nf.HealthCheck = nil
+		if r.IntN(4) == 0 {
+			hc := &nbdb.NetworkFunctionHealthCheck{UUID: m.id(nbdb.NetworkFunctionHealthCheckTable), Name: "hc"}
+			s.NetworkFunctionHealths[hc.UUID] = hc
+			m.touch(nbdb.NetworkFunctionHealthCheckTable, hc.UUID)
+			nf.HealthCheck = &hc.UUID
+		}
+		m.touch(nbdb.NetworkFunctionTable, id)
+		return
+	case 5: // switch options of later releases
+		id, ls, ok := pick(r, s.Switches)
+		if !ok {
+			return
+		}
+		oc := map[string]string{}
+		for k, v := range ls.OtherConfig {
+			oc[k] = v
+		}
+		if m.has(release.StatelessACLWithLB) && r.IntN(2) == 0 {
+			if oc["enable-stateless-acl-with-lb"] == "true" {
+				delete(oc, "enable-stateless-acl-with-lb")
+			} else {
+				oc["enable-stateless-acl-with-lb"] = "true"
+			}
+		} else if m.rel != nil && m.rel.Version.Compare(release.MustVersion("26.03.1")) >= 0 {
+			oc["dynamic-routing-vni"] = []string{"", "100", "nope"}[r.IntN(3)]
+		}
+		ls.OtherConfig = oc
+		m.touch(nbdb.LogicalSwitchTable, id)
+		return
+	case 6: // NB_Global options of later releases
+		if !m.has(release.ACLCtTranslation) {
+			break
+		}
+		if s.Global == nil {
+			s.Global = &nbdb.NBGlobal{UUID: m.id(nbdb.NBGlobalTable), Options: map[string]string{}}
+		}
+		opts := map[string]string{}
+		for k, v := range s.Global.Options {
+			opts[k] = v
+		}
+		opts["acl_ct_translation"] = fmt.Sprint(r.IntN(2) == 0)
+		s.Global.Options = opts
+		m.touch(nbdb.NBGlobalTable, s.Global.UUID)
+		return
+	}
+	// A tier change of an existing ACL (the first tier != 0 of a switch
+	// flips its tier loops on).
+	if id, a, ok := pick(r, s.ACLs); ok {
+		if m.has(release.ACLTier) {
+			a.Tier = r.IntN(4)
+		} else {
+			m.mutateACL(a)
+		}
+		m.touch(nbdb.ACLTable, id)
+	}
+}
+
+// seedRelease adds to a generated NB the rows of rel's later features, so
+// that ACL mutations have samples and network function groups to name.
+func seedRelease(s *nbschema.Snapshot, rel *release.Release) {
+	if rel == nil {
+		return
+	}
+	if rel.Has(release.ACLSample) {
+		for i := range 2 {
+			c := &nbdb.SampleCollector{UUID: nbschema.DerivedUUID(nbdb.SampleCollectorTable, fmt.Sprint(i)), ID: i + 1, SetID: 1 + 299*i, Probability: 65535, Name: "c"}
+			s.SampleCollectors[c.UUID] = c
+			smp := &nbdb.Sample{UUID: nbschema.DerivedUUID(nbdb.SampleTable, fmt.Sprint(i)), Metadata: 10 + i, Collectors: []string{c.UUID}}
+			s.Samples[smp.UUID] = smp
+		}
+		for i, typ := range []string{nbdb.SamplingAppTypeACLNew, nbdb.SamplingAppTypeACLEst} {
+			app := &nbdb.SamplingApp{UUID: nbschema.DerivedUUID(nbdb.SamplingAppTable, typ), Type: typ, ID: 2 + i}
+			s.SamplingApps[app.UUID] = app
+		}
+	}
+	if rel.Has(release.NetworkFunction) {
+		ports := nbschema.SortedKeys(s.Ports)
+		var nfs []string
+		for i := range 2 {
+			nf := &nbdb.NetworkFunction{UUID: nbschema.DerivedUUID(nbdb.NetworkFunctionTable, fmt.Sprint(i)), Name: "nf", ID: i + 1,
+				Inport: ports[2*i], Outport: ports[2*i+1]}
+			s.NetworkFunctions[nf.UUID] = nf
+			nfs = append(nfs, nf.UUID)
+		}
+		g := &nbdb.NetworkFunctionGroup{UUID: nbschema.DerivedUUID(nbdb.NetworkFunctionGroupTable, "0"), Name: "nfg", ID: 1,
+			Mode: nbdb.NetworkFunctionGroupModeInline, NetworkFunction: nfs}
+		s.NetworkFunctionGroups[g.UUID] = g
+	}
+}
