@@ -24,6 +24,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
@@ -53,10 +54,17 @@ type Config struct {
 	Log *slog.Logger
 	// Metrics, when set, is updated as batches go by.
 	Metrics *Metrics
-	// Debounce is how long the watcher waits for more row events after
-	// the first one of a batch (default 2ms): the events of one NB
-	// transaction arrive together.
+	// Debounce is how long the watcher coalesces under a burst (default
+	// 2ms): when row events arrive while a batch is being processed or
+	// within Debounce of the last batch, the next batch waits until no
+	// event came for Debounce (at most 20 Debounces). An event that finds
+	// the watcher idle is processed at once (see settle).
 	Debounce time.Duration
+	// Quiet is how long the event stream must be silent, once the NB
+	// update in flight is in the cache, before an idle watcher takes its
+	// batch (default 50µs): it only lets libovsdb's event goroutine hand
+	// over the rest of the transaction's row events.
+	Quiet time.Duration
 	// ResyncEvery is the period of the full comparison of the engine with
 	// the NB cache that backs up the row events (default 5 min; <0:
 	// never).
@@ -133,6 +141,8 @@ type tracker struct {
 	dirty  map[key]bool // true: seen as an add
 	first  time.Time
 	wake   chan struct{}
+	// events counts every row event received (for settle's quiet test).
+	events atomic.Uint64
 }
 
 func newTracker(tables map[string]bool) *tracker {
@@ -155,6 +165,7 @@ func (t *tracker) mark(table string, m model.Model, add bool) {
 		return
 	}
 	k := key{table, uuidOf(m)}
+	t.events.Add(1)
 	t.mu.Lock()
 	if len(t.dirty) == 0 {
 		t.first = time.Now()
@@ -195,6 +206,9 @@ func (t *tracker) pending() int {
 func New(cfg Config) *Watcher {
 	if cfg.Debounce <= 0 {
 		cfg.Debounce = 2 * time.Millisecond
+	}
+	if cfg.Quiet <= 0 {
+		cfg.Quiet = 50 * time.Microsecond
 	}
 	if cfg.ResyncEvery == 0 {
 		cfg.ResyncEvery = 5 * time.Minute
@@ -296,15 +310,21 @@ func (w *Watcher) loop(ctx context.Context) error {
 		resync = t.C
 	}
 	connected, endpoint := true, w.nb.Client.CurrentEndpoint()
+	var lastBatch time.Time // when the last batch was done
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-w.track.wake:
-			w.settle(ctx)
+			if w.track.pending() == 0 {
+				continue // a wake for rows already taken (e.g. the initial ones)
+			}
+			burst := time.Since(lastBatch) < w.cfg.Debounce
+			w.settle(ctx, burst)
 			if err := w.process(ctx); err != nil {
 				return err
 			}
+			lastBatch = time.Now()
 		case <-poll.C:
 			now, ep := w.nb.Client.Connected(), w.nb.Client.CurrentEndpoint()
 			if now && (!connected || ep != endpoint) {
@@ -327,22 +347,63 @@ func (w *Watcher) loop(ctx context.Context) error {
 	}
 }
 
-// settle waits until no row event came for Debounce (at most 20
-// Debounces), so that a batch holds whole NB transactions.
-func (w *Watcher) settle(ctx context.Context) {
+// settle decides when the dirty rows are a batch. It always waits for the
+// NB update in flight: libovsdb applies one update (one NB transaction, or
+// several the server sent together) to its cache under the cache's lock,
+// queueing one row event per row as it goes, so once the lock is free every
+// event of the update is queued; then until the event stream has been
+// silent for Quiet, so that libovsdb's event goroutine has handed the
+// queued events over. An idle watcher then goes at once: a single
+// transaction is processed in tens of microseconds, not after a fixed
+// debounce. Under a burst (events that came while the last batch was
+// being processed, or within Debounce of its end) it coalesces: it waits
+// until no event came for Debounce, at most 20 Debounces.
+func (w *Watcher) settle(ctx context.Context, burst bool) {
+	w.cacheBarrier()
+	w.track.quiet(w.cfg.Quiet, 40*w.cfg.Quiet)
+	if !burst {
+		return
+	}
 	deadline := time.Now().Add(20 * w.cfg.Debounce)
-	n := w.track.pending()
+	n := w.track.events.Load()
 	for time.Now().Before(deadline) {
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(w.cfg.Debounce):
 		}
-		m := w.track.pending()
+		m := w.track.events.Load()
 		if m == n {
-			return
+			break
 		}
 		n = m
+	}
+	w.cacheBarrier()
+	w.track.quiet(w.cfg.Quiet, 40*w.cfg.Quiet)
+}
+
+// cacheBarrier returns once no update is being applied to the libovsdb
+// cache (it takes and releases the cache's read lock).
+func (w *Watcher) cacheBarrier() {
+	if c := w.nb.Client.Cache(); c != nil {
+		c.Table(nbschema.Tables()[0].Name)
+	}
+}
+
+// quiet returns once no row event has arrived for q (at most max). It
+// yields instead of sleeping: q is far below a timer's granularity.
+func (t *tracker) quiet(q, max time.Duration) {
+	start := time.Now()
+	last, n := start, t.events.Load()
+	for {
+		runtime.Gosched()
+		now := time.Now()
+		if m := t.events.Load(); m != n {
+			last, n = now, m
+		}
+		if now.Sub(last) >= q || now.Sub(start) >= max {
+			return
+		}
 	}
 }
 
