@@ -6,6 +6,7 @@ import (
 	"net/netip"
 
 	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
 // buildDHCPAndDNS adds the priority-34000 ls_out_acl flows that let
@@ -17,15 +18,19 @@ func (g *global) buildDHCPAndDNS(od *datapath, b *builder, hasStateful bool) {
 	} else if hasStateful {
 		act = "ct_commit; next;"
 	}
+	_, relay := od.LS.OtherConfig["dhcp_relay_port"]
 	for _, p := range od.LS.Ports {
 		lsp, ok := g.s.Ports[p]
 		if !ok || lsp.Type == "external" {
 			continue
 		}
+		if g.r.dhcpPerAddress && (relay || lsp.Type == "router" || (lsp.Enabled != nil && !*lsp.Enabled)) {
+			continue
+		}
 		if lsp.Dhcpv4Options != nil {
 			if d, ok := g.s.DHCPOptions[*lsp.Dhcpv4Options]; ok {
 				id, mac, lease := d.Options["server_id"], d.Options["server_mac"], d.Options["lease_time"]
-				if id != "" && mac != "" && lease != "" {
+				if id != "" && mac != "" && lease != "" && (!g.r.dhcpPerAddress || offersIn(lsp, d.Cidr, false)) {
 					m := "outport == \"" + lsp.Name + "\" && eth.src == " + mac + " && ip4.src == " + id +
 						" && udp && udp.src == 67 && udp.dst == 68"
 					b.addFrom(lflow.OutACL, 34000, m, act, d.UUID)
@@ -35,7 +40,7 @@ func (g *global) buildDHCPAndDNS(od *datapath, b *builder, hasStateful bool) {
 		if lsp.Dhcpv6Options != nil {
 			if d, ok := g.s.DHCPOptions[*lsp.Dhcpv6Options]; ok {
 				mac := d.Options["server_id"]
-				if hw, err := parseEthAddr(mac); err == nil {
+				if hw, err := parseEthAddr(mac); err == nil && (!g.r.dhcpPerAddress || offersIn(lsp, d.Cidr, true)) {
 					m := "outport == \"" + lsp.Name + "\" && eth.src == " + mac + " && ip6.src == " + linkLocal(hw) +
 						" && udp && udp.src == 547 && udp.dst == 546"
 					b.addFrom(lflow.OutACL, 34000, m, act, d.UUID)
@@ -62,6 +67,32 @@ func (g *global) buildDHCPAndDNS(od *datapath, b *builder, hasStateful bool) {
 			break
 		}
 	}
+}
+
+// offersIn reports whether one of lsp's own IPv4 (v6: IPv6) addresses lies
+// in cidr, which build_dhcpv4_action / build_dhcpv6_action require before
+// northd writes any DHCP flow for the port (an unparsable cidr: none).
+func offersIn(lsp *nbdb.LogicalSwitchPort, cidr string, v6 bool) bool {
+	pfx, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		a, err := netip.ParseAddr(cidr)
+		if err != nil {
+			return false
+		}
+		pfx = netip.PrefixFrom(a, a.BitLen())
+	}
+	for _, la := range lspAddresses(lsp) {
+		ips := la.v4
+		if v6 {
+			ips = la.v6
+		}
+		for _, ip := range ips {
+			if pfx.Masked().Contains(ip) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // parseEthAddr accepts what OVS's eth_addr_from_string accepts for the

@@ -47,6 +47,11 @@ type rules struct {
 	// on them; tiers and "pass" (23.06, 46dacbb75). DHCP replies no longer
 	// commit.
 	verdicts bool
+	// dhcpPerAddress: the DHCP reply flows come with a port's DHCP
+	// response flows: only for an enabled, non-router port on a switch
+	// without other_config:dhcp_relay_port, and only when one of the
+	// port's own addresses lies in the options' cidr (24.03, aa352ac88).
+	dhcpPerAddress bool
 	// icmpTooBig: pre-ACL and pre-LB skip conntrack for ICMP "packet too
 	// big" arriving from a tunnel (24.03; e3bc68c3b).
 	icmpTooBig bool
@@ -105,24 +110,25 @@ func newRules(r *release.Release) rules {
 	}
 	at := func(v string) bool { return r.Version.Compare(release.MustVersion(v)) >= 0 }
 	ru := rules{
-		rel:           r,
-		layout:        lay,
-		verdicts:      at("23.06.0"),
-		icmpTooBig:    at("24.03.0"),
-		sampling:      at("24.09.0"),
-		igmpLoopback:  at("25.09.0"),
-		ipFrag:        at("25.03.0"),
-		dnsFromCtrl:   at("25.03.0"),
-		persist:       at("25.03.0"),
-		commitInHint:  at("25.09.0"),
-		noRedundantCt: at("25.09.0"),
-		statelessLB:   at("25.09.0"),
-		nf:            at("26.03.0"),
-		ctTranslation: at("26.03.0"),
-		pktSampled:    at("26.03.0"),
-		setID32:       at("25.09.0"),
-		switchPorts:   at("26.03.0"),
-		evpn:          at("26.03.1"),
+		rel:            r,
+		layout:         lay,
+		verdicts:       at("23.06.0"),
+		icmpTooBig:     at("24.03.0"),
+		dhcpPerAddress: at("24.03.0"),
+		sampling:       at("24.09.0"),
+		igmpLoopback:   at("25.09.0"),
+		ipFrag:         at("25.03.0"),
+		dnsFromCtrl:    at("25.03.0"),
+		persist:        at("25.03.0"),
+		commitInHint:   at("25.09.0"),
+		noRedundantCt:  at("25.09.0"),
+		statelessLB:    at("25.09.0"),
+		nf:             at("26.03.0"),
+		ctTranslation:  at("26.03.0"),
+		pktSampled:     at("26.03.0"),
+		setID32:        at("25.09.0"),
+		switchPorts:    at("26.03.0"),
+		evpn:           at("26.03.1"),
 	}
 	ru.regs = registers2303
 	if at("25.03.0") { // 91988089c
