@@ -47,6 +47,9 @@ type running struct {
 	cancel   context.CancelFunc
 	done     chan error
 	batches  chan *watch.Batch
+	// norm, when set, is applied to both sides before waitSnapshot
+	// compares them (lflow.RenumberACLIDs for live ACL ids).
+	norm func(*lflow.Listing) *lflow.Listing
 }
 
 // startWatch runs a watcher on remotes in the background until the test
@@ -131,17 +134,34 @@ func (r *running) readSnapshot(t *testing.T) (*lflow.Listing, []byte) {
 // matched by name) and returns the snapshot's bytes.
 func (r *running) waitSnapshot(t *testing.T, what string, want *lflow.Listing, timeout time.Duration) []byte {
 	t.Helper()
+	data, diff := r.trySnapshot(t, want, timeout)
+	if diff != "" {
+		t.Fatalf("snapshot still differs from %s after %v:\n%s", what, timeout, diff)
+	}
+	return data
+}
+
+// trySnapshot waits up to timeout for the snapshot's flows to equal want;
+// it returns the snapshot's bytes, or the last difference.
+func (r *running) trySnapshot(t *testing.T, want *lflow.Listing, timeout time.Duration) ([]byte, string) {
+	t.Helper()
+	if r.norm != nil {
+		want = r.norm(want)
+	}
 	deadline := time.Now().Add(timeout)
 	for {
 		got, data := r.readSnapshot(t)
+		if r.norm != nil {
+			got = r.norm(got)
+		}
 		ch := lflow.Diff(want, got)
 		if len(ch) == 0 && want.NumFlows() == got.NumFlows() {
-			return data
+			return data, ""
 		}
 		if time.Now().After(deadline) {
 			var d bytes.Buffer
-			lflow.WriteDiff(&d, what, "aclc watch --snapshot", ch)
-			t.Fatalf("snapshot still differs from %s after %v:\n%s", what, timeout, tail(d.String(), 40))
+			lflow.WriteDiff(&d, "northd", "aclc watch --snapshot", ch)
+			return data, tail(d.String(), 40)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -163,7 +183,10 @@ func compileLive(t *testing.T, ctx context.Context, remotes string) []byte {
 
 // replayDeltas applies every --deltas line, from nothing, and returns the
 // resulting listing.
-func replayDeltas(t *testing.T, data string) (*lflow.Listing, int) {
+// replayDeltas applies every --deltas line of a watch on an NB of the
+// release whose stage layout is lay, from nothing, and returns the
+// resulting listing.
+func replayDeltas(t *testing.T, lay *lflow.Layout, data string) (*lflow.Listing, int) {
 	t.Helper()
 	type dp struct {
 		name, name2 string
@@ -183,7 +206,7 @@ func replayDeltas(t *testing.T, data string) (*lflow.Listing, int) {
 		}
 		n++
 		flow := func(f watch.DeltaFlow) lflow.Flow {
-			st, ok := lflow.StageByName(f.Stage)
+			st, ok := lay.StageByName(f.Stage)
 			if !ok {
 				t.Fatalf("deltas: unknown stage %q", f.Stage)
 			}
