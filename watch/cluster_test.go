@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/aclc/aclc/internal/raftnb"
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 	"github.com/aclc/aclc/watch"
 )
 
@@ -17,13 +19,28 @@ import (
 // NB while a writer streams changes in and the leader is killed (and
 // brought back) repeatedly. After each round the watch snapshot must
 // converge to exactly what `aclc compile --nb` prints for the cluster, and
-// every change the writer committed must be in it.
+// every change the writer committed must be in it. It runs on the
+// ovsdb-server (and with the ovn-nbctl) of 23.03.1 and of 26.03.1, whose
+// NB the watcher then compiles for 26.03.
 func TestWatchRaftClusterLeaderKills(t *testing.T) {
-	r := raftnb.Start(t)
+	for _, rel := range []*release.Release{release.OVN2303, release.OVN2603} {
+		t.Run(rel.Name(), func(t *testing.T) { raftLeaderKills(t, rel) })
+	}
+}
+
+func raftLeaderKills(t *testing.T, rel *release.Release) {
+	r := raftnb.StartRelease(t, rel)
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	if _, err := r.Nbctl(ctx, "ls-add", "base", "--", "lsp-add", "base", "bp"); err != nil {
 		t.Fatal(err)
+	}
+	// The cluster serves the release's own NB schema: what the watcher
+	// compiles for is detected from it.
+	if snap, err := nbschema.LoadLive(ctx, nbschema.Options{Remotes: r.Remotes(), Timeout: 10 * time.Second}); err != nil {
+		t.Fatal(err)
+	} else if snap.Release != rel {
+		t.Fatalf("the cluster's NB is detected as OVN %v, want %s", snap.Release, rel)
 	}
 	w := startWatch(t, r.Remotes(), watch.Config{})
 

@@ -1,7 +1,10 @@
 // Package raftnb runs a 3-member clustered (Raft) OVN NB on loopback for
 // tests: ovsdb-tool create-cluster and join-cluster, one ovsdb-server per
 // member on a unix socket, and the calls a test needs to find, kill and
-// restart the leader.
+// restart the leader. The host release uses the host's binaries; another
+// release runs its own ovsdb-server, ovsdb-tool, ovs-appctl, ovsdb-client
+// and ovn-nbctl inside its Debian root (internal/ovnroot), with the run
+// directory under the root so that the host reaches the sockets.
 package raftnb
 
 import (
@@ -15,15 +18,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aclc/aclc/internal/ovnroot"
 	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/internal/testenv"
+	"github.com/aclc/aclc/release"
 )
 
 // Cluster is a running 3-member NB cluster.
 type Cluster struct {
-	t       *testing.T
-	dir     string
-	Members []*Member
+	t   *testing.T
+	dir string
+	// root is "" for the host release, else the release's root; inner
+	// is dir as the processes in the root see it.
+	root, inner string
+	Members     []*Member
 }
 
 // Member is one ovsdb-server of the cluster.
@@ -40,13 +48,30 @@ type Member struct {
 // Running reports whether the member's server is running.
 func (m *Member) Running() bool { return m.cmd != nil }
 
-// Start creates and starts the cluster and waits for a leader; the
-// servers are killed when the test ends. It needs ovsdb-tool,
-// ovsdb-server, ovs-appctl and ovn-nbctl (missing: skip, or fail in CI).
-func Start(t *testing.T) *Cluster {
+// Start creates and starts a cluster of the host release (23.03.1) and
+// waits for a leader; the servers are killed when the test ends. It needs
+// ovsdb-tool, ovsdb-server, ovs-appctl and ovn-nbctl (missing: skip, or
+// fail in CI).
+func Start(t *testing.T) *Cluster { return StartRelease(t, release.OVN2303) }
+
+// StartRelease is Start with the ovsdb-server (and tools) of release r.
+func StartRelease(t *testing.T, r *release.Release) *Cluster {
 	t.Helper()
-	testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovsdb-client", "ovs-appctl", "ovn-nbctl")
-	c := &Cluster{t: t, dir: t.TempDir()}
+	c := &Cluster{t: t}
+	if r.Host {
+		testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovsdb-client", "ovs-appctl", "ovn-nbctl")
+		c.dir = t.TempDir()
+		c.inner = c.dir
+	} else {
+		testenv.NeedRelease(t, r)
+		c.root = ovnroot.Dir(r)
+		d, err := os.MkdirTemp(filepath.Join(c.root, "tmp"), "aclc-raft-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		c.dir, c.inner = d, "/"+strings.TrimPrefix(d, c.root+"/")
+	}
 	var first string
 	for i := range 3 {
 		m := &Member{Name: fmt.Sprintf("nb%d", i+1)}
@@ -62,7 +87,7 @@ func Start(t *testing.T) *Cluster {
 		} else {
 			args = []string{"join-cluster", m.db, "OVN_Northbound", local, first}
 		}
-		if out, err := exec.Command("ovsdb-tool", args...).CombinedOutput(); err != nil {
+		if out, err := c.command("ovsdb-tool", args...).CombinedOutput(); err != nil {
 			t.Fatalf("ovsdb-tool %v: %v: %s", args, err, out)
 		}
 		c.Members = append(c.Members, m)
@@ -96,7 +121,7 @@ func Start(t *testing.T) *Cluster {
 // Connected reports whether m's server says (in its _Server database) that
 // it is connected to the cluster.
 func (c *Cluster) Connected(m *Member) bool {
-	out, err := exec.Command("ovsdb-client", "--timeout=2", "transact", m.Remote,
+	out, err := c.command("ovsdb-client", "--timeout=2", "transact", m.Remote,
 		`["_Server",{"op":"select","table":"Database","where":[["name","==","OVN_Northbound"]],"columns":["connected"]}]`).CombinedOutput()
 	return err == nil && strings.Contains(string(out), `"connected":true`)
 }
@@ -104,7 +129,7 @@ func (c *Cluster) Connected(m *Member) bool {
 // Start starts (or restarts) m's server.
 func (c *Cluster) Start(m *Member) {
 	c.t.Helper()
-	m.cmd = exec.Command("ovsdb-server", "--no-chdir", "--remote=punix:"+m.Sock, "--unixctl="+m.ctl,
+	m.cmd = c.command("ovsdb-server", "--no-chdir", "--remote=punix:"+m.Sock, "--unixctl="+m.ctl,
 		"--log-file="+filepath.Join(c.dir, m.Name+".log"), m.db)
 	m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := m.cmd.Start(); err != nil {
@@ -155,7 +180,7 @@ func (c *Cluster) Leader() *Member {
 		if m.cmd == nil {
 			continue
 		}
-		out, err := exec.Command("ovs-appctl", "-t", m.ctl, "--timeout=2", "cluster/status", "OVN_Northbound").CombinedOutput()
+		out, err := c.command("ovs-appctl", "-t", m.ctl, "--timeout=2", "cluster/status", "OVN_Northbound").CombinedOutput()
 		if err == nil && strings.Contains(string(out), "Role: leader") {
 			return m
 		}
@@ -180,10 +205,28 @@ func (c *Cluster) WaitLeader(d time.Duration) *Member {
 
 // Nbctl runs ovn-nbctl against the cluster (it finds the leader itself).
 func (c *Cluster) Nbctl(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "ovn-nbctl", append([]string{"--db=" + c.Remotes(), "--timeout=10"}, args...)...)
+	cmd := c.commandContext(ctx, "ovn-nbctl", append([]string{"--db=" + c.Remotes(), "--timeout=10"}, args...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return string(out), fmt.Errorf("ovn-nbctl %v: %w: %s", args, err, out)
 	}
 	return string(out), nil
+}
+
+// command prepares bin of the cluster's release: the host's, or the
+// root's run chrooted into it, with paths under the run directory
+// rewritten to the paths the root sees.
+func (c *Cluster) command(bin string, args ...string) *exec.Cmd {
+	return c.commandContext(context.Background(), bin, args...)
+}
+
+func (c *Cluster) commandContext(ctx context.Context, bin string, args ...string) *exec.Cmd {
+	if c.root == "" {
+		return exec.CommandContext(ctx, bin, args...)
+	}
+	in := []string{c.root, bin}
+	for _, a := range args {
+		in = append(in, strings.ReplaceAll(a, c.dir, c.inner))
+	}
+	return exec.CommandContext(ctx, "/usr/sbin/chroot", in...)
 }
