@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"os"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -38,4 +40,31 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkLintShape lints the NB bench/lint generates for
+// ACLCLINT_SHAPE (consecutive or cluster, default cluster) at ACLCLINT_N
+// ACLs (default 2000): switches N/100 but at least 20, port groups N/20,
+// address sets N/10. For profiling the shapes' costs.
+func BenchmarkLintShape(b *testing.B) {
+	p := nbgen.Default()
+	p.Shape = nbgen.ShapeCluster
+	if s := os.Getenv("ACLCLINT_SHAPE"); s != "" {
+		p.Shape = nbgen.Shape(s)
+	}
+	n := 2000
+	if x, err := strconv.Atoi(os.Getenv("ACLCLINT_N")); err == nil {
+		n = x
+	}
+	p.ACLs, p.Switches, p.PortGroups, p.AddressSets = n, max(20, n/100), n/20, n/10
+	s := nbgen.Generate(p)
+	findings := 0
+	for b.Loop() {
+		r, err := Lint(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		findings = len(r.Findings)
+	}
+	b.ReportMetric(float64(findings), "findings/op")
 }

@@ -145,6 +145,16 @@ func (l *linter) coveredAt(v *swView, cs []cube, p int, layers []*layer, extra b
 		// The highest-priority ACLs first: a cube inside one of them is
 		// decided by it (or higher ones), whichever layer it comes from.
 		slices.SortStableFunc(refs, func(x, y cubeRef) int { return instCmp(x.in, y.in) })
+		if c.hasSet() {
+			users, ok := coverValues(c, refs)
+			if !ok {
+				return nil, ci
+			}
+			for _, in := range users {
+				use(in)
+			}
+			continue
+		}
 		var r *cubeRef
 		for i := range refs {
 			if c.within(refs[i].c) {
@@ -156,7 +166,7 @@ func (l *linter) coveredAt(v *swView, cs []cube, p int, layers []*layer, extra b
 			use(r.in)
 			continue
 		}
-		users, ok := coverByUnion(c, refs)
+		users, ok, _ := coverByUnion(c, refs)
 		if !ok {
 			return nil, ci
 		}
@@ -170,17 +180,18 @@ func (l *linter) coveredAt(v *swView, cs []cube, p int, layers []*layer, extra b
 // maxPieces bounds the pieces a cube is cut into while subtracting.
 const maxPieces = 256
 
-// coverByUnion subtracts the cubes meeting c from it.
-func coverByUnion(c cube, meeting []cubeRef) ([]*inst, bool) {
-	// With fewer than two cubes the single-cube test has already decided.
-	if len(meeting) < 2 {
-		return nil, false
+// coverByUnion subtracts the cubes meeting c from it; gaveUp says that it
+// stopped at maxPieces.
+func coverByUnion(c cube, meeting []cubeRef) (users []*inst, ok, gaveUp bool) {
+	// With fewer than two cubes the single-cube test has already decided
+	// (a cube with a set-valued field is several).
+	if len(meeting) == 0 || len(meeting) == 1 && !meeting[0].c.hasSet() {
+		return nil, false, false
 	}
 	rest := []cube{c}
-	var users []*inst
 	for _, r := range meeting {
 		if len(rest) == 0 {
-			return users, true
+			return users, true, false
 		}
 		var next []cube
 		used := false
@@ -192,11 +203,11 @@ func coverByUnion(c cube, meeting []cubeRef) ([]*inst, bool) {
 			used = true
 			pieces, ok := sharp(p, r.c)
 			if !ok {
-				return nil, false
+				return nil, false, true
 			}
 			next = append(next, pieces...)
 			if len(next) > maxPieces {
-				return nil, false
+				return nil, false, true
 			}
 		}
 		if used && !slices.Contains(users, r.in) {
@@ -204,14 +215,143 @@ func coverByUnion(c cube, meeting []cubeRef) ([]*inst, bool) {
 		}
 		rest = next
 	}
-	return users, len(rest) == 0
+	return users, len(rest) == 0, false
+}
+
+// coverValues is the proof for a cube c with a set-valued field: the same
+// answer, and the same covering ACLs, as for the cubes it stands for (one
+// per value) one by one, without trying each. A value is decided by the
+// first ACL (refs are in priority order) that contains its cube whole;
+// the values left are covered by subtracting the cubes that meet them, all
+// at once, and — only if that stops at maxPieces — one value at a time.
+func coverValues(c cube, refs []cubeRef) ([]*inst, bool) {
+	si := slices.IndexFunc(c, func(f fc) bool { return f.set != nil })
+	f := c[si]
+	if slices.ContainsFunc(c[si+1:], func(f fc) bool { return f.set != nil }) {
+		// Several set-valued fields: one cube per value of the first.
+		var users []*inst
+		for _, v := range f.set.vals {
+			e := c.replace(f.elem(v))
+			u, ok := coverValues(e, meetingRefs(e, refs))
+			if !ok {
+				return nil, false
+			}
+			users = addUsers(users, u)
+		}
+		return users, true
+	}
+	var users []*inst
+	rest := slices.Clone(f.set.vals)
+	for _, r := range refs {
+		if len(rest) == 0 {
+			return users, true
+		}
+		rf, constrained := r.c.field(f.id)
+		if !c.withinExcept(r.c, f.id) || constrained && rf.str != nil {
+			continue
+		}
+		keep := rest[:0]
+		hit := false
+		for _, v := range rest {
+			if !constrained || bitWithin(f.elem(v), *rf) {
+				hit = true
+			} else {
+				keep = append(keep, v)
+			}
+		}
+		if hit {
+			users = addUsers(users, []*inst{r.in})
+		}
+		rest = keep
+	}
+	if len(rest) == 0 {
+		return users, true
+	}
+	rf, _ := f.withSet(rest)
+	left := c.replace(rf)
+	refs = meetingRefs(left, refs)
+	u, ok, gaveUp := coverByUnion(left, refs)
+	if gaveUp && rf.set != nil {
+		for _, v := range rf.set.vals {
+			e := left.replace(rf.elem(v))
+			if u, ok, _ = coverByUnion(e, meetingRefs(e, refs)); !ok {
+				return nil, false
+			}
+			users = addUsers(users, u)
+		}
+		return users, true
+	}
+	if !ok {
+		return nil, false
+	}
+	return addUsers(users, u), true
+}
+
+func meetingRefs(c cube, refs []cubeRef) []cubeRef {
+	var out []cubeRef
+	for _, r := range refs {
+		if c.meets(r.c) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func addUsers(users, more []*inst) []*inst {
+	for _, in := range more {
+		if !slices.Contains(users, in) {
+			users = append(users, in)
+		}
+	}
+	return users
 }
 
 // sharp returns c minus d as disjoint cubes; ok is false when there would
-// be too many.
+// be too many. A set-valued field of d whose values c does not fix is d's
+// cubes one per value, subtracted one after the other; where c's field is
+// set-valued, the values d does not meet are one piece.
 func sharp(c, d cube) ([]cube, bool) {
+	for i, dv := range d {
+		if dv.set == nil {
+			continue
+		}
+		cf, ok := c.field(dv.id)
+		if !ok || cf.str != nil {
+			return sharpEach(c, d, i)
+		}
+		fixed := cf.mask
+		if cf.set != nil {
+			fixed = fixed.or(cf.set.mask)
+		}
+		if fixed.and(dv.set.mask) != dv.set.mask {
+			return sharpEach(c, d, i)
+		}
+	}
 	var out []cube
 	cur := c
+	for _, dv := range d {
+		cf, ok := cur.field(dv.id)
+		if dv.str != nil || !ok || cf.set == nil {
+			continue
+		}
+		var in, rest []u128
+		for _, v := range cf.set.vals {
+			if bitMeets(cf.elem(v), dv) {
+				in = append(in, v)
+			} else {
+				rest = append(rest, v)
+			}
+		}
+		if len(in) == 0 {
+			return append(out, cur), true
+		}
+		if len(rest) > 0 {
+			o, _ := cf.withSet(rest)
+			out = append(out, cur.replace(o))
+			n, _ := cf.withSet(in)
+			cur = cur.replace(n)
+		}
+	}
 	for _, dv := range d {
 		if dv.str != nil {
 			var comp strc
@@ -237,9 +377,11 @@ func sharp(c, d cube) ([]cube, bool) {
 			}
 			continue
 		}
+		// d's set (if any) is met by every value left: only its plain bits
+		// cut.
 		cf, _ := cur.field(dv.id)
 		for i := 0; i < 128; i++ {
-			if !dv.mask.bit(i) || cf != nil && cf.str == nil && cf.mask.bit(i) {
+			if !dv.mask.bit(i) || cf != nil && cf.str == nil && cf.fixes(i) {
 				continue
 			}
 			bit := u128{1, 0}.shl(i)
@@ -259,6 +401,32 @@ func sharp(c, d cube) ([]cube, bool) {
 		}
 	}
 	return out, true
+}
+
+// sharpEach subtracts from c, one after the other, the cubes d stands for
+// with its set-valued field i replaced by each of its values.
+func sharpEach(c, d cube, i int) ([]cube, bool) {
+	rest := []cube{c}
+	for _, v := range d[i].set.vals {
+		di := d.replace(d[i].elem(v))
+		var next []cube
+		for _, p := range rest {
+			if !p.meets(di) {
+				next = append(next, p)
+				continue
+			}
+			pieces, ok := sharp(p, di)
+			if !ok {
+				return nil, false
+			}
+			next = append(next, pieces...)
+			if len(next) > maxPieces {
+				return nil, false
+			}
+		}
+		rest = next
+	}
+	return rest, true
 }
 
 // shadowCheck decides whether every packet b matches is matched first by

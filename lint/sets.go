@@ -1,8 +1,10 @@
 package lint
 
 import (
+	"fmt"
 	"math/big"
 	"math/bits"
+	"slices"
 	"strings"
 	"sync"
 
@@ -84,11 +86,13 @@ type strc struct {
 	in, out map[string]bool
 }
 
-// fc constrains one field: the bits of mask of a root field to val, or,
-// when str is not nil, a string field.
+// fc constrains one field: the bits of mask of a root field to val and,
+// when set is not nil, the bits of set.mask (none of mask) to one of its
+// values (valueset.go); or, when str is not nil, a string field.
 type fc struct {
 	id        fieldID
 	val, mask u128
+	set       *vset
 	str       *strc
 }
 
@@ -156,11 +160,11 @@ func (c cube) andInto(out cube, d cube) (cube, bool) {
 				out = append(out, fc{id: x.id, str: &m})
 				continue
 			}
-			both := x.mask.and(y.mask)
-			if x.val.and(both) != y.val.and(both) {
+			z, ok := bitAnd(x, y)
+			if !ok {
 				return nil, false
 			}
-			out = append(out, fc{id: x.id, val: x.val.or(y.val), mask: x.mask.or(y.mask)})
+			out = append(out, z)
 		}
 	}
 	return out, true
@@ -227,6 +231,12 @@ func (c cube) within(d cube) bool {
 			}
 			continue
 		}
+		if cv.set != nil || dv.set != nil {
+			if !bitWithin(cv, dv) {
+				return false
+			}
+			continue
+		}
 		if cv.mask.and(dv.mask) != dv.mask || cv.val.and(dv.mask) != dv.val {
 			return false
 		}
@@ -274,21 +284,21 @@ func hull(cs []cube) cube {
 		if f.str != nil {
 			continue
 		}
-		mask := f.mask
+		mask, val := f.fixed()
 		for _, c := range cs[1:] {
 			g, ok := c.field(f.id)
 			if !ok || g.str != nil {
 				mask = u128{}
 				break
 			}
-			diff := u128{f.val[0] ^ g.val[0], f.val[1] ^ g.val[1]}
-			mask = u128{mask[0] & g.mask[0] &^ diff[0], mask[1] & g.mask[1] &^ diff[1]}
+			gm, gv := g.fixed()
+			mask = mask.and(gm).andNot(val.xor(gv))
 			if mask.zero() {
 				break
 			}
 		}
 		if !mask.zero() {
-			out = append(out, fc{id: f.id, val: f.val.and(mask), mask: mask})
+			out = append(out, fc{id: f.id, val: val.and(mask), mask: mask})
 		}
 	}
 	return out
@@ -344,6 +354,12 @@ func (c cube) meets(d cube) bool {
 				}
 				continue
 			}
+			if x.set != nil || y.set != nil {
+				if !bitMeets(x, y) {
+					return false
+				}
+				continue
+			}
 			both := x.mask.and(y.mask)
 			if x.val.and(both) != y.val.and(both) {
 				return false
@@ -391,10 +407,12 @@ type converter struct {
 	cover map[string]bool
 }
 
-// asCache caches address set members converted to constants, NB-wide.
+// asCache caches address set members converted to constants, and the
+// cubes of comparisons with address sets, NB-wide.
 type asCache struct {
-	mu sync.Mutex
-	m  map[string][]expr.Const
+	mu    sync.Mutex
+	m     map[string][]expr.Const
+	cubes sync.Map // field and constant set → []cube
 }
 
 func newASCache() *asCache { return &asCache{m: map[string][]expr.Const{}} }
@@ -626,6 +644,74 @@ func (cv *converter) withPrereqs(sym *expr.Symbol, cs []cube, up bool) []cube {
 	return out
 }
 
+// eqCubes converts `f == {vals}' (cs resolved): the values with one mask
+// are one cube whose field is set-valued (valueset.go). The cubes of a set
+// naming an address set are converted once per run and shared.
+func (cv *converter) eqCubes(f expr.Field, cs expr.ConstSet, vals []expr.Const, up bool) []cube {
+	var key string
+	if cv.as != nil && slices.ContainsFunc(cs.Values, func(c expr.Const) bool { return c.Kind == expr.AddressSetRef }) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s[%d+%d]", f.Symbol.Name, f.Ofs, f.NBits)
+		for _, c := range cs.Values {
+			fmt.Fprintf(&b, "\x00%d:%s:%v/%v", c.Kind, c.Str, c.Value, c.Mask)
+		}
+		key = b.String()
+		if out, ok := cv.as.cubes.Load(key); ok {
+			return out.([]cube)
+		}
+	}
+	full := onesN(f.NBits)
+	type group struct {
+		mask u128
+		vals []u128
+	}
+	var groups []group
+	for _, v := range vals {
+		mask := full
+		if v.Kind == expr.MaskedConst {
+			mask = fromBig(v.Mask).and(full)
+		}
+		val := fromBig(v.Value).and(mask)
+		i := slices.IndexFunc(groups, func(g group) bool { return g.mask == mask })
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, group{mask: mask})
+		}
+		groups[i].vals = append(groups[i].vals, val)
+	}
+	if len(groups) > maxCubes {
+		return cv.approx(up)
+	}
+	out := make([]cube, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, setCube(f, g.mask, g.vals))
+	}
+	if key != "" {
+		cv.as.cubes.Store(key, out)
+	}
+	return out
+}
+
+// setCube constrains field f (its selected bits) under mask to one of
+// vals.
+func setCube(f expr.Field, mask u128, vals []u128) cube {
+	if len(vals) == 1 {
+		return bitCube(f, vals[0], mask)
+	}
+	root, ofs := f.Symbol.Root()
+	ofs += f.Ofs
+	mask = mask.and(onesN(f.NBits))
+	sh := make([]u128, len(vals))
+	for i, v := range vals {
+		sh[i] = v.and(mask).shl(ofs)
+	}
+	s, one, _ := newVset(mask.shl(ofs), sh)
+	if s == nil {
+		return cube{{id: idOf(root.Name), val: one, mask: mask.shl(ofs)}}
+	}
+	return cube{{id: idOf(root.Name), set: s}}
+}
+
 // bitCube constrains field f (its selected bits) to val under mask.
 func bitCube(f expr.Field, val, mask u128) cube {
 	root, ofs := f.Symbol.Root()
@@ -715,18 +801,7 @@ func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool)
 	full := onesN(f.NBits)
 	switch op {
 	case expr.Eq:
-		if len(vals) > maxCubes {
-			return cv.approx(up)
-		}
-		out := make([]cube, 0, len(vals))
-		for _, v := range vals {
-			mask := full
-			if v.Kind == expr.MaskedConst {
-				mask = fromBig(v.Mask).and(full)
-			}
-			out = append(out, bitCube(f, fromBig(v.Value), mask))
-		}
-		return out
+		return cv.eqCubes(f, cs, vals, up)
 	case expr.Ne:
 		acc := []cube{trueCube}
 		for _, v := range vals {
