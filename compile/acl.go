@@ -127,8 +127,8 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 		}
 	}
 	for _, pg := range od.PortGroups {
-		if sh := g.shared[pg.UUID]; sh != nil && tiers == (aclTiers{}) {
-			b.addRun(sh.aclStageFlows(g, hasStateful))
+		if sh := g.shared[pg.UUID]; sh != nil {
+			b.addRun(sh.aclStageFlows(g, hasStateful, tiers))
 			continue
 		}
 		for _, id := range pg.ACLs {
@@ -151,7 +151,7 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 		}
 	}
 
-	if g.anySamples {
+	if g.anySamples || g.anyApplied(od, hasSampleColumn, func(sh *pgShared) bool { return sh.samples }) {
 		for _, acl := range g.v.AppliedACLs(od) {
 			for _, f := range g.aclSampleFlows(od.HasStatefulACL, acl) {
 				b.addFrom(f.stage, f.priority, f.match, f.actions, acl.UUID)
@@ -181,12 +181,16 @@ func (g *global) lbStatelessMode(od *datapath) bool {
 // every flow of one ACL on a datapath that is (or is not) stateful and
 // has the given highest tiers.
 func (g *global) aclFlows(acl *nbdb.ACL, hasStateful bool, tiers aclTiers) []aclFlow {
+	return g.appendACLFlows(nil, acl, hasStateful, tiers)
+}
+
+// appendACLFlows appends the flows of aclFlows to out.
+func (g *global) appendACLFlows(out []aclFlow, acl *nbdb.ACL, hasStateful bool, tiers aclTiers) []aclFlow {
 	if !g.r.verdicts {
-		return g.considerACL2303(acl, hasStateful)
+		return append(out, g.considerACL2303(acl, hasStateful)...)
 	}
-	out := g.aclLogRelatedFlows(acl, hasStateful)
-	out = append(out, g.considerACL(acl, hasStateful, tiers)...)
-	return out
+	out = g.appendLogRelatedFlows(out, acl, hasStateful)
+	return g.considerACL(out, acl, hasStateful, tiers)
 }
 
 // aclStage is the eval stage of an ACL.
@@ -203,8 +207,8 @@ func aclStage(acl *nbdb.ACL) lflow.Stage {
 
 // considerACL is consider_acl from 23.06 on: the ACL's flows in its eval
 // stage set a verdict bit (acl_action acts on it), prefixed by the tier
-// match on a datapath with tiers.
-func (g *global) considerACL(acl *nbdb.ACL, hasStateful bool, tiers aclTiers) []aclFlow {
+// match on a datapath with tiers. It appends them to out.
+func (g *global) considerACL(out []aclFlow, acl *nbdb.ACL, hasStateful bool, tiers aclTiers) []aclFlow {
 	st := aclStage(acl)
 	var verdict string
 	switch acl.Action {
@@ -216,45 +220,44 @@ func (g *global) considerACL(acl *nbdb.ACL, hasStateful bool, tiers aclTiers) []
 	default:
 		verdict = regbitVerdictAllow + " = 1; "
 	}
-	base := g.aclLog(acl) + verdict
+	log := g.aclLog(acl)
 	prio := acl.Priority + aclPriorityOffset
 	tier := ""
 	if tiers.of(st) > 0 {
 		tier = regACLTier + " == " + strconv.Itoa(aclTier(acl)) + " && "
 	}
-	var out []aclFlow
 	add := func(m, a string) { out = append(out, aclFlow{st, prio, m, a}) }
 	nfg := g.aclNFGroup(acl)
+	// Each flow's match and actions are built by one concatenation.
 	switch {
 	case !hasStateful || acl.Action == "pass" || acl.Action == "allow-stateless":
 		if nfg != nil {
-			return nil // northd logs "does not support network-function-group"
+			return out // northd logs "does not support network-function-group"
 		}
-		add(tier+"("+acl.Match+")", base+g.aclSampleLabel(acl, true, false)+"next;")
+		add(tier+"("+acl.Match+")", log+verdict+g.aclSampleLabel(acl, true, false)+"next;")
 	case acl.Action == "allow" || acl.Action == "allow-related":
-		commit := regbitConntrackCommit + " = 1; "
+		const commit = regbitConntrackCommit + " = 1; "
 		nfAct := ""
 		if nfg != nil {
 			nfAct = regbitNFEnabled + " = 1; " + regbitNFOrigDir + " = 1; " + regNFGroupID + " = " + strconv.Itoa(nfg.ID) + "; "
 		}
-		a := base
-		if !g.r.commitInHint {
-			a += commit
+		newCommit := commit
+		if g.r.commitInHint {
+			newCommit = ""
 		}
-		a += g.aclPersist(acl) + g.aclSampleLabel(acl, true, true) + nfAct + "next;"
-		add(tier+regbitHintAllowNew+" == 1 && ("+acl.Match+")", a)
-		a = base
+		label := g.aclSampleLabel(acl, true, true)
+		add(tier+regbitHintAllowNew+" == 1 && ("+acl.Match+")", log+verdict+newCommit+g.aclPersist(acl)+label+nfAct+"next;")
+		estCommit := ""
 		if acl.Label != 0 || g.aclSample(acl, false) != nil || nfg != nil {
-			a += commit
+			estCommit = commit
 		}
-		a += g.aclSampleLabel(acl, true, true) + nfAct + "next;"
-		add(tier+regbitHintAllow+" == 1 && ("+acl.Match+")", a)
+		add(tier+regbitHintAllow+" == 1 && ("+acl.Match+")", log+verdict+estCommit+label+nfAct+"next;")
 	case acl.Action == "drop" || acl.Action == "reject":
 		if nfg != nil {
-			return nil
+			return out
 		}
-		label := g.aclSampleLabel(acl, true, false)
-		add(tier+regbitHintDrop+" == 1 && ("+acl.Match+")", base+label+"next;")
+		base := log + verdict + g.aclSampleLabel(acl, true, false)
+		add(tier+regbitHintDrop+" == 1 && ("+acl.Match+")", base+"next;")
 		commit := "ct_commit { " + ctBlocked + " = 1; }; next;"
 		if g.r.sampling {
 			pid := 0
@@ -263,18 +266,18 @@ func (g *global) considerACL(acl *nbdb.ACL, hasStateful bool, tiers aclTiers) []
 			}
 			commit = "ct_commit { " + ctBlocked + " = 1; ct_label.obs_point_id = " + strconv.Itoa(pid) + "; }; next;"
 		}
-		add(tier+regbitHintBlock+" == 1 && ("+acl.Match+")", base+label+commit)
+		add(tier+regbitHintBlock+" == 1 && ("+acl.Match+")", base+commit)
 	}
 	return out
 }
 
-// aclLogRelatedFlows is build_acl_log_related_flows: a logged, labelled
-// allow ACL with options:log-related logs the reply and related traffic
-// in the opposite pipeline.
-func (g *global) aclLogRelatedFlows(acl *nbdb.ACL, hasStateful bool) []aclFlow {
+// appendLogRelatedFlows is build_acl_log_related_flows: a logged,
+// labelled allow ACL with options:log-related logs the reply and related
+// traffic in the opposite pipeline. It appends them to out.
+func (g *global) appendLogRelatedFlows(out []aclFlow, acl *nbdb.ACL, hasStateful bool) []aclFlow {
 	if acl.Action == "allow-stateless" || !hasStateful || (acl.Action != "allow" && acl.Action != "allow-related") ||
 		!acl.Log || acl.Label == 0 || !boolOption(acl.Options["log-related"], false) {
-		return nil
+		return out
 	}
 	a := g.aclLog(acl)
 	if g.r.nf {
@@ -293,10 +296,9 @@ func (g *global) aclLogRelatedFlows(acl *nbdb.ACL, hasStateful bool) []aclFlow {
 		notNew = ""
 	}
 	l := strconv.Itoa(acl.Label)
-	return []aclFlow{
-		{st, 65533, "ct.est && !ct.rel" + notNew + notInv + " && ct.rpl && " + ctBlocked + " == 0 && ct_label.label == " + l, a},
-		{st, 65533, "!ct.est && ct.rel && !ct.new" + notInv + " && " + ctBlocked + " == 0 && ct_label.label == " + l, a},
-	}
+	return append(out,
+		aclFlow{st, 65533, "ct.est && !ct.rel" + notNew + notInv + " && ct.rpl && " + ctBlocked + " == 0 && ct_label.label == " + l, a},
+		aclFlow{st, 65533, "!ct.est && ct.rel && !ct.new" + notInv + " && " + ctBlocked + " == 0 && ct_label.label == " + l, a})
 }
 
 // considerACL2303 is consider_acl of 23.03: no verdict bits; drop and

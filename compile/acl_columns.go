@@ -109,11 +109,16 @@ func (g *global) aclID(uuid string) (int, bool) {
 // for every allow-related ACL with options:persist-established, here in
 // UUID order.
 func AllocateACLIDs(s *nbschema.Snapshot) map[string]int {
-	ids := map[string]int{}
-	for _, id := range nbschema.SortedKeys(s.ACLs) {
-		if persistsEstablished(s.ACLs[id]) {
-			ids[id] = len(ids) + 1
+	var persist []string
+	for id, acl := range s.ACLs {
+		if persistsEstablished(acl) {
+			persist = append(persist, id)
 		}
+	}
+	slices.Sort(persist)
+	ids := make(map[string]int, len(persist))
+	for i, id := range persist {
+		ids[id] = i + 1
 	}
 	return ids
 }

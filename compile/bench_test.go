@@ -10,6 +10,7 @@ import (
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbgen"
+	"github.com/aclc/aclc/release"
 )
 
 // cpuTime is the process's user + system CPU time so far.
@@ -25,8 +26,12 @@ func cpuTime() time.Duration {
 // (bytes allocated per flow), cpu-ms/op (user + system CPU time of the
 // process, GC included: steadier than wall time on a shared machine) and
 // text-B/flow (lflow-list bytes per flow).
-func benchCompile(b *testing.B, p nbgen.Params) {
+func benchCompile(b *testing.B, p nbgen.Params) { benchCompileFor(b, p, nil) }
+
+// benchCompileFor is benchCompile for release r (nil: the snapshot's, 23.03.1).
+func benchCompileFor(b *testing.B, p nbgen.Params, r *release.Release) {
 	snap := nbgen.Generate(p)
+	opts := compile.Options{Release: r}
 	runtime.GC()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
@@ -35,7 +40,7 @@ func benchCompile(b *testing.B, p nbgen.Params) {
 	b.ResetTimer()
 	var flows int
 	for i := 0; i < b.N; i++ {
-		flows = compile.Compile(snap).Flows.NumFlows()
+		flows = compile.CompileWith(snap, opts).Flows.NumFlows()
 	}
 	b.StopTimer()
 	cpu := cpuTime() - cpu0
@@ -46,7 +51,7 @@ func benchCompile(b *testing.B, p nbgen.Params) {
 	b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/float64(b.N)/float64(flows), "B/flow")
 	b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
 	var buf bytes.Buffer
-	lflow.WriteText(&buf, compile.Compile(snap).Flows)
+	lflow.WriteText(&buf, compile.CompileWith(snap, opts).Flows)
 	b.ReportMetric(float64(buf.Len())/float64(flows), "text-B/flow")
 }
 
@@ -67,6 +72,24 @@ func BenchmarkCompile10k(b *testing.B) { benchCompile(b, nbgen.Default()) }
 // BenchmarkCompile50k is the scale target: 50k ACLs, 500 switches, 2,500
 // port groups, 5,000 address sets.
 func BenchmarkCompile50k(b *testing.B) { benchCompile(b, sized(50000, 500, 2500, 5000)) }
+
+// BenchmarkCompile2603_10k and _50k are the 10k and 50k NBs compiled for
+// 26.03.1 (tiers, verdict bits, action stages, sampling), the issue's
+// speed target; _Cluster50k is the 50k NB in nbgen's ovn-kubernetes
+// shape (one port group on every switch).
+func BenchmarkCompile2603_10k(b *testing.B) {
+	benchCompileFor(b, nbgen.Default(), release.OVN2603)
+}
+
+func BenchmarkCompile2603_50k(b *testing.B) {
+	benchCompileFor(b, sized(50000, 500, 2500, 5000), release.OVN2603)
+}
+
+func BenchmarkCompile2603_Cluster50k(b *testing.B) {
+	p := sized(50000, 500, 2500, 5000)
+	p.Shape = nbgen.ShapeCluster
+	benchCompileFor(b, p, release.OVN2603)
+}
 
 // BenchmarkWriteText10k is lflow.WriteText of the 10k NB's flows into a
 // bytes.Buffer, as `aclc compile` writes them (MB/s of lflow-list text).

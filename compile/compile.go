@@ -40,7 +40,16 @@ func Compile(s *nbschema.Snapshot) *Result { return CompileWith(s, Options{Relea
 // CompileWith builds the ACL-stage flows of every logical switch in s as
 // the northd of opts.Release does.
 func CompileWith(s *nbschema.Snapshot, opts Options) *Result {
-	return CompileView(nbview.New(s), opts)
+	if opts.ACLIDs != nil || !newRules(opts.Release).persist {
+		return CompileView(nbview.New(s), opts)
+	}
+	// The ACL ids read only the ACLs: allocate them while the view is
+	// built.
+	ids := make(chan map[string]int, 1)
+	go func() { ids <- AllocateACLIDs(s) }()
+	v := nbview.New(s)
+	opts.ACLIDs = <-ids
+	return CompileView(v, opts)
 }
 
 // CompileView is CompileWith on a view already built.
@@ -85,12 +94,6 @@ func (g *global) target(opts Options) {
 		g.samplingApps = samplingApps(g.s)
 		if d := g.samplingApps[nbdb.SamplingAppTypeDrop]; d != 0 {
 			g.debugDrop(uint64(d))
-		}
-		for _, acl := range g.s.ACLs {
-			if g.aclSample(acl, true) != nil || g.aclSample(acl, false) != nil {
-				g.anySamples = true
-				break
-			}
 		}
 	}
 	if g.r.persist {

@@ -18,10 +18,12 @@ type global struct {
 	// aclIDs is the SB ACL_ID of each persist-established ACL (25.03+).
 	aclIDs  map[string]int
 	lacking ChassisFeatures // Options.Lacking
+	// anySamples: walk every switch's ACLs for sample flows (24.09+), not
+	// only a switch where an applied ACL names a Sample (the engine, whose
+	// rows come and go).
+	anySamples bool
 	// samplingApps: Sampling_App id by type (24.09+).
 	samplingApps map[string]int
-	// anySamples: some ACL has sample_new or sample_est (24.09+).
-	anySamples bool
 
 	useCtInvMatch   bool // NB_Global options:use_ct_inv_match (default true)
 	defaultACLDrop  bool // NB_Global options:default_acl_drop (default false)

@@ -30,6 +30,10 @@ func (g *global) buildNetworkFunction(od *datapath, b *builder) {
 		b.add(st, 0, "1", "next;")
 		b.add(st, 1, regbitNFEnabled+" == 1", g.dropAction)
 	}
+	hasNFG := func(acl *nbdb.ACL) bool { return acl.NetworkFunctionGroup != nil }
+	if !g.anyApplied(od, hasNFG, func(sh *pgShared) bool { return sh.nfGroups }) {
+		return
+	}
 	seen := [2]map[int]bool{{}, {}}
 	for _, acl := range g.v.AppliedACLs(od) {
 		nfg := g.aclNFGroup(acl)

@@ -1,7 +1,10 @@
 package compile
 
 import (
+	"cmp"
+	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/aclc/aclc/lflow"
@@ -25,11 +28,33 @@ type pgShared struct {
 	acls        []*nbdb.ACL // pg.ACLs that exist, in order
 	hasStateful bool        // some ACL is allow-related
 	foreign     []*nbdb.ACL // ACLs whose match names a port group other than pg
+	samples     bool        // some ACL has sample_new or sample_est
+	nfGroups    bool        // some ACL has network_function_group
 
-	flowOnce [2]sync.Once
-	flows    [2][]lflow.Flow // ACL-stage flows, sorted; [1]: stateful datapath
+	// ACL-stage flows, sorted, one list per variant (flowVariant).
+	flowOnce [numFlowVariants]sync.Once
+	flows    [numFlowVariants][]lflow.Flow
 	preOnce  sync.Once
 	pre      []lflow.Flow // allow-stateless pre-ACL flows, sorted
+}
+
+// An ACL's flows depend on the datapath only through whether it is
+// stateful and, per eval stage, whether it has tiers (considerACL's
+// tier prefix): a flow variant is one combination, bit 0 stateful, bit
+// 1+i tiers in aclPipes[i].
+const numFlowVariants = 1 << (1 + len(aclTiers{}))
+
+func flowVariant(hasStateful bool, tiers aclTiers) int {
+	v := 0
+	if hasStateful {
+		v = 1
+	}
+	for i, t := range tiers {
+		if t > 0 {
+			v |= 2 << i
+		}
+	}
+	return v
 }
 
 // newShared prepares the (still empty) per-port-group entries.
@@ -54,6 +79,8 @@ func (sh *pgShared) info(g *global) *pgShared {
 			if acl.Action == "allow-related" {
 				sh.hasStateful = true
 			}
+			sh.samples = sh.samples || hasSampleColumn(acl)
+			sh.nfGroups = sh.nfGroups || acl.NetworkFunctionGroup != nil
 			for ref := range eachRef(acl.Match, '@') {
 				// The port group's own name always resolves on the
 				// switches where its ACLs apply: it has ports there.
@@ -68,21 +95,20 @@ func (sh *pgShared) info(g *global) *pgShared {
 }
 
 // aclStageFlows returns the port group's ACL-stage flows on a datapath that
-// is (or is not) stateful, sorted.
-func (sh *pgShared) aclStageFlows(g *global, hasStateful bool) []lflow.Flow {
-	i := 0
-	if hasStateful {
-		i = 1
-	}
+// is (or is not) stateful and has the given highest tiers, sorted.
+func (sh *pgShared) aclStageFlows(g *global, hasStateful bool, tiers aclTiers) []lflow.Flow {
+	i := flowVariant(hasStateful, tiers)
 	sh.flowOnce[i].Do(func() {
 		sh.info(g)
 		out := make([]lflow.Flow, 0, 2*len(sh.acls))
+		var scratch []aclFlow
 		for _, acl := range sh.acls {
-			for _, f := range g.aclFlows(acl, hasStateful, aclTiers{}) {
+			scratch = g.appendACLFlows(scratch[:0], acl, hasStateful, tiers)
+			for _, f := range scratch {
 				out = append(out, lflow.Flow{Stage: g.r.layout.Stage(f.stage), Priority: f.priority, Match: f.match, Actions: f.actions, Source: acl.UUID})
 			}
 		}
-		slices.SortFunc(out, lflow.Compare)
+		sortFlows(out)
 		sh.flows[i] = out
 	})
 	return sh.flows[i]
@@ -100,7 +126,7 @@ func (sh *pgShared) statelessFlows(g *global) []lflow.Flow {
 				out = append(out, f)
 			}
 		}
-		slices.SortFunc(out, lflow.Compare)
+		sortFlows(out)
 		sh.pre = out
 	})
 	return sh.pre
@@ -120,15 +146,40 @@ func statelessFilter(acl *nbdb.ACL) (lflow.Flow, bool) {
 		Actions: regbitACLStateless + " = 1; next;", Source: acl.UUID}, true
 }
 
-// mergeSorted merges the sorted runs into one sorted slice without exact
-// duplicates (as Datapath.Sort leaves it), in one pass: a heap of the
-// runs ordered by their first flow. The runs are not modified.
+// hasSampleColumn reports whether acl names a Sample (24.09+).
+func hasSampleColumn(acl *nbdb.ACL) bool { return acl.SampleNew != nil || acl.SampleEst != nil }
+
+// flowKey orders flows of one layout as lflow.Compare does on its first
+// two fields: stage kind ascending, then priority descending. Flows with
+// equal keys are ordered by lflow.Compare (match, then actions).
+func flowKey(f *lflow.Flow) uint64 {
+	return uint64(f.Stage.Kind())<<32 | uint64(math.MaxUint32-uint32(f.Priority))
+}
+
+// compareFlows is lflow.Compare on the flows of one layout, integer keys
+// first.
+func compareFlows(a, b *lflow.Flow) int {
+	if ka, kb := flowKey(a), flowKey(b); ka != kb {
+		return cmp.Compare(ka, kb)
+	}
+	return cmp.Or(strings.Compare(a.Match, b.Match), strings.Compare(a.Actions, b.Actions))
+}
+
+// sortFlows sorts flows of one layout in lflow-list order (lflow.Compare).
+func sortFlows(flows []lflow.Flow) {
+	slices.SortFunc(flows, func(a, b lflow.Flow) int { return compareFlows(&a, &b) })
+}
+
+// mergeSorted merges the sorted runs (flows of one layout) into one sorted
+// slice without exact duplicates (as Datapath.Sort leaves it), in one
+// pass: a heap of the runs ordered by their first flow, integer keys
+// first. The runs are not modified.
 func mergeSorted(runs [][]lflow.Flow) []lflow.Flow {
 	n := 0
 	h := make(runHeap, 0, len(runs))
 	for _, r := range runs {
 		if len(r) > 0 {
-			h = append(h, r)
+			h = append(h, runHead{flowKey(&r[0]), r})
 			n += len(r)
 		}
 	}
@@ -137,13 +188,16 @@ func mergeSorted(runs [][]lflow.Flow) []lflow.Flow {
 	}
 	out := make([]lflow.Flow, 0, n)
 	for len(h) > 0 {
-		f := &h[0][0]
+		top := &h[0]
+		f := &top.run[0]
 		if len(out) == 0 || !sameFlow(&out[len(out)-1], f) {
 			out = append(out, *f)
 		}
-		if h[0] = h[0][1:]; len(h[0]) == 0 {
+		if top.run = top.run[1:]; len(top.run) == 0 {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
+		} else {
+			top.key = flowKey(&top.run[0])
 		}
 		h.down(0)
 	}
@@ -155,8 +209,21 @@ func sameFlow(a, b *lflow.Flow) bool {
 	return a.Stage == b.Stage && a.Priority == b.Priority && a.Match == b.Match && a.Actions == b.Actions
 }
 
-// runHeap is a min-heap of non-empty sorted runs by their first flow.
-type runHeap [][]lflow.Flow
+// runHead is a non-empty sorted run and the flowKey of its first flow.
+type runHead struct {
+	key uint64
+	run []lflow.Flow
+}
+
+func (r *runHead) less(o *runHead) bool {
+	if r.key != o.key {
+		return r.key < o.key
+	}
+	return compareFlows(&r.run[0], &o.run[0]) < 0
+}
+
+// runHeap is a min-heap of runs by their first flow.
+type runHeap []runHead
 
 func (h runHeap) down(i int) {
 	for {
@@ -165,13 +232,38 @@ func (h runHeap) down(i int) {
 			return
 		}
 		m := l
-		if r := l + 1; r < len(h) && lflow.Compare(h[r][0], h[l][0]) < 0 {
+		if r := l + 1; r < len(h) && h[r].less(&h[l]) {
 			m = r
 		}
-		if lflow.Compare(h[m][0], h[i][0]) >= 0 {
+		if !h[m].less(&h[i]) {
 			return
 		}
 		h[i], h[m] = h[m], h[i]
 		i = m
 	}
+}
+
+// anyApplied reports whether an ACL that applies on od satisfies own: one
+// of the switch's own or of its port groups' (through has, the port
+// group's precomputed fact, in a full Compile).
+func (g *global) anyApplied(od *datapath, own func(*nbdb.ACL) bool, has func(*pgShared) bool) bool {
+	for _, acl := range od.ACLs {
+		if own(acl) {
+			return true
+		}
+	}
+	for _, pg := range od.PortGroups {
+		if sh := g.shared[pg.UUID]; sh != nil {
+			if has(sh.info(g)) {
+				return true
+			}
+			continue
+		}
+		for _, id := range pg.ACLs {
+			if acl, ok := g.s.ACLs[id]; ok && own(acl) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -108,8 +108,8 @@ func (v *View) ACL(id string) (ACL, bool) {
 	if !ok {
 		return ACL{}, false
 	}
-	return ACL{Row: acl, Owner: v.aclOwners[id], Stage: StageOf(acl), Verdict: VerdictOf(acl.Action)}, true
+	return ACL{Row: acl, Owner: v.owners()[id], Stage: StageOf(acl), Verdict: VerdictOf(acl.Action)}, true
 }
 
 // Owner returns the row that lists ACL id.
-func (v *View) Owner(id string) Owner { return v.aclOwners[id] }
+func (v *View) Owner(id string) Owner { return v.owners()[id] }

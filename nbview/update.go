@@ -78,6 +78,7 @@ type reverse struct {
 // need.
 func NewIncremental(s *nbschema.Snapshot) *View {
 	v := New(s)
+	v.owners() // Refresh keeps it current
 	v.refs = &reverse{RefIndex{}, RefIndex{}, RefIndex{}, RefIndex{}, RefIndex{}, RefIndex{}, RefIndex{}, RefIndex{}, RefIndex{}}
 	for _, t := range nbschema.Tables() {
 		for id, row := range t.Rows(s) {

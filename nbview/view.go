@@ -18,6 +18,7 @@ package nbview
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
@@ -34,7 +35,8 @@ type View struct {
 	fairMeters map[string]bool     // meter name -> fair
 	asNames    map[string]bool     // address set names, plus <pg>_ip4/_ip6
 	pgNames    map[string]bool     // port group names
-	aclOwners  map[string]Owner    // ACL UUID -> the row that lists it
+	aclOwners  map[string]Owner    // ACL UUID -> the row that lists it (built on first use: owners)
+	ownersOnce sync.Once
 	pgFacts    map[string]pgFacts  // port group UUID -> its ACL facts
 	multi      map[string][]string // LSP UUID -> the existing switches listing it, when more than one
 
@@ -61,29 +63,67 @@ func New(s *nbschema.Snapshot) *View {
 		fairMeters: map[string]bool{},
 		asNames:    make(map[string]bool, len(s.AddressSets)+2*len(s.PortGroups)),
 		pgNames:    make(map[string]bool, len(s.PortGroups)),
-		aclOwners:  make(map[string]Owner, len(s.ACLs)),
 		pgFacts:    make(map[string]pgFacts, len(s.PortGroups)),
 		multi:      map[string][]string{},
 	}
+	// The ports and the names are independent: build them concurrently.
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); v.indexNames() }()
+	v.indexPorts()
+	wg.Wait()
+	return v
+}
+
+// indexPorts fills portSwitch, portByName, multi and switchPGs.
+func (v *View) indexPorts() {
+	s := v.s
 	// join_logical_ports: a port listed by two switches belongs to the
 	// first in northd's datapath order (order.go); northd ignores the
-	// other listings ("duplicate logical port").
-	listers := make(map[string][]string, len(s.Ports))
+	// other listings ("duplicate logical port"). listers holds the
+	// switches listing a port, in UUID order, when there are several.
+	listers := map[string][]string{}
 	for _, id := range nbschema.SortedKeys(s.Switches) {
 		ls := s.Switches[id]
 		for _, p := range ls.Ports {
-			if _, ok := s.Ports[p]; ok && !slices.Contains(listers[p], id) {
+			if _, ok := s.Ports[p]; !ok {
+				continue
+			}
+			first, listed := v.portSwitch[p]
+			switch {
+			case !listed:
+				v.portSwitch[p] = id
+			case first == id:
+			case listers[p] == nil:
+				listers[p] = []string{first, id}
+			case !slices.Contains(listers[p], id):
 				listers[p] = append(listers[p], id)
 			}
-		}
-		for _, a := range ls.ACLs {
-			v.aclOwners[a] = Owner{Table: nbdb.LogicalSwitchTable, Name: ls.Name}
 		}
 	}
 	for p, sws := range listers {
 		v.portSwitch[p] = v.owner(p, sws)
+	}
+	for p := range v.portSwitch {
 		v.portByName[s.Ports[p].Name] = p
 	}
+	// seen[sw] is 1 + the index of the last port group found on sw.
+	seen := make(map[string]int, len(s.Switches))
+	for i, id := range nbschema.SortedKeys(s.PortGroups) {
+		for _, p := range s.PortGroups[id].Ports {
+			sw, ok := v.portSwitch[p]
+			if !ok || seen[sw] == i+1 {
+				continue
+			}
+			seen[sw] = i + 1
+			v.switchPGs[sw] = append(v.switchPGs[sw], id)
+		}
+	}
+}
+
+// indexNames fills lrpNames, fairMeters, asNames, pgNames and pgFacts.
+func (v *View) indexNames() {
+	s := v.s
 	for _, r := range s.Routers {
 		for _, p := range r.Ports {
 			if lrp, ok := s.RouterPorts[p]; ok {
@@ -97,28 +137,38 @@ func New(s *nbschema.Snapshot) *View {
 	for _, as := range s.AddressSets {
 		v.asNames[as.Name] = true
 	}
-	for _, id := range nbschema.SortedKeys(s.PortGroups) {
-		pg := s.PortGroups[id]
+	for id, pg := range s.PortGroups {
 		v.pgNames[pg.Name] = true
 		v.asNames[pg.Name+"_ip4"] = true
 		v.asNames[pg.Name+"_ip6"] = true
-		seen := map[string]bool{}
-		for _, p := range pg.Ports {
-			sw, ok := v.portSwitch[p]
-			if !ok || seen[sw] {
-				continue
-			}
-			seen[sw] = true
-			v.switchPGs[sw] = append(v.switchPGs[sw], id)
-		}
-		// An ACL listed by a switch and a port group (or by two port
-		// groups) is named after the last, in this order.
-		for _, a := range pg.ACLs {
-			v.aclOwners[a] = Owner{Table: nbdb.PortGroupTable, Name: pg.Name}
-		}
 		v.pgFacts[id] = v.portGroupFacts(pg)
 	}
-	return v
+}
+
+// owners returns the owner of every ACL, building the index on first use
+// (only problems and reports name owners; a compile without problems
+// never needs it).
+func (v *View) owners() map[string]Owner {
+	v.ownersOnce.Do(func() {
+		s := v.s
+		v.aclOwners = make(map[string]Owner, len(s.ACLs))
+		// An ACL listed by a switch and a port group (or by two port
+		// groups) is named after the last: switches in UUID order, then
+		// port groups in UUID order.
+		for _, id := range nbschema.SortedKeys(s.Switches) {
+			ls := s.Switches[id]
+			for _, a := range ls.ACLs {
+				v.aclOwners[a] = Owner{Table: nbdb.LogicalSwitchTable, Name: ls.Name}
+			}
+		}
+		for _, id := range nbschema.SortedKeys(s.PortGroups) {
+			pg := s.PortGroups[id]
+			for _, a := range pg.ACLs {
+				v.aclOwners[a] = Owner{Table: nbdb.PortGroupTable, Name: pg.Name}
+			}
+		}
+	})
+	return v.aclOwners
 }
 
 // Snapshot returns the rows the view was built from.
