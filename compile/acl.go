@@ -173,7 +173,7 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 // lbStatelessMode is LS other_config:enable-stateless-acl-with-lb
 // (od->lb_with_stateless_mode), on releases that read it.
 func (g *global) lbStatelessMode(od *datapath) bool {
-	return g.r.statelessLB && boolOption(od.LS.OtherConfig["enable-stateless-acl-with-lb"], false)
+	return lbStatelessMode(&g.r, od.LS)
 }
 
 // aclFlows is northd's consider_acl with, from 23.06, the ACL's log-related

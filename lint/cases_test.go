@@ -20,13 +20,6 @@ var ruleCases = []struct {
 		{Rule: "default-drop-after-lb", Severity: "error", ACLs: []string{"allow-tcp"}, Switches: []string{"sw-broken"}, Offset: -1},
 		{Rule: "default-drop-after-lb", Severity: "warning", ACLs: []string{"allow-ip4"}, Switches: []string{"sw-partial"}, Offset: -1},
 	}},
-	// The same-priority overlap of two ACLs at different tiers is exactly
-	// the kind of answer the tiers-unmodelled errors warn about.
-	{"tiers-unmodelled.yaml", []got{
-		{Rule: "tiers-unmodelled", Severity: "error", ACLs: []string{"anp-pass"}, Offset: -1},
-		{Rule: "tiers-unmodelled", Severity: "error", ACLs: []string{"np-allow"}, Offset: -1},
-		{Rule: "same-priority-overlap", Severity: "warning", ACLs: []string{"anp-pass", "np-allow"}, Switches: []string{"sw0"}, Offset: -1},
-	}},
 	{"empty-set.yaml", []got{
 		{Rule: "empty-set", Severity: "warning", ACLs: []string{"allow-from-empty"}, Switches: []string{"sw0"}, Offset: 11},
 		{Rule: "missing-prereq", Severity: "info", ACLs: []string{"allow-from-empty"}, Switches: []string{"sw0"}, Offset: 0},
@@ -75,5 +68,29 @@ var ruleCases = []struct {
 	}},
 	{"stateless-no-reply.yaml", []got{
 		{Rule: "stateless-no-reply", Severity: "warning", ACLs: []string{"web-out", "default-deny-in"}, Switches: []string{"sw0"}, Offset: -1},
+	}},
+	// Tiers (OVN 23.06+; these fixtures name no release: 26.03).
+	{"tiers-shadowed.yaml", []got{
+		{Rule: "shadowed", Severity: "warning", ACLs: []string{"np-allow-ssh", "anp-deny-ssh"}, Switches: []string{"sw0"}, Offset: -1},
+		{Rule: "same-priority-overlap", Severity: "warning", ACLs: []string{"np-8080", "np-drop-p9"}, Switches: []string{"sw0"}, Offset: -1},
+		{Rule: "shadowed", Severity: "info", ACLs: []string{"np-drop-telnet", "anp-drop-low"}, Switches: []string{"sw0"}, Offset: -1},
+	}},
+	{"pass-to-default.yaml", []got{
+		{Rule: "pass-to-default", Severity: "warning", ACLs: []string{"anp-pass-udp"}, Switches: []string{"sw0"}, Offset: -1},
+		{Rule: "pass-to-default", Severity: "warning", ACLs: []string{"banp-pass"}, Switches: []string{"sw1"}, Offset: -1},
+	}},
+	{"stateless-mark-ignores-tiers.yaml", []got{
+		{Rule: "stateless-mark-ignores-tiers", Severity: "warning", ACLs: []string{"np-fast-tcp", "anp-allow-web", "anp-drop-ssh"}, Switches: []string{"sw0"}, Offset: -1},
+		{Rule: "shadowed", Severity: "warning", ACLs: []string{"np-allow-web", "anp-fast-tcp"}, Switches: []string{"sw1"}, Offset: -1},
+	}},
+	// sw0: the pass above the drop saves the replies (for the default);
+	// sw1: the drop is above the pass.
+	{"tiers-stateless-no-reply.yaml", []got{
+		{Rule: "pass-to-default", Severity: "warning", ACLs: []string{"pass-web-replies"}, Switches: []string{"sw0"}, Offset: -1},
+		{Rule: "stateless-no-reply", Severity: "warning", ACLs: []string{"web-out-1", "deny-in-1"}, Switches: []string{"sw1"}, Offset: -1},
+		{Rule: "shadowed", Severity: "warning", ACLs: []string{"pass-web-replies-1", "deny-in-1"}, Switches: []string{"sw1"}, Offset: -1},
+	}},
+	{"stateless-lb-vip-mode.yaml", []got{
+		{Rule: "stateless-lb-vip", Severity: "warning", ACLs: []string{"fast-tcp-2"}, Switches: []string{"sw-plain"}, Offset: -1},
 	}},
 }

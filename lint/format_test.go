@@ -20,7 +20,7 @@ func TestWriteText(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"lint/testdata/reject-or-discarded.yaml:11:9: error [reject-or-discarded] ACL \"reject-telnet\" on Logical_Switch sw0 (from-lport priority 2000 reject)\n",
+		"lint/testdata/reject-or-discarded.yaml:14:9: error [reject-or-discarded] ACL \"reject-telnet\" on Logical_Switch sw0 (from-lport priority 2000 reject)\n",
 		"    tcp.dst == 22 || tcp.dst == 23\n                  ^\n",
 		"  fix: parenthesize the whole match: (tcp.dst == 22 || tcp.dst == 23)\n",
 		"1 error(s), 0 warning(s), 2 info(s) in 4 ACL(s) on 2 switch(es)\n",

@@ -1,8 +1,10 @@
-// Package lint finds mistakes in OVN Northbound ACLs as ovn-northd 23.03
-// and ovn-controller would treat them: matches OVN rejects or reads
-// differently than written, ACLs that conflict or can never decide,
-// allow-stateless rules whose replies or load-balanced traffic break, and
-// the 23.03 northd quirks that silently discard flows or drop traffic.
+// Package lint finds mistakes in OVN Northbound ACLs as the ovn-northd
+// and ovn-controller of their release (release.go) would treat them:
+// matches OVN rejects or reads differently than written, ACLs that
+// conflict or can never decide (per tier from 23.06), pass ACLs that meet
+// the default, allow-stateless rules whose replies, load-balanced traffic
+// or earlier tiers break, and the northd quirks that silently discard
+// flows or drop traffic.
 //
 // Lint analyses every logical switch separately, with the ACLs that apply
 // there (its own and those of the port groups that have ports on it) and
@@ -12,9 +14,11 @@
 //
 // Each rule family lives in its own file: match.go (invalid matches,
 // dangling references, expression warnings), conflict.go (same-priority
-// overlaps, shadowing), stateless.go (replies of allow-stateless traffic,
-// load balancer VIPs), northd.go (the reject-with-|| flow, default_acl_drop
-// and the after-LB stage). The set reasoning they share is in sets.go.
+// overlaps, shadowing), tiers.go (the same per tier, pass-to-default),
+// stateless.go (replies of allow-stateless traffic, load balancer VIPs),
+// statelessmark.go (stateless marking ahead of earlier tiers), northd.go
+// (the reject-with-|| flow, default_acl_drop and the after-LB stage). The
+// set reasoning they share is in sets.go.
 package lint
 
 import (
@@ -32,6 +36,7 @@ import (
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/nbview"
+	"github.com/aclc/aclc/release"
 )
 
 // Severity ranks findings.
@@ -99,9 +104,8 @@ const (
 	// RuleDefaultDropAfterLB: default_acl_drop=true dropping allowed
 	// traffic in ls_in_acl_after_lb.
 	RuleDefaultDropAfterLB = "default-drop-after-lb"
-	// RuleTiersUnmodelled: an ACL at a tier other than 0, or a pass ACL
-	// (OVN 23.06+), which lint's cross-ACL rules do not model yet.
-	RuleTiersUnmodelled = "tiers-unmodelled"
+	// RuleUnpickedPass (tiers.go) and RuleStatelessMark
+	// (statelessmark.go) are the tier rules (OVN 23.06+).
 )
 
 // ACLRef identifies an ACL in a finding.
@@ -248,10 +252,15 @@ type linter struct {
 	globalRes      expr.MapResolver
 	as             *asCache
 	defaultACLDrop bool
-	exprCache      sync.Map // cache key → *expr.Expr or error
-	shared         sync.Map // *aclInfo → its shared *inst
-	fixedCache     sync.Map // ACL UUID → *set of its terms without port groups
-	validCache     sync.Map // reject flow key → error (nil: valid)
+	rel            *release.Release // the release lint judges for (release.go)
+	dialect        *expr.Dialect    // its match language
+	tiers          bool             // its northd evaluates tiers and pass
+	rejectHints    []string         // compile.RejectPrefixesFor(rel)
+	lbModeKnown    bool             // rel reads enable-stateless-acl-with-lb
+	exprCache      sync.Map         // cache key → *expr.Expr or error
+	shared         sync.Map         // *aclInfo → its shared *inst
+	fixedCache     sync.Map         // ACL UUID → *set of its terms without port groups
+	validCache     sync.Map         // reject flow key → error (nil: valid)
 
 	// uses counts, per ACL, the switches still to be linted that see it:
 	// its cached sets are dropped after the last one (at 50k ACLs they
@@ -264,6 +273,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 	start := time.Now()
 	l := &linter{s: s, nb: nbview.New(s), acls: map[string]*aclInfo{}, as: newASCache(),
 		defaultACLDrop: s.GlobalOption("default_acl_drop") == "true"}
+	l.setRelease(s.Release)
 	var err error
 	if l.globalRes, err = l.nb.Resolver(""); err != nil {
 		return nil, fmt.Errorf("lint: resolving address sets: %w", err)
@@ -355,9 +365,9 @@ func (l *linter) newInfo(id string) *aclInfo {
 	// where all its references resolve, the switch's parse is the same
 	// (port group contents only matter for the empty-set warning, and a
 	// group that exists on a switch has ports there).
-	e, err := expr.Parse(acl.Match, l.globalRes)
+	e, err := l.dialect.Parse(acl.Match, l.globalRes)
 	if err != nil {
-		if e, err = expr.Parse(acl.Match, nil); err != nil {
+		if e, err = l.dialect.Parse(acl.Match, nil); err != nil {
 			a.syntax = err
 			return a
 		}
@@ -428,7 +438,7 @@ func (l *linter) parse(v *swView, a *aclInfo) (*expr.Expr, error) {
 		}
 		return nil, x.(error)
 	}
-	e, err := expr.Parse(a.acl.Match, v.res)
+	e, err := l.dialect.Parse(a.acl.Match, v.res)
 	if err != nil {
 		l.exprCache.Store(key, err)
 		return nil, err

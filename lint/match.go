@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/aclc/aclc/acl/expr"
-	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/nbview"
 )
 
@@ -19,9 +18,6 @@ import (
 func (l *linter) globalFindings() []Finding {
 	var out []Finding
 	for _, a := range l.acls {
-		if f, ok := tiersUnmodelled(a); ok {
-			out = append(out, f)
-		}
 		if a.syntax != nil {
 			f := Finding{Rule: RuleInvalidMatch, Severity: Error, ACLs: []ACLRef{a.ref},
 				Message: "OVN cannot parse the match: " + errMsg(a.syntax) + "; northd copies it and every hypervisor rejects the flow, so the ACL does nothing",
@@ -48,29 +44,6 @@ func (l *linter) globalFindings() []Finding {
 		}
 	}
 	return out
-}
-
-// tiersUnmodelled is the error lint gives an ACL whose tier or pass verb
-// (OVN 23.06+: ACLs are evaluated tier by tier, and pass hands the packet
-// to the next tier) its shadowed, same-priority-overlap and
-// stateless-no-reply rules do not model: they compare priorities across
-// tiers as 23.03 evaluates them, so their findings about such an ACL may
-// be wrong. An error, so that lint exits non-zero instead of answering
-// with confidence.
-func tiersUnmodelled(a *aclInfo) (Finding, bool) {
-	if a.acl.Tier == 0 && a.acl.Action != nbdb.ACLActionPass {
-		return Finding{}, false
-	}
-	what := fmt.Sprintf("is at tier %d", a.acl.Tier)
-	if a.acl.Action == nbdb.ACLActionPass {
-		what = "passes the packet to the next tier"
-		if a.acl.Tier != 0 {
-			what = fmt.Sprintf("is at tier %d and passes the packet to the next tier", a.acl.Tier)
-		}
-	}
-	return Finding{Rule: RuleTiersUnmodelled, Severity: Error, ACLs: []ACLRef{a.ref},
-		Message: "the ACL " + what + " (OVN 23.06+); lint's shadowed, same-priority-overlap and stateless-no-reply rules do not model tiers yet, so what they say about this ACL may be wrong",
-		Fix:     "check the decision with `aclc trace` for the NB's release; tier-aware lint rules are not built yet"}, true
 }
 
 // errMsg is the message of a parse error without its offset prefix.
@@ -135,7 +108,7 @@ func (l *linter) matchFindings(v *swView, in *inst) []Finding {
 		switch w.Kind {
 		case expr.HostBits:
 			f.Rule, f.Severity = RuleHostBits, Warning
-			f.Message += "; newer OVN releases reject such a constant"
+			f.Message += " (23.03.1, 25.03.0 and 26.03.1 all accept the constant and clear them: the ACL matches the whole network)"
 			f.Fix = "clear the host bits (write the network address, e.g. 10.0.0.0/24) or drop the mask"
 		case expr.MissingPrereq:
 			f.Rule, f.Severity = RuleMissingPrereq, Info

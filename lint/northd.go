@@ -6,22 +6,16 @@ import (
 	"math"
 
 	"github.com/aclc/aclc/acl/expr"
-	"github.com/aclc/aclc/compile"
 )
 
 // This file holds the rules about flows ovn-northd 23.03 writes in a way
 // that loses traffic: the reject flow whose match OVN cannot parse, and
 // default_acl_drop's default in the after-LB stage.
 
-// rejectHints are the prefixes northd puts before a reject ACL's match on a
-// stateful switch (build_reject_acl_rules, unparenthesized match), as
-// compile writes them.
-var rejectHints = compile.RejectPrefixes()
-
 // rejectOr validates the actual text of the reject flows northd writes on a
 // stateful switch.
 func (l *linter) rejectOr(v *swView, in *inst) (Finding, bool) {
-	for hi, h := range rejectHints {
+	for hi, h := range l.rejectHints {
 		text := h + in.a.acl.Match
 		// The text's validity depends only on which references exist.
 		key := fmt.Sprintf("%d|%s", hi, v.refKey(in.a))
@@ -29,14 +23,14 @@ func (l *linter) rejectOr(v *swView, in *inst) (Finding, bool) {
 		if x, ok := l.validCache.Load(key); ok {
 			err, _ = x.(error)
 		} else {
-			err = expr.Valid(text, v.res)
+			err = l.dialect.Valid(text, v.res)
 			l.validCache.Store(key, err)
 		}
 		if err == nil {
 			continue
 		}
 		f := Finding{Rule: RuleRejectOr, Severity: Error, ACLs: []ACLRef{in.a.ref},
-			Message: fmt.Sprintf("on this stateful switch northd writes the reject flows as `%s<match>' without parentheses, and OVN rejects `%s': %s; ovn-controller discards the flows, so the ACL rejects nothing",
+			Message: fmt.Sprintf("on this stateful switch northd 23.03 writes the reject flows as `%s<match>' without parentheses, and OVN rejects `%s': %s; ovn-controller discards the flows, so the ACL rejects nothing",
 				h, text, errMsg(err)),
 			Fix: fmt.Sprintf("parenthesize the whole match: (%s)", in.a.acl.Match)}
 		var pe *expr.Error

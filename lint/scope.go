@@ -49,6 +49,7 @@ type class struct {
 	stateful bool
 	st       [nStages]*layer
 	replies  [nStages]*aclIndex // the replies of the stage's stateless ACLs
+	tiered   [nStages]bool      // the stage has tiers: each switch analyses it (tiers.go)
 
 	replyDone map[*inst]bool // replies allowed by a shared ACL: never a finding
 	shadow    map[*inst]shadowState
@@ -142,6 +143,9 @@ func (l *linter) analyse(c *class) {
 	c.disturbed = map[disturbKey]map[string]bool{}
 	for st, ly := range c.st {
 		layers := []*layer{ly}
+		if c.tiered[st] = l.tiers && hasTiers(ly.list); c.tiered[st] {
+			layers = nil // no overlaps or shadowing across tiers here: tierStage
+		}
 		c.definite = append(c.definite, l.samePriority(v, stage(st), ly, layers)...)
 		shadow := make([]*Finding, len(ly.list))
 		states := make([]shadowState, len(ly.list))
@@ -253,6 +257,9 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 	}
 	both := func(st stage) []*layer { return []*layer{c.st[st], own[st]} }
 	for st := range own {
+		if l.tierStage(v, c, stage(st), own[st], &out) {
+			continue
+		}
 		out = append(out, l.samePriority(v, stage(st), own[st], both(stage(st)))...)
 		for _, b := range own[st].list {
 			if f, ok := l.shadowCheck(v, stage(st), b, both(stage(st))); ok {
@@ -318,6 +325,7 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 			}
 		}
 	}
+	out = append(out, l.statelessMarks(v, both)...)
 	if v.lbVIP {
 		for _, st := range []stage{inACL, inAfterLB} {
 			for _, ly := range both(st) {

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
 // This file holds the allow-stateless rules: replies that no rule lets
@@ -101,7 +103,7 @@ func (l *linter) noReply(v *swView, st stage, in *inst, layers func(stage) []*la
 						allowed = true
 						return false
 					}
-					if !slices.Contains(deniers, o) && (so.exact || anyIntersect(reply.over, so.under)) {
+					if o.a.verdict != vOther && !slices.Contains(deniers, o) && (so.exact || anyIntersect(reply.over, so.under)) && !l.passedFirst(v, o, rc, layers(ost)) {
 						deniers = append(deniers, o)
 					}
 					return true
@@ -208,7 +210,9 @@ func endpointMatch(ep, proto, side string) (string, bool) {
 // of its backends: the pre-ACL flow sets reg0[16], pre-LB then skips
 // ct_lb_mark, so the VIP is never DNATed (or the reply never un-DNATed).
 func (l *linter) lbVIP(v *swView, in *inst) []Finding {
-	if !v.lbVIP {
+	if !v.lbVIP || compile.LBStatelessMode(l.rel, v.ls) {
+		// In the stateless-ACL-with-LB mode (25.09+) stateless traffic
+		// to a VIP still goes to ct_lb_mark, and back through ct_nat.
 		return nil
 	}
 	s := l.setOf(v, in)
@@ -217,8 +221,8 @@ func (l *linter) lbVIP(v *swView, in *inst) []Finding {
 		switch intersects(s, t.to) {
 		case yes:
 			out = append(out, Finding{Rule: RuleStatelessLBVIP, Severity: Warning, ACLs: []ACLRef{in.a.ref},
-				Message: fmt.Sprintf("this allow-stateless ACL can match traffic to VIP %s of load balancer %s; in 23.03 such traffic skips load balancing (reg0[16] makes pre-LB skip ct_lb_mark), so it reaches the VIP address itself and is never DNATed to a backend", t.vip, t.lb),
-				Fix:     fmt.Sprintf("exclude the VIP from the stateless ACL (e.g. add && !(%s)), or use allow-related for it", t.toMatch)})
+				Message: fmt.Sprintf("this allow-stateless ACL can match traffic to VIP %s of load balancer %s; such traffic skips load balancing (reg0[16] makes ls_in_pre_lb skip ct_lb_mark; from OVN 25.09 LS other_config:enable-stateless-acl-with-lb=true load balances it), so it reaches the VIP address itself and is never DNATed to a backend", t.vip, t.lb),
+				Fix:     fmt.Sprintf("exclude the VIP from the stateless ACL (e.g. add && !(%s)), or use allow-related for it", t.toMatch) + l.lbModeFix()})
 			continue
 		case maybe:
 			out = append(out, Finding{Rule: RuleStatelessLBVIP, Severity: Info, ACLs: []ACLRef{in.a.ref},
@@ -230,7 +234,7 @@ func (l *linter) lbVIP(v *swView, in *inst) []Finding {
 			if intersects(s, b) == yes {
 				out = append(out, Finding{Rule: RuleStatelessLBVIP, Severity: Warning, ACLs: []ACLRef{in.a.ref},
 					Message: fmt.Sprintf("this allow-stateless ACL can match replies from backend %s of VIP %s (load balancer %s); they skip conntrack (reg0[16]), so they are never un-DNATed back to the VIP", t.backends[i], t.vip, t.lb),
-					Fix:     "exclude the backend replies from the stateless ACL, or use allow-related for them"})
+					Fix:     "exclude the backend replies from the stateless ACL, or use allow-related for them" + l.lbModeFix()})
 				break
 			}
 		}
@@ -246,4 +250,31 @@ func (l *linter) vipSetsCached(v *swView) []vipTraffic {
 		}
 	}
 	return v.vips
+}
+
+// passedFirst reports whether a pass ACL of the layers at o's tier, at
+// o's priority or above, can match the replies rc: then those replies may
+// never meet o (the pass hands them to the next tier, and, as no ACL of
+// the direction allows them, to the default), so o does not count as
+// dropping them.
+func (l *linter) passedFirst(v *swView, o *inst, rc cube, layers []*layer) bool {
+	found := false
+	for _, ly := range layers {
+		ly.idx.candidates(rc, 0, ly.idx.above(o.a.acl.Priority-1), func(_ int, p *inst) bool {
+			if p.a.acl.Action == nbdb.ACLActionPass && tierOf(p) == tierOf(o) && anyIntersect([]cube{rc}, l.setOf(v, p).over) {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// lbModeFix is the fix a release that reads enable-stateless-acl-with-lb
+// offers too.
+func (l *linter) lbModeFix() string {
+	if !l.lbModeKnown {
+		return ""
+	}
+	return ", or set other_config:" + lbModeKey + "=true on the switch"
 }

@@ -17,7 +17,7 @@ var lintOpts struct {
 
 var lintCmd = &cobra.Command{
 	Use:   "lint [FIXTURE]",
-	Short: "Find mistakes in NB ACLs: invalid or dubious matches, conflicts, shadowing, stateless pitfalls, 23.03 northd quirks",
+	Short: "Find mistakes in NB ACLs: invalid or dubious matches, conflicts and shadowing per tier, stateless pitfalls, northd quirks of the release",
 	Long: `lint reads the Northbound database from a YAML fixture (FIXTURE) or a live
 NB (--nb, or OVN_NB_DB when no FIXTURE is given) and reports, per logical
 switch as OVN resolves address sets and port groups there:
@@ -26,12 +26,17 @@ switch as OVN resolves address sets and port groups there:
   empty-set, host-bits, contradiction,   accepted but dubious matches
   slice-overflow, negated-multibit,
   missing-prereq
-  same-priority-overlap                  overlapping ACLs at one priority with different verdicts
-  shadowed                               ACLs a higher-priority ACL always decides first
+  same-priority-overlap                  overlapping ACLs at one priority (and tier) with different verdicts
+  shadowed                               ACLs that earlier tiers or higher priorities always decide first
+  pass-to-default                        pass ACLs whose packets no later tier picks up (23.06+)
+  stateless-mark-ignores-tiers           allow-stateless marking that takes earlier deciders out of conntrack
   stateless-no-reply                     allow-stateless traffic whose replies are dropped
   stateless-lb-vip                       allow-stateless traffic that skips a load balancer VIP
-  reject-or-discarded                    reject ACLs whose 23.03 flow OVN cannot parse (error)
+  reject-or-discarded                    reject ACLs whose 23.03 flow OVN cannot parse (error; 23.03 only)
   default-drop-after-lb                  default_acl_drop=true dropping allowed traffic after LB (error)
+
+The NB is judged as its OVN release treats it: a live NB's (detected from
+its schema version), --ovn-version, or a fixture's ovn: key, else 26.03.
 
 Each finding names the ACL(s) (name or UUID, owner, fixture position) and a
 one-line fix; see docs/lint.md. Exit status: 1 when any finding is an

@@ -1,0 +1,101 @@
+package lint
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
+)
+
+// lintFor lints a fixture as release r reads it (--ovn-version).
+func lintFor(t *testing.T, name string, r *release.Release) *Report {
+	t.Helper()
+	s, err := nbschema.LoadFixtureWith(filepath.Join("testdata", name), nbschema.FixtureOptions{Release: r})
+	if err != nil {
+		t.Fatalf("loading %s for %s: %v", name, r, err)
+	}
+	rep, err := Lint(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestRulesPerRelease: the rules whose answer depends on the release.
+func TestRulesPerRelease(t *testing.T) {
+	prereqs := []got{
+		{Rule: "missing-prereq", Severity: "info", ACLs: []string{"reject-telnet"}, Switches: []string{"sw0"}, Offset: 0},
+		{Rule: "missing-prereq", Severity: "info", ACLs: []string{"reject-telnet-1"}, Switches: []string{"sw1"}, Offset: 0},
+	}
+	tests := []struct {
+		fixture string
+		r       *release.Release
+		want    []got
+	}{
+		// From 23.06 northd parenthesizes the match of a reject flow.
+		{"reject-or-discarded.yaml", release.OVN2503, prereqs},
+		{"reject-or-discarded.yaml", release.OVN2603, prereqs},
+		// 25.03 does not read enable-stateless-acl-with-lb (25.09+).
+		{"stateless-lb-vip-mode.yaml", release.OVN2503, []got{
+			{Rule: "stateless-lb-vip", Severity: "warning", ACLs: []string{"fast-tcp"}, Switches: []string{"sw-mode"}, Offset: -1},
+			{Rule: "stateless-lb-vip", Severity: "warning", ACLs: []string{"fast-tcp-2"}, Switches: []string{"sw-plain"}, Offset: -1},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.fixture+"@"+tc.r.Series(), func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, summarize(lintFor(t, tc.fixture, tc.r))); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// The tier fixtures read the same on 25.03 as on 26.03 (tiers and
+	// pass are 23.06's).
+	for _, tc := range ruleCases {
+		if !strings.Contains(tc.fixture, "tier") && !strings.Contains(tc.fixture, "pass") {
+			continue
+		}
+		t.Run(tc.fixture+"@25.03", func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, summarize(lintFor(t, tc.fixture, release.OVN2503))); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDefaultRelease: a fixture that names no release is linted for
+// 26.03, as aclc compile compiles it: reject-or-discarded without its ovn:
+// key has no 23.03 reject finding.
+func TestDefaultRelease(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "reject-or-discarded.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), "ovn: \"23.03\"\n", "", 1)
+	if text == string(data) {
+		t.Fatal("fixture has no ovn: \"23.03\" line")
+	}
+	s, err := nbschema.ParseFixture("no-release.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Release != nil {
+		t.Fatalf("fixture names release %v", s.Release)
+	}
+	rep, err := Lint(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleRejectOr {
+			t.Errorf("a fixture without ovn: is linted as 23.03: %s", f.Message)
+		}
+	}
+	if release.Default() != release.OVN2603 {
+		t.Errorf("default release %v, this test expects 26.03", release.Default())
+	}
+}

@@ -1,0 +1,218 @@
+package lint
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/aclc/aclc/nbschema/nbdb"
+)
+
+// This file holds the tier-aware conflict rules (OVN 23.06+). An eval
+// stage evaluates its ACLs tier by tier, lowest first (the tier register
+// reg8[30..31] is part of every ACL flow's match on a switch whose stage
+// has tiers): inside a tier the highest-priority ACL that matches decides;
+// a pass ACL, or no ACL at all, leaves the verdict bits clear, and the
+// action stage's priority-500 loop sends the packet back to the eval
+// stage for the next tier, up to the highest tier of the stage on that
+// switch; after it the action stage's priority-0 flow applies the default
+// (allow, or drop with default_acl_drop). So:
+//
+//   - same-priority overlaps only matter inside a tier;
+//   - an ACL is shadowed when every packet it matches is decided first:
+//     by higher-priority ACLs of its own tier (a pass among them too: the
+//     ACL still never decides), or by the ACLs of earlier tiers that decide
+//     (not pass) — what an earlier tier's ACL decides is its match minus
+//     the pass ACLs of its tier at its priority or above;
+//   - a pass that no later tier picks up meets the stage's default.
+//
+// A stage with tiers is analysed per switch over all its ACLs (shared and
+// own); the class analysis of such a stage is skipped (scope.go).
+
+// RuleUnpickedPass is the rule of a pass ACL whose packets no ACL of a
+// later tier can match, so they meet the stage's default verdict.
+const RuleUnpickedPass = "pass-to-default"
+
+// tierOf is the ACL's tier (0 on a release without tiers, where the NB has
+// none).
+func tierOf(in *inst) int { return in.a.acl.Tier }
+
+// hasTiers reports whether the ACLs of a stage need the tier semantics:
+// one of them is at a tier above 0 or is a pass.
+func hasTiers(list []*inst) bool {
+	for _, in := range list {
+		if in.a.acl.Tier != 0 || in.a.acl.Action == nbdb.ACLActionPass {
+			return true
+		}
+	}
+	return false
+}
+
+// tierStage analyses stage st of switch v when it has tiers there (the
+// class's shared ACLs or the switch's own have), with every ACL the
+// stage has on the switch, and reports whether it did: then the class's
+// shadowing findings about the stage's shared ACLs do not hold on v.
+func (l *linter) tierStage(v *swView, c *class, st stage, own *layer, out *[]Finding) bool {
+	sh := c.st[st]
+	if !l.tiers || !c.tiered[st] && !hasTiers(own.list) {
+		return false
+	}
+	for _, b := range sh.list {
+		c.disturb(b, RuleShadowed, v.name)
+	}
+	byTier := map[int][]*inst{}
+	for _, in := range append(slices.Clone(sh.list), own.list...) {
+		if in.e == nil {
+			continue
+		}
+		byTier[tierOf(in)] = append(byTier[tierOf(in)], in)
+	}
+	tiers := slices.Sorted(maps.Keys(byTier))
+	layers := make([]*layer, len(tiers))
+	var decided []*inst // what the earlier tiers decide
+	shadowed := map[*inst]bool{}
+	for i, t := range tiers {
+		ly := l.newLayer(v, byTier[t])
+		layers[i] = ly
+		*out = append(*out, l.samePriority(v, st, ly, []*layer{ly})...)
+		earlier := l.newLayer(v, slices.Clone(decided))
+		for _, b := range ly.list {
+			if f, ok := l.shadowCheck(v, st, b, []*layer{ly, earlier}); ok {
+				*out = append(*out, tierShadowFinding(f, st, t))
+				shadowed[b] = true
+			}
+		}
+		decided = append(decided, l.decidedInsts(v, ly)...)
+	}
+	for i, t := range tiers {
+		for _, p := range layers[i].list {
+			if p.a.acl.Action == nbdb.ACLActionPass && !shadowed[p] {
+				if f, ok := l.unpickedPass(v, st, p, t, layers[i+1:]); ok {
+					*out = append(*out, f)
+				}
+			}
+		}
+	}
+	return true
+}
+
+// tierShadowFinding words a shadowing finding of a stage with tiers.
+func tierShadowFinding(f Finding, st stage, tier int) Finding {
+	by := fmt.Sprintf("in %s by the higher-priority ACL(s) listed with it", st)
+	tb := fmt.Sprintf("in %s by the ACL(s) listed with it (of earlier tiers, or of higher priority in its own tier %d, where a pass also keeps it from deciding)", st, tier)
+	f.Message = strings.Replace(f.Message, "matched first "+by, "decided first "+tb, 1)
+	f.Message = strings.Replace(f.Message, "shadowed "+by, "shadowed "+tb, 1)
+	return f
+}
+
+// decidedInsts returns, for each ACL of tier layer ly that decides (not a
+// pass), an instance standing for what it decides: its match (from below)
+// minus the pass ACLs of the tier at its priority or above (from above),
+// at a priority above any ACL's, so that a later tier's ACL counts it as
+// deciding first.
+func (l *linter) decidedInsts(v *swView, ly *layer) []*inst {
+	var passes []*inst
+	for _, in := range ly.list {
+		if in.a.acl.Action == nbdb.ACLActionPass {
+			passes = append(passes, in)
+		}
+	}
+	var out []*inst
+	for _, d := range ly.list {
+		if d.a.acl.Action == nbdb.ACLActionPass {
+			continue
+		}
+		var above []*inst
+		for _, p := range passes {
+			if p.a.acl.Priority >= d.a.acl.Priority {
+				above = append(above, p)
+			}
+		}
+		acl := *d.a.acl
+		acl.Priority = math.MaxInt32
+		a := *d.a
+		a.acl = &acl
+		out = append(out, &inst{a: &a, e: d.e, set: l.minusPasses(v, l.setOf(v, d), above)})
+	}
+	return out
+}
+
+// minusPasses is s minus the pass ACLs' matches: s's cubes from below,
+// each cut by the cubes from above of the passes that meet it (a cube
+// that would be cut into too many pieces is dropped: still from below).
+func (l *linter) minusPasses(v *swView, s *set, passes []*inst) *set {
+	exact := s.exact
+	var pieces []cube
+	cut := false
+	for _, c := range s.under {
+		rest := []cube{c}
+		for _, p := range passes {
+			sp := l.setOf(v, p)
+			for _, pc := range sp.over {
+				var next []cube
+				for _, r := range rest {
+					if !r.meets(pc) {
+						next = append(next, r)
+						continue
+					}
+					cut = true
+					exact = exact && sp.exact
+					ps, ok := sharp(r, pc)
+					if !ok || len(next)+len(ps) > maxPieces {
+						next, exact = nil, false
+						break
+					}
+					next = append(next, ps...)
+				}
+				rest = next
+			}
+		}
+		pieces = append(pieces, rest...)
+	}
+	if !cut {
+		return s
+	}
+	return &set{over: pieces, under: pieces, exact: exact}
+}
+
+// unpickedPass reports a pass ACL p at tier t none of whose packets an ACL
+// of the later tiers (later) can match: they meet the stage's default.
+func (l *linter) unpickedPass(v *swView, st stage, p *inst, t int, later []*layer) (Finding, bool) {
+	sp := l.setOf(v, p)
+	if len(sp.over) == 0 {
+		return Finding{}, false
+	}
+	def := "allow (the action stage's priority-0 flow; a new connection is committed as by the default flows)"
+	if l.defaultACLDrop {
+		def = "drop (default_acl_drop=true)"
+	}
+	f := Finding{Rule: RuleUnpickedPass, Severity: Warning, ACLs: []ACLRef{p.a.ref},
+		Fix: "add the ACL of a later tier that should decide these packets, or say the verdict here (allow-related, drop, ...)"}
+	if len(later) == 0 {
+		f.Message = fmt.Sprintf("pass at the last tier: tier %d is the highest of %s on this switch, so the packets it passes get the stage's default verdict, %s", t, st, def)
+		return f, true
+	}
+	maybeMet := false
+	for _, ly := range later {
+		for _, c := range sp.over {
+			met := false
+			ly.idx.candidates(c, 0, len(ly.list), func(_ int, o *inst) bool {
+				if anyIntersect([]cube{c}, l.setOf(v, o).over) {
+					met = true
+				}
+				return !met
+			})
+			if met {
+				maybeMet = true
+				break
+			}
+		}
+	}
+	if maybeMet {
+		return Finding{}, false
+	}
+	f.Message = fmt.Sprintf("no ACL of a later tier of %s on this switch can match the packets this pass hands on, so they get the stage's default verdict, %s", st, def)
+	return f, true
+}
