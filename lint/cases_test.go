@@ -82,6 +82,8 @@ var ruleCases = []struct {
 	{"stateless-mark-ignores-tiers.yaml", []got{
 		{Rule: "stateless-mark-ignores-tiers", Severity: "warning", ACLs: []string{"np-fast-tcp", "anp-allow-web", "anp-drop-ssh"}, Switches: []string{"sw0"}, Offset: -1},
 		{Rule: "shadowed", Severity: "warning", ACLs: []string{"np-allow-web", "anp-fast-tcp"}, Switches: []string{"sw1"}, Offset: -1},
+		{Rule: "stateless-mark-ignores-tiers", Severity: "warning", ACLs: []string{"np-fast-tcp-2", "anp-allow-web-2"}, Switches: []string{"sw2"}, Offset: -1},
+		{Rule: "stateless-mark-ignores-tiers", Severity: "info", ACLs: []string{"np-fast-tcp-3", "anp-allow-web-3"}, Switches: []string{"sw3"}, Offset: -1},
 	}},
 	// sw0: the pass above the drop saves the replies (for the default);
 	// sw1: the drop is above the pass.

@@ -34,6 +34,14 @@ func TestCLILint(t *testing.T) {
 			wantOut: []string{`"rule": "dangling-ref"`, `"severity": "error"`, `"origin": "testdata/dangling-ref.yaml:9:9"`}, wantStatus: 1},
 		{name: "stats", args: []string{"lint", "--stats", fx("missing-prereq.yaml")},
 			wantOut: []string{"info [missing-prereq]"}, wantErr: "linted 1 ACLs on 1 switches in "},
+		// A fixture that names no release is linted for 26.03 (tiers).
+		{name: "default release 26.03", args: []string{"lint", fx("pass-to-default.yaml")},
+			wantOut: []string{"warning [pass-to-default]", "0 error(s), 2 warning(s), 0 info(s)"}},
+		{name: "tiers on 23.03", args: []string{"lint", "--ovn-version", "23.03", fx("tiers-shadowed.yaml")},
+			wantErr: "tiers-shadowed.yaml:16:72: switches[0].acls[0].tier: ACL column tier came in OVN 23.06", wantStatus: 1},
+		// The 23.03 reject quirk is 23.03's only.
+		{name: "reject on 26.03", args: []string{"lint", "--ovn-version", "26.03", fx("reject-or-discarded.yaml")},
+			wantOut: []string{"0 error(s), 0 warning(s), 2 info(s)"}},
 		{name: "bad format", args: []string{"lint", "--format", "yaml", fx("shadowed.yaml")},
 			wantErr: "--format: want text or json", wantStatus: 2},
 		{name: "missing fixture", args: []string{"lint", fx("no-such.yaml")},

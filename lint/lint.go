@@ -238,7 +238,8 @@ type swView struct {
 	own      []*inst // acls that are not shared
 	shared   []*inst
 	hasACLs  bool
-	stateful bool // has an allow-related ACL or a load balancer VIP
+	stateful bool         // has an allow-related ACL or a load balancer VIP
+	maxTier  nbview.Tiers // northd's max_acl_tier per stage (tiers.go)
 	lbVIP    bool
 	lbs      []*nbdb.LoadBalancer
 	vips     []vipTraffic // cached by vipSetsCached
@@ -407,6 +408,7 @@ func (l *linter) view(id string) *swView {
 	v.lbs = l.nb.SwitchLBs(sw.LS, true)
 	v.lbVIP = sw.HasLBVIP
 	v.stateful = sw.Stateful()
+	v.maxTier = sw.MaxTier
 	return v
 }
 

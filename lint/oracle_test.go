@@ -87,6 +87,15 @@ var oracleCases = []oracleCase{
 		noLine: regexp.MustCompile(`ls_in_stateful \(.*reg0\[1\] == 1`)},
 	{fixture: "stateless-mark-ignores-tiers.yaml", rule: RuleStatelessMark, acl: "np-fast-tcp", reported: true,
 		sw: "sw0", flow: p1p2("tcp && tcp.dst == 22"), ct: []string{"new", "new"}, stage: "ls_in_acl", decide: "anp-drop-ssh", untracked: true, dropped: true},
+	// to-lport: in the LB stateless mode (26.03) tracked in egress but
+	// never committed; without it, on one chassis, the ingress state
+	// carries over and the egress commits (hence only info).
+	{fixture: "stateless-mark-ignores-tiers.yaml", releases: []*release.Release{release.OVN2603}, rule: RuleStatelessMark, acl: "np-fast-tcp-2", reported: true,
+		sw: "sw2", flow: between("r1", "r2", "tcp && tcp.dst == 80", 0x21, 0x22, "10.0.2"), ct: []string{"new", "new"}, stage: "ls_out_acl", decide: "anp-allow-web-2",
+		line: regexp.MustCompile(`ls_out_stateful \(.*reg0\[16\] == 1 && ct.new, priority 110`), noLine: regexp.MustCompile(`ls_out_stateful \(.*reg0\[1\] == 1`)},
+	{fixture: "stateless-mark-ignores-tiers.yaml", rule: RuleStatelessMark, acl: "np-fast-tcp-3", reported: true,
+		sw: "sw3", flow: between("s1", "s2", "tcp && tcp.dst == 80", 0x31, 0x32, "10.0.3"), ct: []string{"new", "new"}, stage: "ls_out_acl", decide: "anp-allow-web-3",
+		line: regexp.MustCompile(`ls_out_stateful \(.*reg0\[1\] == 1`), noLine: regexp.MustCompile(`ls_out_pre_stateful`)},
 	{fixture: "stateless-mark-ignores-tiers.yaml", rule: RuleShadowed, acl: "np-allow-web", reported: true,
 		sw: "sw1", flow: q1q2("tcp && tcp.dst == 80"), ct: []string{"new", "new"}, stage: "ls_in_acl", decide: "anp-fast-tcp"},
 	// Replies of stateless traffic: a pass above the drop saves them (for

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/aclc/aclc/compile"
 )
 
 // This file holds the rule about what stateless marking does to the ACLs
@@ -64,13 +66,19 @@ func (l *linter) statelessMark(v *swView, x *inst, pipe []stage, layers func(sta
 	if len(sx.over) == 0 {
 		return Finding{}, false
 	}
+	// In egress the packet carries the conntrack state of the ingress
+	// pipeline (none after a tunnel); in the stateless-ACL-with-LB mode
+	// ls_out_pre_lb sends it to conntrack after all, and only
+	// ls_out_stateful's refusal to commit it is left.
+	egress := x.a.stage == outACL
+	mode := egress && len(v.lbs) > 0 && compile.LBStatelessMode(l.rel, v.ls)
 	q := hull(sx.over)
 	var ys []*inst
 	allows := false
 	for _, st := range pipe {
 		for _, ly := range layers(st) {
 			ly.idx.candidates(q, 0, len(ly.list), func(_ int, y *inst) bool {
-				if !statefulVerdict(y) || !decidesBefore(y, x) || slices.Contains(ys, y) {
+				if !statefulVerdict(y) || !decidesBefore(y, x) || slices.Contains(ys, y) || mode && y.a.verdict != vAllow {
 					return true
 				}
 				if intersects(sx, l.setOf(v, y)) == yes {
@@ -89,7 +97,7 @@ func (l *linter) statelessMark(v *swView, x *inst, pipe []stage, layers func(sta
 	})
 	f := Finding{Rule: RuleStatelessMark, Severity: Info, ACLs: []ACLRef{x.a.ref},
 		Fix: "keep the allow-stateless ACL's match out of the traffic the listed ACLs decide (add && !(...) for it), or make both stateless or both stateful"}
-	if allows {
+	if allows && !(egress && !mode) {
 		f.Severity = Warning
 	}
 	for _, y := range ys {
@@ -99,12 +107,17 @@ func (l *linter) statelessMark(v *swView, x *inst, pipe []stage, layers func(sta
 	if x.a.stage == outACL {
 		pre = "ls_out_pre_acl"
 	}
-	f.Message = fmt.Sprintf("%s marks every packet this allow-stateless ACL (tier %d) matches stateless (reg0[16], no conntrack) before any ACL tier or priority is evaluated, and the stateful ACL(s) listed with it — %s — decide some of those packets first, untracked: ",
+	f.Message = fmt.Sprintf("%s marks every packet this allow-stateless ACL (tier %d) matches stateless (reg0[16], no conntrack) before any ACL tier or priority is evaluated, and the stateful ACL(s) listed with it — %s — decide some of those packets first",
 		pre, tierOf(x), describeDeciders(ys))
-	if allows {
-		f.Message += "an allow/allow-related ACL allows them without committing the connection (its flow for untracked packets, reg0[8]), so their replies meet the other direction's ACLs as new traffic and its label, sample_est and persist-established do not apply"
-	} else {
-		f.Message += "a drop/reject ACL drops them without marking an established connection blocked, so its replies are still let through"
+	switch {
+	case mode:
+		f.Message += ": ls_out_pre_lb still sends them to conntrack (enable-stateless-acl-with-lb), but ls_out_stateful's priority-110 flow never commits a new connection marked stateless, so the allow/allow-related ACL allows them without committing it and their replies meet the other direction's ACLs as new traffic"
+	case egress:
+		f.Message += " with the conntrack state the packets carry from the ingress pipeline: untracked when they came through a tunnel (an allow-related ACL then allows them by its flow for untracked packets, reg0[8], and commits nothing, a drop does not block the connection); delivered on the chassis after ingress conntrack, they are decided and committed as if tracked in egress"
+	case allows:
+		f.Message += ", untracked: an allow/allow-related ACL allows them without committing the connection (its flow for untracked packets, reg0[8]), so their replies meet the other direction's ACLs as new traffic and its label, sample_est and persist-established do not apply"
+	default:
+		f.Message += ", untracked: a drop/reject ACL drops them without marking an established connection blocked, so its replies are still let through"
 	}
 	return f, true
 }

@@ -17,7 +17,7 @@ import (
 // a pass ACL, or no ACL at all, leaves the verdict bits clear, and the
 // action stage's priority-500 loop sends the packet back to the eval
 // stage for the next tier, up to the highest tier of the stage on that
-// switch; after it the action stage's priority-0 flow applies the default
+// switch (nbview's MaxTier: northd's max_acl_tier); after it the action stage's priority-0 flow applies the default
 // (allow, or drop with default_acl_drop). So:
 //
 //   - same-priority overlaps only matter inside a tier;
@@ -190,7 +190,7 @@ func (l *linter) unpickedPass(v *swView, st stage, p *inst, t int, later []*laye
 	}
 	f := Finding{Rule: RuleUnpickedPass, Severity: Warning, ACLs: []ACLRef{p.a.ref},
 		Fix: "add the ACL of a later tier that should decide these packets, or say the verdict here (allow-related, drop, ...)"}
-	if len(later) == 0 {
+	if t >= v.maxTier[st] { // the action stage has no tier loop for t
 		f.Message = fmt.Sprintf("pass at the last tier: tier %d is the highest of %s on this switch, so the packets it passes get the stage's default verdict, %s", t, st, def)
 		return f, true
 	}
