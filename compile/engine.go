@@ -46,8 +46,21 @@ type Engine struct {
 	peerPorts   refIndex // LRP name -> LSPs whose options:router-port names it
 	meterACLs   refIndex // meter name -> ACLs using it
 	portsByName refIndex // LSP name -> LSPs
-	matchACLs   refIndex // matchKey -> ACLs
-	labelACLs   refIndex // label -> ACLs with that label
+	// shareACLs indexes ACLs by the keys of the flows they may share
+	// with other ACLs (shareKeys).
+	shareACLs refIndex
+
+	// Later releases' references (engine_release.go).
+	sampleACLs       refIndex // Sample -> ACLs naming it in sample_new or sample_est
+	collectorSamples refIndex // Sample_Collector -> Samples listing it
+	sampled          set      // ACLs with a sample_new or sample_est
+	nfgACLs          refIndex // Network_Function_Group -> ACLs naming it
+	nfGroups         refIndex // Network_Function -> groups listing it (or as active)
+	portNFs          refIndex // LSP -> network functions whose inport or outport it is
+	// ids are the ACL ids of persist-established ACLs (25.03+), kept
+	// from batch to batch as northd keeps its SB ACL_ID rows; nil on
+	// releases without.
+	ids *aclIDs
 }
 
 // NewEngine compiles s in full (for s.Release, 23.03.1 when nil) and
@@ -59,13 +72,20 @@ func NewEngine(s *nbschema.Snapshot) *Engine { return NewEngineWith(s, Options{R
 // NewEngineWith is NewEngine for opts.Release.
 func NewEngineWith(s *nbschema.Snapshot, opts Options) *Engine {
 	e := &Engine{opts: opts}
+	if newRules(opts.Release).persist {
+		e.ids = newACLIDs(opts.ACLIDs, s)
+	}
 	e.reset(s)
 	return e
 }
 
 func (e *Engine) reset(s *nbschema.Snapshot) {
 	e.g = newGlobal(nbview.NewIncremental(s))
-	e.g.target(e.opts)
+	o := e.opts
+	if e.ids != nil {
+		o.ACLIDs = e.ids.byACL
+	}
+	e.g.target(o)
 	// Rows come and go: compile every switch's sample flows, not only
 	// when some ACL has a sample now (build_acl_sample_flows makes none
 	// for an ACL without).
@@ -81,12 +101,20 @@ func (e *Engine) reset(s *nbschema.Snapshot) {
 	e.peerPorts = refIndex{}
 	e.meterACLs = refIndex{}
 	e.portsByName = refIndex{}
-	e.matchACLs = refIndex{}
-	e.labelACLs = refIndex{}
+	e.shareACLs = refIndex{}
+	e.sampleACLs = refIndex{}
+	e.collectorSamples = refIndex{}
+	e.sampled = set{}
+	e.nfgACLs = refIndex{}
+	e.nfGroups = refIndex{}
+	e.portNFs = refIndex{}
 	for _, t := range nbschema.Tables() {
 		for id, row := range t.Rows(s) {
 			e.refs(id, row, true)
 		}
+	}
+	for id, a := range s.ACLs {
+		e.share(id, a, true)
 	}
 	e.recompile(nbschema.SortedKeys(s.Switches))
 }
@@ -298,10 +326,15 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 	var oldFlags map[string]dpFlags
 	deletedPorts := map[string]string{} // LSP UUID -> name
 	c := newCollector()
-	// Old state: what the rows reached before the batch.
+	// Old state: what the rows reached before the batch. A new sample
+	// row reaches the ACLs that name it already (dangling until now):
+	// the patch needs them before the batch too.
 	for _, st := range steps {
-		if st.old != nil {
+		switch {
+		case st.old != nil:
 			e.affected(c, st.t.Name, st.id, st.old)
+		case isSampleTable(st.t.Name):
+			e.affected(c, st.t.Name, st.id, st.new)
 		}
 	}
 	if d.Full {
@@ -318,7 +351,26 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 		for i, st := range steps {
 			rcs[i] = rowChange{table: st.t.Name, id: st.id, old: st.old, new: st.new}
 		}
-		fast = e.newACLPatch(rcs)
+		fast = e.newACLPatch(rcs, c.deps)
+	}
+	// The ACLs whose share keys may change: changed ones and those whose
+	// samples change. Unindexed on the old rows, indexed on the new.
+	rekey := maps.Clone(c.deps)
+	var changedACLs []string
+	appsChanged := false
+	for _, st := range steps {
+		switch st.t.Name {
+		case nbdb.ACLTable:
+			rekey[st.id] = struct{}{}
+			changedACLs = append(changedACLs, st.id)
+		case nbdb.SamplingAppTable:
+			appsChanged = true
+		}
+	}
+	for id := range rekey {
+		if a, ok := s.ACLs[id]; ok {
+			e.share(id, a, false)
+		}
 	}
 	for _, st := range steps {
 		if st.old != nil {
@@ -330,6 +382,17 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 		st.t.Set(s, st.id, st.new)
 		if st.t.Name == nbdb.LogicalSwitchPortTable && st.new == nil {
 			deletedPorts[st.id] = st.old.(*nbdb.LogicalSwitchPort).Name
+		}
+	}
+	if e.ids != nil {
+		e.ids.update(s, changedACLs)
+	}
+	if appsChanged && e.g.r.sampling {
+		e.g.samplingApps = samplingApps(s)
+	}
+	for id := range rekey {
+		if a, ok := s.ACLs[id]; ok {
+			e.share(id, a, true)
 		}
 	}
 	// New state: what they reach now.

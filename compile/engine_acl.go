@@ -2,13 +2,12 @@ package compile
 
 import (
 	"reflect"
-	"strconv"
+	"slices"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema/nbdb"
-	"github.com/aclc/aclc/nbview"
 )
 
 // dpFlags are the per-switch facts northd's ls_get_acl_flags and LB check
@@ -35,28 +34,34 @@ type rowChange struct {
 	old, new model.Model
 }
 
-// aclPatch is an ACL-only batch: the ACLs it changes (content or where
-// they are listed), with their rows and the switches they reached before.
+// aclPatch is an ACL-only batch: the ACLs it changes (content, where
+// they are listed, or rows they name), with their rows, the switches they
+// reached before, and what they produced there.
 type aclPatch struct {
 	acls   map[string][2]*nbdb.ACL // ACL -> old, new row (nil: absent)
 	oldDPs map[string]set          // ACL -> switches it reached before
+	// oldFlows are each ACL's flows before the batch, by the flags of the
+	// switches it reached; oldKeys its share keys then.
+	oldFlows map[string]map[dpFlags][]lflow.Flow
+	oldKeys  map[string][]string
 }
 
 // newACLPatch returns the patch of a batch, computed on the state before
 // the batch, or nil when the batch changes anything but ACLs, the ACL
-// columns of switches and port groups, and address sets.
-func (e *Engine) newACLPatch(changes []rowChange) *aclPatch {
-	p := &aclPatch{acls: map[string][2]*nbdb.ACL{}, oldDPs: map[string]set{}}
+// columns of switches and port groups, address sets and samples (deps:
+// the ACLs whose samples change).
+func (e *Engine) newACLPatch(changes []rowChange, deps set) *aclPatch {
+	p := &aclPatch{acls: map[string][2]*nbdb.ACL{}, oldDPs: map[string]set{},
+		oldFlows: map[string]map[dpFlags][]lflow.Flow{}, oldKeys: map[string][]string{}}
 	listed := func(id string) {
 		if _, ok := p.acls[id]; !ok {
 			a := e.g.s.ACLs[id]
 			p.acls[id] = [2]*nbdb.ACL{a, a}
 		}
 	}
-
 	for _, ch := range changes {
 		switch ch.table {
-		case nbdb.AddressSetTable:
+		case nbdb.AddressSetTable, nbdb.SampleTable, nbdb.SampleCollectorTable, nbdb.SamplingAppTable:
 		case nbdb.NBGlobalTable:
 			// Only changes that leave the compiler's options alone reach
 			// here (others make the batch a full rebuild): nb_cfg bumps,
@@ -82,11 +87,29 @@ func (e *Engine) newACLPatch(changes []rowChange) *aclPatch {
 			return nil
 		}
 	}
-	for id, rows := range p.acls {
+	for a := range deps {
+		listed(a)
+	}
+	for _, rows := range p.acls {
 		if e.g.aclNeedsRebuild(rows[0]) || e.g.aclNeedsRebuild(rows[1]) {
 			return nil
 		}
-		p.oldDPs[id] = e.aclDPs(id)
+	}
+	for id, rows := range p.acls {
+		dps := e.aclDPs(id)
+		p.oldDPs[id] = dps
+		if rows[0] == nil {
+			continue
+		}
+		p.oldKeys[id] = e.g.shareKeys(nil, rows[0])
+		byFlags := map[dpFlags][]lflow.Flow{}
+		for sw := range dps {
+			fl := e.flags[sw]
+			if _, ok := byFlags[fl]; !ok {
+				byFlags[fl] = e.g.aclDPFlows(rows[0], fl)
+			}
+		}
+		p.oldFlows[id] = byFlags
 	}
 	return p
 }
@@ -196,10 +219,6 @@ func (g *global) aclDPFlows(a *nbdb.ACL, fl dpFlags) []lflow.Flow {
 	return out
 }
 
-// matchKey indexes ACLs by priority and match: only ACLs equal in both
-// can produce the same flow (or the same label, for log-related flows).
-func matchKey(a *nbdb.ACL) string { return strconv.Itoa(a.Priority) + "\x00" + a.Match }
-
 // patchACLs patches the flows of the switches in ids whose flags did not
 // change, and returns the others, which need a full rebuild, and the
 // deltas of the patched ones. It runs on the state after the batch.
@@ -237,8 +256,8 @@ func (e *Engine) patchACLs(p *aclPatch, ids []string) ([]string, map[string]Data
 			if _, on := p.oldDPs[id][sw]; !on || rows[0] == nil {
 				continue
 			}
-			for _, f := range g.aclDPFlows(rows[0], fl) {
-				if !adding[f.Key()] && !e.otherProducer(p, rows[0], f.Key(), sw, fl) {
+			for _, f := range p.oldFlows[id][fl] {
+				if !adding[f.Key()] && !e.otherProducer(p, p.oldKeys[id], f.Key(), sw, fl) {
 					rm = append(rm, f)
 				}
 			}
@@ -252,29 +271,85 @@ func (e *Engine) patchACLs(p *aclPatch, ids []string) ([]string, map[string]Data
 }
 
 // otherProducer reports whether an ACL the batch did not change, on switch
-// sw, also produces the flow k that the old version of a produced.
-func (e *Engine) otherProducer(p *aclPatch, a *nbdb.ACL, k lflow.Key, sw string, fl dpFlags) bool {
-	check := func(cands nbview.Refs) bool {
-		for _, b := range cands {
-			if _, changed := p.acls[b]; changed || !e.aclOnDP(b, sw) {
-				continue
-			}
-			acl, ok := e.g.s.ACLs[b]
-			if !ok {
-				continue
-			}
-			for _, f := range e.g.aclDPFlows(acl, fl) {
-				if f.Key() == k {
-					return true
-				}
+// sw, also produces flow k, which a changed ACL with share keys keys
+// produced. The candidates are the ACLs under those keys or, when a key
+// has more ACLs than the switch (a collector every sample uses), the
+// switch's ACLs with that key.
+func (e *Engine) otherProducer(p *aclPatch, keys []string, k lflow.Key, sw string, fl dpFlags) bool {
+	g := e.g
+	produces := func(b string) bool {
+		if _, changed := p.acls[b]; changed {
+			return false
+		}
+		acl, ok := g.s.ACLs[b]
+		if !ok {
+			return false
+		}
+		for _, f := range g.aclDPFlows(acl, fl) {
+			if f.Key() == k {
+				return true
 			}
 		}
 		return false
 	}
-	if check(e.matchACLs[matchKey(a)]) {
-		return true
+	onSwitch := -1 // how many ACLs the switch lists, counted when needed
+	for _, key := range keys {
+		cands := e.shareACLs[key]
+		if len(cands) > 16 && onSwitch < 0 {
+			onSwitch = e.switchACLCount(sw)
+		}
+		if onSwitch < 0 || len(cands) <= onSwitch {
+			for _, b := range cands {
+				if e.aclOnDP(b, sw) && produces(b) {
+					return true
+				}
+			}
+			continue
+		}
+		found := false
+		e.forSwitchACLs(sw, func(b string) bool {
+			acl, ok := g.s.ACLs[b]
+			if ok && slices.Contains(g.shareKeys(nil, acl), key) && produces(b) {
+				found = true
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
 	}
-	return a.Label != 0 && check(e.labelACLs[strconv.Itoa(a.Label)])
+	return false
+}
+
+// switchACLCount is how many ACLs switch sw and its port groups list.
+func (e *Engine) switchACLCount(sw string) int {
+	n := 0
+	if ls, ok := e.g.s.Switches[sw]; ok {
+		n = len(ls.ACLs)
+	}
+	for _, pg := range e.g.v.SwitchPortGroups(sw) {
+		n += len(e.g.s.PortGroups[pg].ACLs)
+	}
+	return n
+}
+
+// forSwitchACLs calls fn with every ACL switch sw and its port groups
+// list, until fn returns false.
+func (e *Engine) forSwitchACLs(sw string, fn func(string) bool) {
+	if ls, ok := e.g.s.Switches[sw]; ok {
+		for _, a := range ls.ACLs {
+			if !fn(a) {
+				return
+			}
+		}
+	}
+	for _, pg := range e.g.v.SwitchPortGroups(sw) {
+		for _, a := range e.g.s.PortGroups[pg].ACLs {
+			if !fn(a) {
+				return
+			}
+		}
+	}
 }
 
 // patchProblems replaces, in the problems of switch od, those of the ACLs

@@ -1,8 +1,6 @@
 package compile
 
 import (
-	"strconv"
-
 	"github.com/ovn-kubernetes/libovsdb/model"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
@@ -44,18 +42,18 @@ func (e *Engine) refs(id string, row model.Model, add bool) {
 			op(e.peerPorts, peer)
 		}
 		op(e.portsByName, r.Name)
+		e.releaseRefs(id, row, add)
 	case *nbdb.ACL:
 		if r.Meter != nil {
 			op(e.meterACLs, *r.Meter)
 		}
-		op(e.matchACLs, matchKey(r))
-		if r.Label != 0 {
-			op(e.labelACLs, strconv.Itoa(r.Label))
-		}
+		e.aclRefs(id, r, add)
 	case *nbdb.LoadBalancerGroup:
 		for _, lb := range r.LoadBalancer {
 			op(e.lbGroups, lb)
 		}
+	default:
+		e.releaseRefs(id, row, add)
 	}
 	e.g.v.Track(id, row, add)
 }
@@ -64,9 +62,12 @@ func (e *Engine) refs(id string, row model.Model, add bool) {
 // and the switches whose flows must be rebuilt.
 type collector struct {
 	nbview.Touched
+	// deps are the ACLs whose flows may change through rows they name
+	// (samples, network function groups), not their own.
+	deps set
 }
 
-func newCollector() *collector { return &collector{nbview.NewTouched()} }
+func newCollector() *collector { return &collector{Touched: nbview.NewTouched(), deps: set{}} }
 
 // pgSwitches adds the switches on which port group pg has member ports.
 func (e *Engine) pgSwitches(c *collector, pg *nbdb.PortGroup) {
@@ -122,6 +123,7 @@ func (e *Engine) affected(c *collector, table, id string, row model.Model) {
 		for _, sw := range e.g.v.SwitchesOfPort(id) {
 			c.Switches[sw] = struct{}{}
 		}
+		e.releaseAffected(c, id, row)
 	case *nbdb.PortGroup:
 		c.Membership = true
 		e.pgSwitches(c, r)
@@ -173,5 +175,7 @@ func (e *Engine) affected(c *collector, table, id string, row model.Model) {
 		}
 	case *nbdb.LogicalRouterPort:
 		e.lrpNameSwitches(c, r.Name)
+	default:
+		e.releaseAffected(c, id, row)
 	}
 }

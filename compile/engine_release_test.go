@@ -2,6 +2,7 @@ package compile_test
 
 import (
 	"fmt"
+	"testing"
 
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
@@ -277,5 +278,40 @@ func seedRelease(s *nbschema.Snapshot, rel *release.Release) {
 		g := &nbdb.NetworkFunctionGroup{UUID: nbschema.DerivedUUID(nbdb.NetworkFunctionGroupTable, "0"), Name: "nfg", ID: 1,
 			Mode: nbdb.NetworkFunctionGroupModeInline, NetworkFunction: nfs}
 		s.NetworkFunctionGroups[g.UUID] = g
+	}
+}
+
+// checkACLIDs fails unless ids gives every allow-related ACL with
+// options:persist-established of s, and only those, a distinct id in
+// 1..65535 (on releases with persist-established; none before).
+func checkACLIDs(t *testing.T, s *nbschema.Snapshot, rel *release.Release, ids map[string]int) {
+	t.Helper()
+	if rel == nil || !rel.Has(release.PersistEstablished) {
+		if ids != nil {
+			t.Fatalf("ACL ids on a release without persist-established: %v", ids)
+		}
+		return
+	}
+	seen := map[int]string{}
+	for _, id := range nbschema.SortedKeys(s.ACLs) {
+		a := s.ACLs[id]
+		n, ok := ids[id]
+		persists := a.Action == "allow-related" && a.Options["persist-established"] == "true"
+		switch {
+		case persists && !ok:
+			t.Fatalf("persist-established ACL %s has no id", id)
+		case !persists && ok:
+			t.Fatalf("ACL %s has id %d and does not persist", id, n)
+		case ok && (n < 1 || n > 65535):
+			t.Fatalf("ACL %s has id %d", id, n)
+		case ok && seen[n] != "":
+			t.Fatalf("ACLs %s and %s share id %d", seen[n], id, n)
+		}
+		if ok {
+			seen[n] = id
+		}
+	}
+	if len(ids) != len(seen) {
+		t.Fatalf("%d ids for %d persist-established ACLs", len(ids), len(seen))
 	}
 }
