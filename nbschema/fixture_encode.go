@@ -109,8 +109,9 @@ type encoder struct {
 	names *refNames
 }
 
-// refNames counts load balancer, group and COPP names.
-type refNames struct{ lb, lbg, copp map[string]int }
+// refNames counts load balancer, group, COPP and network function group
+// names.
+type refNames struct{ lb, lbg, copp, nfg map[string]int }
 
 // refNames counts the referable names once per encoding.
 func (e *encoder) refNames() *refNames {
@@ -120,6 +121,7 @@ func (e *encoder) refNames() *refNames {
 			lb:   countNames(s.LoadBalancers, func(r *nbdb.LoadBalancer) string { return r.Name }),
 			lbg:  countNames(s.LBGroups, func(r *nbdb.LoadBalancerGroup) string { return r.Name }),
 			copp: countNames(s.Copps, func(r *nbdb.Copp) string { return r.Name }),
+			nfg:  countNames(s.NetworkFunctionGroups, func(r *nbdb.NetworkFunctionGroup) string { return r.Name }),
 		}
 	}
 	return e.names
@@ -480,7 +482,7 @@ func (e *encoder) acls(owner string, uuids []string) []*yaml.Node {
 		putMap(m, "external_ids", a.ExternalIDs)
 		putOptStr(m, "sample_new", a.SampleNew)
 		putOptStr(m, "sample_est", a.SampleEst)
-		putOptStr(m, "network_function_group", a.NetworkFunctionGroup)
+		e.nfgRef(m, owner, a.NetworkFunctionGroup)
 		m.Style = yaml.FlowStyle
 		out = append(out, m)
 	}

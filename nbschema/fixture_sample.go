@@ -143,11 +143,58 @@ func (b *builder) requiredInt(f fields, key string, lo, hi int64) int {
 	return v
 }
 
-// Encoding: rows by name (samples and sampling apps by UUID), references
-// by UUID.
+// Encoding: rows by name (samples and sampling apps by UUID); references
+// by the target's name when it is unique, else by UUID (samples have no
+// name column: references to them are UUIDs).
+
+// nameOf returns a name function and the name counts of the rows of one
+// table, for encoder.refs.
+func nameOf[T any](rows map[string]T, name func(T) string) (func(string) (string, bool), map[string]int) {
+	return func(u string) (string, bool) {
+		r, ok := rows[u]
+		if !ok {
+			return "", false
+		}
+		return name(r), true
+	}, countNames(rows, name)
+}
+
+// ref is refs for one reference.
+func (e *encoder) ref(what, uuid string, name func(string) (string, bool), counts map[string]int) string {
+	if r := e.refs(what, []string{uuid}, name, counts); len(r) == 1 {
+		return r[0]
+	}
+	return uuid
+}
+
+// putRef writes the optional reference at key by name (see refs).
+func (e *encoder) putRef(m *yaml.Node, key, what string, uuid *string, name func(string) (string, bool), counts map[string]int) {
+	if uuid != nil {
+		put(m, key, strNode(e.ref(what, *uuid, name, counts)))
+	}
+}
+
+// nfgRef writes an ACL's network_function_group reference.
+func (e *encoder) nfgRef(m *yaml.Node, what string, uuid *string) {
+	if uuid == nil {
+		return
+	}
+	name := func(u string) (string, bool) {
+		r, ok := e.snap.NetworkFunctionGroups[u]
+		if !ok {
+			return "", false
+		}
+		return r.Name, true
+	}
+	e.putRef(m, "network_function_group", what, uuid, name, e.refNames().nfg)
+}
 
 func (e *encoder) sampleSections(root *yaml.Node) {
 	s := e.snap
+	collectorName, collectorCounts := nameOf(s.SampleCollectors, func(r *nbdb.SampleCollector) string { return r.Name })
+	portName, portCounts := nameOf(s.Ports, func(r *nbdb.LogicalSwitchPort) string { return r.Name })
+	hcName, hcCounts := nameOf(s.NetworkFunctionHealths, func(r *nbdb.NetworkFunctionHealthCheck) string { return r.Name })
+	nfName, nfCounts := nameOf(s.NetworkFunctions, func(r *nbdb.NetworkFunction) string { return r.Name })
 	var out []*yaml.Node
 	for _, id := range byName(s.SampleCollectors, func(r *nbdb.SampleCollector) string { return r.Name }) {
 		c := s.SampleCollectors[id]
@@ -175,7 +222,7 @@ func (e *encoder) sampleSections(root *yaml.Node) {
 		x := s.Samples[id]
 		m := rowNode(x.UUID)
 		putInt(m, "metadata", x.Metadata, true)
-		putList(m, "collectors", x.Collectors, true)
+		putList(m, "collectors", e.refs("sample "+x.UUID, x.Collectors, collectorName, collectorCounts), true)
 		out = append(out, m)
 	}
 	putSeq(root, "samples", out)
@@ -195,9 +242,10 @@ func (e *encoder) sampleSections(root *yaml.Node) {
 		m := rowNode(nf.UUID)
 		putStr(m, "name", nf.Name)
 		putInt(m, "id", nf.ID, true)
-		put(m, "inport", strNode(nf.Inport))
-		put(m, "outport", strNode(nf.Outport))
-		putOptStr(m, "health_check", nf.HealthCheck)
+		what := "network function " + nf.Name
+		put(m, "inport", strNode(e.ref(what, nf.Inport, portName, portCounts)))
+		put(m, "outport", strNode(e.ref(what, nf.Outport, portName, portCounts)))
+		e.putRef(m, "health_check", what, nf.HealthCheck, hcName, hcCounts)
 		putMap(m, "external_ids", nf.ExternalIDs)
 		out = append(out, m)
 	}
@@ -212,8 +260,9 @@ func (e *encoder) sampleSections(root *yaml.Node) {
 			put(m, "mode", strNode(g.Mode))
 		}
 		putOptStr(m, "fallback", g.Fallback)
-		putList(m, "network_functions", g.NetworkFunction, true)
-		putOptStr(m, "active", g.NetworkFunctionActive)
+		what := "network function group " + g.Name
+		putList(m, "network_functions", e.refs(what, g.NetworkFunction, nfName, nfCounts), true)
+		e.putRef(m, "active", what, g.NetworkFunctionActive, nfName, nfCounts)
 		putMap(m, "external_ids", g.ExternalIDs)
 		out = append(out, m)
 	}

@@ -291,6 +291,14 @@ func TestSamplingNFRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(want, back, snapshotCmp...); diff != "" {
 		t.Errorf("(-fixture +dump):\n%s\n%s", diff, buf.String())
 	}
+	// References to the new tables are written by name, as the others
+	// (samples have no name column: by UUID).
+	for _, w := range []string{"network_function_group: nfg0", "collectors: [c1, c2]", "inport: nf-in", "outport: nf-out",
+		"health_check: hc0", "network_functions: [nf0]", "active: nf0"} {
+		if !strings.Contains(buf.String(), w) {
+			t.Errorf("dump lacks %q:\n%s", w, buf.String())
+		}
+	}
 	for _, c := range []struct {
 		r    *release.Release
 		want []string
