@@ -21,6 +21,9 @@ type FixtureOptions struct {
 	// it wins over the fixture's `ovn:` key. Without either, the fixture
 	// is for release.Default(), the newest LTS.
 	Release *release.Release
+	// ReleaseFrom says where Release came from, for messages (default
+	// "--ovn-version"; nb load: "the target NB's release").
+	ReleaseFrom string
 }
 
 // LoadFixture reads the YAML fixture at path (format: docs/fixture-format.md)
@@ -70,7 +73,7 @@ func ParseFixtureWith(name string, data []byte, opts FixtureOptions) (*Snapshot,
 		b.top(root.Content[0])
 	}
 	b.resolveRefs()
-	b.checkFeatures(opts.Release)
+	b.checkFeatures(opts.Release, opts.ReleaseFrom)
 	if len(b.errs) > 0 {
 		return nil, b.errs.sorted()
 	}
@@ -250,12 +253,13 @@ func (b *builder) logicalSwitch(n *yaml.Node, path string) {
 	b.refOne(f, "copp", nbdb.CoppTable, func(u string) { ls.Copp = &u })
 }
 
-// Logical_Switch_Port types OVN 23.03 knows.
-var portTypes = []string{"", "router", "localnet", "localport", "l2gateway", "vtep", "external", "virtual", "remote"}
+// Logical_Switch_Port types (ovn-nb.xml); "switch" only from 25.03 on: a
+// release feature, checked by checkFeatures.
+var portTypes = []string{"", "router", "localnet", "localport", "l2gateway", "vtep", "external", "virtual", "remote", "switch"}
 
 func (b *builder) port(n *yaml.Node, path string) string {
 	f, ok := b.mapping(n, path, "uuid", "name", "type", "addresses", "dynamic_addresses", "port_security", "options",
-		"dhcpv4_options", "dhcpv6_options", "enabled", "parent_name", "tag_request", "tag", "external_ids")
+		"dhcpv4_options", "dhcpv6_options", "enabled", "parent_name", "tag_request", "tag", "peer", "external_ids")
 	if !ok {
 		return ""
 	}
@@ -268,10 +272,17 @@ func (b *builder) port(n *yaml.Node, path string) string {
 		DynamicAddresses: b.optStr(f, "dynamic_addresses"),
 		Options:          b.strMap(f, "options"),
 		ParentName:       b.optStr(f, "parent_name"),
+		Peer:             b.optStr(f, "peer"),
 		ExternalIDs:      b.strMap(f, "external_ids"),
 	}
 	if t := b.enum(f, "type", false, portTypes, ""); t != nil {
 		p.Type = *t
+		if p.Type == "switch" {
+			b.needs(release.SwitchPort, f.at("type"), join(path, "type"))
+		}
+	}
+	if f.has("peer") {
+		b.needs(release.SwitchPort, f.at("peer"), join(path, "peer"))
 	}
 	if v, ok := b.boolean(f, "enabled"); ok {
 		p.Enabled = &v

@@ -430,6 +430,7 @@ func (e *encoder) ports(owner string, uuids []string) []*yaml.Node {
 		putOptStr(m, "parent_name", p.ParentName)
 		putOptInt(m, "tag_request", p.TagRequest)
 		putOptInt(m, "tag", p.Tag)
+		putOptStr(m, "peer", p.Peer)
 		putMap(m, "external_ids", p.ExternalIDs)
 		out = append(out, m)
 	}

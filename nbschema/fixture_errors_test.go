@@ -93,7 +93,7 @@ func TestFixtureErrors(t *testing.T) {
 			`x.yaml:3:40: switches[0].ports[0].dhcpv4_options: no dhcp_options entry named "net9" (none defined)`},
 		{"bad dhcp cidr", "dhcp_options: [{name: n, cidr: 10.0.0.0/33}]\n", `x.yaml:1:32: dhcp_options[0].cidr: "10.0.0.0/33" is not an IPv4 or IPv6 CIDR`},
 		{"bad port type", "switches:\n  - name: sw0\n    ports: [{name: p1, type: patch}]\n",
-			`x.yaml:3:30: switches[0].ports[0].type: "patch" is not one of , router, localnet, localport, l2gateway, vtep, external, virtual, remote`},
+			`x.yaml:3:30: switches[0].ports[0].type: "patch" is not one of , router, localnet, localport, l2gateway, vtep, external, virtual, remote, switch`},
 		{"tag out of range", "switches:\n  - name: sw0\n    ports: [{name: p1, tag: 0}]\n",
 			"x.yaml:3:29: switches[0].ports[0].tag: 0 out of range 1..4095"},
 		{"meter without bands", "meters: [{name: m1, unit: pktps}]\n", "x.yaml:1:10: meters[0].bands: a meter needs at least one band"},

@@ -1,6 +1,8 @@
 package nbschema
 
 import (
+	"cmp"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/aclc/aclc/release"
@@ -30,11 +32,11 @@ func (b *builder) needs(f release.Feature, n *yaml.Node, path string) {
 // else its `ovn:` key — and reports every use of a feature that release
 // (without either, the default) lacks, at its position. Snapshot.Release
 // stays nil when neither says: the caller applies the default.
-func (b *builder) checkFeatures(override *release.Release) {
+func (b *builder) checkFeatures(override *release.Release, from string) {
 	r, why := b.snap.Release, "its ovn: key"
 	switch {
 	case override != nil:
-		r, why = override, "--ovn-version"
+		r, why = override, cmp.Or(from, "--ovn-version")
 		b.snap.Release = r
 	case r == nil:
 		r, why = release.Default(), "the default; set ovn: or --ovn-version for another release"

@@ -64,7 +64,7 @@ var tables = []*Table{
 	// it like addresses.
 	rowsOf(&Table{Name: nbdb.LogicalSwitchPortTable, Noun: "switch port", UniqueNames: true, Owner: "switch", storeRank: 9,
 		Columns: []string{"name", "type", "addresses", "dynamic_addresses", "port_security", "options",
-			"dhcpv4_options", "dhcpv6_options", "enabled", "parent_name", "tag_request", "tag", "external_ids"}},
+			"dhcpv4_options", "dhcpv6_options", "enabled", "parent_name", "tag_request", "tag", "peer", "external_ids"}},
 		func(s *Snapshot) *map[string]*nbdb.LogicalSwitchPort { return &s.Ports }),
 	rowsOf(&Table{Name: nbdb.PortGroupTable, Noun: "port group", UniqueNames: true, storeRank: 11,
 		Columns: []string{"name", "ports", "acls", "external_ids"}},

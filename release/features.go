@@ -22,6 +22,9 @@ const (
 	// ACLSample is ACL columns sample_new and sample_est and the tables
 	// Sample, Sample_Collector and Sampling_App.
 	ACLSample
+	// SwitchPort is Logical_Switch_Port type "switch" and its column peer
+	// (spine-leaf switches connected port to port).
+	SwitchPort
 	// PersistEstablished is ACL options:persist-established.
 	PersistEstablished
 	// StatelessACLWithLB is Logical_Switch
@@ -46,6 +49,7 @@ var features = [numFeatures]featureInfo{
 	ACLPass:            {`ACL action "pass"`, MustVersion("23.06.0")},
 	RouterPortACL:      {"Logical_Switch_Port options:enable_router_port_acl", MustVersion("24.03.0")},
 	ACLSample:          {"ACL sampling (sample_new, sample_est; Sample, Sample_Collector, Sampling_App)", MustVersion("24.09.0")},
+	SwitchPort:         {`Logical_Switch_Port type "switch" (and its column peer)`, MustVersion("25.03.0")},
 	PersistEstablished: {"ACL options:persist-established", MustVersion("25.03.0")},
 	StatelessACLWithLB: {"Logical_Switch other_config:enable-stateless-acl-with-lb", MustVersion("25.09.0")},
 	NetworkFunction:    {"network functions (ACL network_function_group; Network_Function, Network_Function_Group, Network_Function_Health_Check)", MustVersion("26.03.0")},

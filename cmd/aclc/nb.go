@@ -49,7 +49,11 @@ connections and ssl; only its name, options and external_ids change.`,
 		defer nb.Close()
 		// The fixture is read for the NB's release (or --ovn-version):
 		// what that release lacks is an error at its position.
-		snap, err := nbschema.LoadFixtureWith(args[0], nbschema.FixtureOptions{Release: nb.Release})
+		from := "the release of the NB it is loaded into"
+		if nbLoadFlags.ovnVersion != "" {
+			from = "--ovn-version"
+		}
+		snap, err := nbschema.LoadFixtureWith(args[0], nbschema.FixtureOptions{Release: nb.Release, ReleaseFrom: from})
 		if err != nil {
 			return err
 		}
