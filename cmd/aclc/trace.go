@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
 
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/nbschema"
@@ -50,6 +49,12 @@ OVN_NB_DB). MICROFLOW is an ovn-trace microflow, e.g.
   ip4.src == 10.0.0.1 && ip4.dst == 10.0.0.2 && tcp && tcp.dst == 80
 DATAPATH (logical switch name or UUID) may be left out: the inport's
 switch is used.
+
+The flows are those of the NB's OVN release: a live NB's, detected from
+its schema version, or a fixture's --ovn-version, else its ovn: key, else
+` + release.Default().Series() + ` (the newest LTS, as for compile). Logical routers are
+traced on 23.03 only; on later releases a packet that reaches a router
+ends "not traced".
 
 Stages outside aclc's set (DHCP and ND responders, FDB, ...) pass the
 packet through; --detailed says which. A few are modelled from
@@ -107,7 +112,7 @@ func init() {
 	f.BoolVar(&traceOpts.summary, "summary", false, "print one line: ct operations, verdict, deciding ACLs")
 	f.BoolVar(&traceOpts.detailed, "detailed", false, "print every table with its matching flow and NB ACL (default)")
 	f.StringVar(&traceOpts.format, "format", "text", "output format: text or json")
-	f.StringVar(&traceOpts.release, "ovn-version", "", "OVN release a FIXTURE without an ovn: key is read as (default 23.03.1); a live NB is traced as its own release")
+	f.StringVar(&traceOpts.release, "ovn-version", "", "OVN release a FIXTURE is read as (default: its ovn: key, else "+release.Default().Series()+", the newest LTS); a live NB is traced as its own release")
 	f.IntVar(&traceOpts.maxRecirc, "max-recirculations", trace.DefaultMaxRecirculations, "stop a trace after this many recirculations")
 	traceNB.register(traceCmd)
 	rootCmd.AddCommand(traceCmd)
@@ -171,16 +176,16 @@ func runTrace(cmd *cobra.Command, args []string) error {
 		}
 	}
 	if fixture != "" {
-		rel := given
-		if rel == nil {
-			rel = traceFixtureRelease(fixture)
-		}
-		snap, err = nbschema.LoadFixtureWith(fixture, nbschema.FixtureOptions{Release: rel})
+		snap, err = nbschema.LoadFixtureWith(fixture, nbschema.FixtureOptions{Release: given})
 	} else {
 		snap, err = nbschema.LoadLive(cmd.Context(), traceNB.options())
 	}
 	if err != nil {
 		return err
+	}
+	if snap.Release == nil {
+		// A fixture that names no release: the newest LTS, as compile.
+		snap.Release = release.Default()
 	}
 	res, err := trace.New(snap, compile.Compile(snap).Flows).Trace(microflow, opt)
 	if err != nil {
@@ -220,21 +225,4 @@ func runTrace(cmd *cobra.Command, args []string) error {
 		return exitSilently(3)
 	}
 	return nil
-}
-
-// traceFixtureRelease is the release trace reads a fixture for: the one
-// its top-level ovn: key names, else 23.03.1, the release trace follows
-// (not the newest LTS other commands default to).
-func traceFixtureRelease(path string) *release.Release {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil // LoadFixtureWith reports it
-	}
-	var top map[string]any
-	if yaml.Unmarshal(data, &top) == nil {
-		if _, ok := top["ovn"]; ok {
-			return nil
-		}
-	}
-	return release.OVN2303
 }
