@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -83,4 +85,69 @@ func TestCompileDetectsRelease(t *testing.T) {
 			t.Errorf("--ovn-version over an unknown schema: exit %d, stderr %q", c.code, c.stderr)
 		}
 	})
+}
+
+// TestStageAndDiffEachRelease: --stage takes each release's own stage
+// names (and says what the release calls another release's), and `aclc
+// diff` compares a release's full `ovn-sbctl lflow-list` — every stage of
+// its layout, routers' too — with `aclc compile --nb --sb`: equal, and one
+// edited ACL-stage flow is reported in that release's stage name.
+func TestStageAndDiffEachRelease(t *testing.T) {
+	const fx = "../../testdata/fixtures/persist-established.yaml"
+	stages := map[string][2]string{ // release -> a stage to keep, another release's name of a stage
+		"23.03": {"ls_in_acl", "ls_in_acl_eval"},
+		"25.03": {"ls_in_acl_sample", "ls_in_acl"},
+		"26.03": {"ls_out_network_function", "ls_out_acl"},
+	}
+	for _, r := range release.All() {
+		t.Run(r.Series(), func(t *testing.T) {
+			t.Parallel()
+			want := stages[r.Series()]
+			kept := regexp.MustCompile(`^  table=\d+ ?\(` + want[0] + ` *\)`)
+			c := aclc(t, "", "compile", "--ovn-version", r.Series(), "--stage", want[0], fx)
+			if c.code != 0 || !strings.Contains(c.stdout, want[0]) {
+				t.Errorf("--stage %s: exit %d %s\n%.300s", want[0], c.code, c.stderr, c.stdout)
+			}
+			for _, l := range strings.Split(c.stdout, "\n") {
+				if strings.HasPrefix(l, "  table=") && !kept.MatchString(l) {
+					t.Errorf("--stage %s printed %s", want[0], l)
+				}
+			}
+			c = aclc(t, "", "compile", "--ovn-version", r.Series(), "--stage", want[1], fx)
+			if c.code != 2 || c.stdout != "" || !strings.Contains(c.stderr, "OVN "+r.Series()+" has no stage \""+want[1]+"\"") {
+				t.Errorf("--stage %s: exit %d, stderr %q", want[1], c.code, c.stderr)
+			}
+
+			sb := startCentral(t, r, false)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if l := aclc(t, "", "nb", "load", "--nb", sb.NB, "../../testdata/routers/two-switches.yaml", "--ovn-version", r.Series()); l.code != 0 {
+				t.Fatalf("nb load: %s", l.stderr)
+			}
+			if err := sb.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			full, err := sb.SBCtl(ctx, "lflow-list")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sbFile := writeFile(t, "sb.lflows", full)
+			own := aclc(t, "", "compile", "--nb", sb.NB, "--sb", sb.SB, "--format", "json")
+			if own.code != 0 {
+				t.Fatalf("compile: %s", own.stderr)
+			}
+			ownFile := writeFile(t, "aclc.json", own.stdout)
+			if d := aclc(t, "", "diff", sbFile, ownFile); d.code != 0 {
+				t.Errorf("diff of the full SB listing and compile --sb: exit %d\n%s%s", d.code, d.stdout, d.stderr)
+			}
+			edited := regexp.MustCompile(`(?m)^(  table=\d+ \(ls_out_pre_acl +\), priority=100  , match=\(ip)\), `).ReplaceAllString(full, "$1 && tcp), ")
+			if edited == full {
+				t.Fatal("no ls_out_pre_acl priority 100 flow to edit")
+			}
+			d := aclc(t, "", "diff", writeFile(t, "edited.lflows", edited), ownFile)
+			if d.code != 1 || !strings.Contains(d.stdout, "ls_out_pre_acl") {
+				t.Errorf("diff of an edited flow: exit %d\n%s%s", d.code, d.stdout, d.stderr)
+			}
+		})
+	}
 }
