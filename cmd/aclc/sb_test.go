@@ -227,8 +227,9 @@ var chassisKeys = []string{"port-up-notif", "ct-no-masked-label", "mac-binding-t
 // TestChassisLacksNorthd: with a chassis in the SB that has every feature
 // but one, each release's northd writes what `aclc compile
 // --chassis-lacks FEATURE` prints for the NB (and what `compile --sb`
-// prints, reading the chassis itself), and that differs from the flows
-// without the flag (northd with no chassis).
+// prints, reading the chassis itself; verify, which reads them too, finds
+// the SB in sync), and that differs from the flows without the flag
+// (northd with no chassis).
 func TestChassisLacksNorthd(t *testing.T) {
 	for _, r := range release.All() {
 		if !r.Has(release.ACLSample) {
@@ -274,6 +275,9 @@ func TestChassisLacksNorthd(t *testing.T) {
 						if got.code != 0 || got.stdout != want {
 							t.Errorf("%s: exit %d %s\n%s", strings.Join(c, " "), got.code, got.stderr, textDiff(t, want, got.stdout))
 						}
+					}
+					if v := aclc(t, "", "verify", "--nb", sb.NB, "--sb", sb.SB); v.code != 0 || !strings.HasPrefix(v.stdout, "in sync:") {
+						t.Errorf("verify with a chassis lacking %s: exit %d\n%s%s", tc.feature, v.code, v.stdout, v.stderr)
 					}
 					if plain := aclc(t, "", "compile", "--nb", sb.NB); plain.stdout == want {
 						t.Errorf("northd lacking %s wrote the same flows as with every feature: the fixture does not show the feature", tc.feature)
