@@ -81,6 +81,10 @@ var oracleCases = []oracleCase{
 		sw: "sw0", flow: p1p2("tcp && tcp.dst == 80"), ct: []string{"new", "new"}, stage: "ls_out_acl", decide: "np-allow-tcp"},
 	{fixture: "pass-to-default.yaml", rule: RuleUnpickedPass, acl: "banp-pass", reported: true,
 		sw: "sw1", flow: q1q2("tcp && tcp.dst == 80"), ct: []string{"new", "new"}, stage: "ls_out_acl", decide: "default"},
+	{fixture: "pass-to-default-drop.yaml", rule: RuleUnpickedPass, acl: "anp-pass-dns", reported: true,
+		sw: "sw0", flow: p1p2("udp && udp.dst == 53"), ct: []string{"new", "new"}, stage: "ls_out_acl", decide: "default", dropped: true},
+	{fixture: "pass-to-default-drop.yaml", rule: RuleUnpickedPass, acl: "anp-pass-dns", reported: true,
+		sw: "sw0", flow: p1p2("tcp && tcp.dst == 80"), ct: []string{"new", "new"}, stage: "ls_out_acl", decide: "np-allow-tcp"},
 	// The tier-2 stateless mark takes tier 1's traffic out of conntrack.
 	{fixture: "stateless-mark-ignores-tiers.yaml", rule: RuleStatelessMark, acl: "np-fast-tcp", reported: true,
 		sw: "sw0", flow: p1p2("tcp && tcp.dst == 80"), ct: []string{"new", "new"}, stage: "ls_in_acl", decide: "anp-allow-web", untracked: true,
@@ -157,11 +161,31 @@ func TestLintOracle(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					rep, err := Lint(snap)
+					// sb.Load leaves NB_Global alone when the fixture has
+					// none: clear the options an earlier fixture set
+					// (default_acl_drop).
+					if snap.Global == nil {
+						prev, err := nbschema.LoadLive(ctx, nbschema.Options{Remotes: sb.NB})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if prev.Global != nil {
+							snap.Global = &nbdb.NBGlobal{UUID: prev.Global.UUID}
+						}
+					}
+					if err := sb.Load(ctx, snap); err != nil {
+						t.Fatal(err)
+					}
+					// Lint reads the NB northd reads, detected as its release.
+					live, err := nbschema.LoadLive(ctx, nbschema.Options{Remotes: sb.NB})
 					if err != nil {
 						t.Fatal(err)
 					}
-					if err := sb.Load(ctx, snap); err != nil {
+					if live.Release != r {
+						t.Fatalf("live NB detected as OVN %v, want %s", live.Release, r)
+					}
+					rep, err := Lint(live)
+					if err != nil {
 						t.Fatal(err)
 					}
 					for i, c := range byFixture[fx] {
