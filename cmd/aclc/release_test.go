@@ -84,6 +84,19 @@ func TestCompileDetectsRelease(t *testing.T) {
 		if c.code != 0 || !strings.Contains(c.stderr, "overrides") {
 			t.Errorf("--ovn-version over an unknown schema: exit %d, stderr %q", c.code, c.stderr)
 		}
+		// Every command that reads the NB: refused without --ovn-version,
+		// read as the given release with it.
+		const flow = `inport == "nope" && eth.dst == 00:00:00:00:00:01`
+		for _, args := range [][]string{{"trace", flow}, {"nb", "dump"}, {"lint"}, {"match", "check", "ip4"}} {
+			c = aclc(t, "", append(args, "--nb", "unix:"+sock)...)
+			if c.code != 1 || c.stdout != "" || !strings.Contains(c.stderr, "7.99.1") {
+				t.Errorf("%s on an unknown schema: exit %d, stdout %q, stderr %q", args[0], c.code, c.stdout, c.stderr)
+			}
+		}
+		c = aclc(t, "", "trace", flow, "--nb", "unix:"+sock, "--ovn-version", "23.03")
+		if c.code != 2 || !strings.Contains(c.stderr, "overrides") || !strings.Contains(c.stderr, `unknown port "nope"`) {
+			t.Errorf("trace --ovn-version over an unknown schema: exit %d, stderr %q", c.code, c.stderr)
+		}
 	})
 }
 

@@ -50,8 +50,9 @@ OVN_NB_DB). MICROFLOW is an ovn-trace microflow, e.g.
 DATAPATH (logical switch name or UUID) may be left out: the inport's
 switch is used.
 
-The flows are those of the NB's OVN release: a live NB's, detected from
-its schema version, or a fixture's --ovn-version, else its ovn: key, else
+The flows are those of the NB's OVN release: --ovn-version, else a live
+NB's, detected from its schema version (an unknown one is refused unless
+--ovn-version is given), or the fixture's ovn: key, else
 ` + release.Default().Series() + ` (the newest LTS, as for compile). Logical routers are
 traced on 23.03 only; on later releases a packet that reaches a router
 ends "not traced".
@@ -112,7 +113,7 @@ func init() {
 	f.BoolVar(&traceOpts.summary, "summary", false, "print one line: ct operations, verdict, deciding ACLs")
 	f.BoolVar(&traceOpts.detailed, "detailed", false, "print every table with its matching flow and NB ACL (default)")
 	f.StringVar(&traceOpts.format, "format", "text", "output format: text or json")
-	f.StringVar(&traceOpts.release, "ovn-version", "", "OVN release a FIXTURE is read as (default: its ovn: key, else "+release.Default().Series()+", the newest LTS); a live NB is traced as its own release")
+	f.StringVar(&traceOpts.release, "ovn-version", "", "OVN release to trace as ("+releaseNames()+"; default: a live NB's own, detected from its schema version, or the FIXTURE's ovn: key, else "+release.Default().Series()+"); over a live NB's it warns when they differ")
 	f.IntVar(&traceOpts.maxRecirc, "max-recirculations", trace.DefaultMaxRecirculations, "stop a trace after this many recirculations")
 	traceNB.register(traceCmd)
 	rootCmd.AddCommand(traceCmd)
@@ -171,14 +172,15 @@ func runTrace(cmd *cobra.Command, args []string) error {
 		if given, err = release.Lookup(v); err != nil {
 			return withCode(2, fmt.Errorf("--ovn-version: %w", err))
 		}
-		if fixture == "" {
-			return withCode(2, errors.New("--ovn-version needs a FIXTURE (a live NB is traced as the release it belongs to)"))
-		}
 	}
 	if fixture != "" {
 		snap, err = nbschema.LoadFixtureWith(fixture, nbschema.FixtureOptions{Release: given})
 	} else {
-		snap, err = nbschema.LoadLive(cmd.Context(), traceNB.options())
+		// --ovn-version overrides the live NB's detected release (with a
+		// warning when they differ), as for compile.
+		opts := traceNB.options()
+		opts.Release = given
+		snap, err = nbschema.LoadLive(cmd.Context(), opts)
 	}
 	if err != nil {
 		return err

@@ -27,7 +27,10 @@ result with the Logical_Flow rows of the live SB for the ACL-related stages,
 datapath groups expanded, switch by switch. Any difference — a flow northd
 did not write, a flow it wrote that the NB does not call for, or one edited
 by hand in the SB — is printed as a diff ('-' only in the SB, '+' only in
-aclc's compile) and makes verify exit 1.
+aclc's compile) and makes verify exit 1. The NB is compiled for the
+release whose stage layout the SB's flows have, with what that release's
+northd read from the SB: the ids in its ACL_ID table (persist-established
+ACLs, 25.03+) and the features of its chassis (as 'aclc compile --sb').
 
 Run it when northd is idle (for example after 'ovn-nbctl --wait=sb sync'):
 while northd is still catching up with the NB the two legitimately differ.
