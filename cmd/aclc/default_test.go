@@ -49,3 +49,28 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestTraceChassisLacks: trace walks the flows northd writes for chassis
+// lacking a feature when told so (TestChassisLacksNorthd checks those
+// flows against northd): with ovn-sample-with-registers lacking, a sample
+// with one collector is taken by its per-ACL flow, not the generic one.
+func TestTraceChassisLacks(t *testing.T) {
+	fx := writeFile(t, "sample.yaml", strings.Replace(mustRead(t, "../../testdata/fixtures/sample-new-est.yaml"),
+		"      - {name: p1}\n", "      - {name: p1, addresses: [\"00:00:00:00:00:01 10.0.0.1\"]}\n      - {name: p2, addresses: [\"00:00:00:00:00:02 10.0.0.2\"]}\n", 1))
+	flow := `inport == "p1" && eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:00:02 && ip4.src == 10.0.0.1 && ip4.dst == 10.0.0.2 && ip.ttl == 64 && tcp && tcp.dst == 80`
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "obs_point=reg3);"},
+		{[]string{"--chassis-lacks", "ovn-sample-with-registers"}, "obs_point=1001);"},
+	} {
+		r := aclc(t, "", append([]string{"trace", fx, flow, "--ct", "new", "--ct", "new"}, tc.flags...)...)
+		if r.code != 0 || !strings.Contains(r.stdout, tc.want) {
+			t.Errorf("trace %v: exit %d, no %q:\n%s%s", tc.flags, r.code, tc.want, r.stdout, r.stderr)
+		}
+	}
+	if r := aclc(t, "", "trace", fx, flow, "--chassis-lacks", "sample"); r.code != 2 || !strings.Contains(r.stderr, `unknown chassis feature "sample"`) {
+		t.Errorf("bad --chassis-lacks: exit %d, %s", r.code, r.stderr)
+	}
+}

@@ -26,6 +26,7 @@ var traceOpts struct {
 	maxRecirc int
 	selectID  int
 	release   string
+	chassis   chassisFlag
 }
 
 var traceNB nbFlags
@@ -115,6 +116,7 @@ func init() {
 	f.StringVar(&traceOpts.format, "format", "text", "output format: text or json")
 	f.StringVar(&traceOpts.release, "ovn-version", "", "OVN release to trace as ("+releaseNames()+"; default: a live NB's own, detected from its schema version, or the FIXTURE's ovn: key, else "+release.Default().Series()+"); over a live NB's it warns when they differ")
 	f.IntVar(&traceOpts.maxRecirc, "max-recirculations", trace.DefaultMaxRecirculations, "stop a trace after this many recirculations")
+	traceOpts.chassis.register(traceCmd)
 	traceNB.register(traceCmd)
 	rootCmd.AddCommand(traceCmd)
 }
@@ -189,7 +191,12 @@ func runTrace(cmd *cobra.Command, args []string) error {
 		// A fixture that names no release: the newest LTS, as compile.
 		snap.Release = release.Default()
 	}
-	res, err := trace.New(snap, compile.Compile(snap).Flows).Trace(microflow, opt)
+	lacking, err := traceOpts.chassis.lackingFor(snap)
+	if err != nil {
+		return err
+	}
+	flows := compile.CompileWith(snap, compile.Options{Release: snap.Release, Lacking: lacking}).Flows
+	res, err := trace.New(snap, flows).Trace(microflow, opt)
 	if err != nil {
 		var ie *trace.InputError
 		if errors.As(err, &ie) {
