@@ -44,17 +44,17 @@ type Engine struct {
 	dhcpPorts   refIndex // DHCP_Options -> LSPs using it
 	dnsSwitches refIndex // DNS -> switches listing it
 	peerPorts   refIndex // LRP name -> LSPs whose options:router-port names it
-	meterACLs   refIndex // meter name -> ACLs using it
+	meterACLs   fanIndex // meter name -> ACLs using it
 	portsByName refIndex // LSP name -> LSPs
 	// shareACLs indexes ACLs by the keys of the flows they may share
 	// with other ACLs (shareKeys).
-	shareACLs refIndex
+	shareACLs fanIndex
 
 	// Later releases' references (engine_release.go).
-	sampleACLs       refIndex // Sample -> ACLs naming it in sample_new or sample_est
-	collectorSamples refIndex // Sample_Collector -> Samples listing it
+	sampleACLs       fanIndex // Sample -> ACLs naming it in sample_new or sample_est
+	collectorSamples fanIndex // Sample_Collector -> Samples listing it
 	sampled          set      // ACLs with a sample_new or sample_est
-	nfgACLs          refIndex // Network_Function_Group -> ACLs naming it
+	nfgACLs          fanIndex // Network_Function_Group -> ACLs naming it
 	nfGroups         refIndex // Network_Function -> groups listing it (or as active)
 	portNFs          refIndex // LSP -> network functions whose inport or outport it is
 	// ids are the ACL ids of persist-established ACLs (25.03+), kept
@@ -99,13 +99,13 @@ func (e *Engine) reset(s *nbschema.Snapshot) {
 	e.dhcpPorts = refIndex{}
 	e.dnsSwitches = refIndex{}
 	e.peerPorts = refIndex{}
-	e.meterACLs = refIndex{}
+	e.meterACLs = fanIndex{}
 	e.portsByName = refIndex{}
-	e.shareACLs = refIndex{}
-	e.sampleACLs = refIndex{}
-	e.collectorSamples = refIndex{}
+	e.shareACLs = fanIndex{}
+	e.sampleACLs = fanIndex{}
+	e.collectorSamples = fanIndex{}
 	e.sampled = set{}
-	e.nfgACLs = refIndex{}
+	e.nfgACLs = fanIndex{}
 	e.nfGroups = refIndex{}
 	e.portNFs = refIndex{}
 	for _, t := range nbschema.Tables() {

@@ -2,7 +2,6 @@ package compile
 
 import (
 	"reflect"
-	"slices"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 
@@ -257,7 +256,7 @@ func (e *Engine) patchACLs(p *aclPatch, ids []string) ([]string, map[string]Data
 				continue
 			}
 			for _, f := range p.oldFlows[id][fl] {
-				if !adding[f.Key()] && !e.otherProducer(p, p.oldKeys[id], f.Key(), sw, fl) {
+				if !adding[f.Key()] && !e.otherProducer(p, rows[0], p.oldKeys[id], f, sw, fl) {
 					rm = append(rm, f)
 				}
 			}
@@ -271,52 +270,96 @@ func (e *Engine) patchACLs(p *aclPatch, ids []string) ([]string, map[string]Data
 }
 
 // otherProducer reports whether an ACL the batch did not change, on switch
-// sw, also produces flow k, which a changed ACL with share keys keys
-// produced. The candidates are the ACLs under those keys or, when a key
-// has more ACLs than the switch (a collector every sample uses), the
-// switch's ACLs with that key.
-func (e *Engine) otherProducer(p *aclPatch, keys []string, k lflow.Key, sw string, fl dpFlags) bool {
+// sw, also produces flow f, which a changed ACL produced (its row a, its
+// share keys keys, before the batch). Only an ACL with the key that f's
+// kind holds can: the priority and match for pre-ACL and ACL-stage flows,
+// the label for log-related ones, the observation point or collector for
+// sample flows. The candidates are the ACLs under that key or, when it has
+// more ACLs than the switch (a collector every sample uses), the switch's
+// ACLs that could have it.
+func (e *Engine) otherProducer(p *aclPatch, a *nbdb.ACL, keys []string, f lflow.Flow, sw string, fl dpFlags) bool {
 	g := e.g
+	k := f.Key()
+	sampleFlow := isSampleStage(f.Stage)
+	var want []string // the keys a producer must have one of
+	switch {
+	case sampleFlow:
+		want = keys[1:]
+	case f.Priority == logRelatedPriority:
+		if a.Label != 0 {
+			want = keys[1:2] // the label key follows the match key
+		}
+	default:
+		want = keys[:1]
+	}
+	// could reports whether acl may have one of the wanted keys (a cheap
+	// test for the scan of a switch's ACLs).
+	could := func(acl *nbdb.ACL) bool {
+		switch {
+		case sampleFlow:
+			return acl.SampleNew != nil || acl.SampleEst != nil
+		case f.Priority == logRelatedPriority:
+			return acl.Label == a.Label
+		}
+		return acl.Priority == a.Priority && acl.Match == a.Match
+	}
 	produces := func(b string) bool {
 		if _, changed := p.acls[b]; changed {
 			return false
 		}
 		acl, ok := g.s.ACLs[b]
-		if !ok {
+		if !ok || !could(acl) {
 			return false
 		}
-		for _, f := range g.aclDPFlows(acl, fl) {
-			if f.Key() == k {
+		if sampleFlow {
+			for _, sf := range g.aclSampleFlows(fl.hasStateful, acl) {
+				if (lflow.Flow{Stage: g.r.layout.Stage(sf.stage), Priority: sf.priority, Match: sf.match, Actions: sf.actions}).Key() == k {
+					return true
+				}
+			}
+			return false
+		}
+		for _, of := range g.aclDPFlows(acl, fl) {
+			if of.Key() == k {
 				return true
 			}
 		}
 		return false
 	}
-	onSwitch := -1 // how many ACLs the switch lists, counted when needed
-	for _, key := range keys {
-		cands := e.shareACLs[key]
-		if len(cands) > 16 && onSwitch < 0 {
-			onSwitch = e.switchACLCount(sw)
-		}
-		if onSwitch < 0 || len(cands) <= onSwitch {
-			for _, b := range cands {
-				if e.aclOnDP(b, sw) && produces(b) {
-					return true
-				}
-			}
-			continue
-		}
+	n := 0
+	for _, key := range want {
+		n += len(e.shareACLs.Get(key))
+	}
+	if n > scanFrom && n > e.switchACLCount(sw) {
 		found := false
 		e.forSwitchACLs(sw, func(b string) bool {
-			acl, ok := g.s.ACLs[b]
-			if ok && slices.Contains(g.shareKeys(nil, acl), key) && produces(b) {
-				found = true
-			}
+			found = produces(b)
 			return !found
 		})
-		if found {
-			return true
+		return found
+	}
+	for _, key := range want {
+		for _, b := range e.shareACLs.Get(key) {
+			if e.aclOnDP(b, sw) && produces(b) {
+				return true
+			}
 		}
+	}
+	return false
+}
+
+// scanFrom is how many candidates a key must have before otherProducer
+// compares it with the switch's ACL count (a variable for tests).
+var scanFrom = 16
+
+// logRelatedPriority is the priority of build_acl_log_related_flows.
+const logRelatedPriority = 65533
+
+// isSampleStage reports whether st is an ACL sample stage.
+func isSampleStage(st lflow.Stage) bool {
+	switch st.Kind() {
+	case lflow.InACLSample, lflow.InACLAfterLBSample, lflow.OutACLSample:
+		return true
 	}
 	return false
 }

@@ -50,7 +50,10 @@ func thrash() {
 }
 
 func benchACLChangeCache(b *testing.B, p nbgen.Params, rel *release.Release, onPG, nbCfg, cold bool) {
-	snap := nbgen.Generate(p)
+	benchACLChangeOn(b, nbgen.Generate(p), rel, onPG, nbCfg, cold)
+}
+
+func benchACLChangeOn(b *testing.B, snap *nbschema.Snapshot, rel *release.Release, onPG, nbCfg, cold bool) {
 	snap.Release = rel
 	snap.Global = &nbdb.NBGlobal{UUID: nbschema.DerivedUUID(nbdb.NBGlobalTable, ""), Options: map[string]string{}}
 	// Many targets, spread over the NB: each change hits other switches,
@@ -149,4 +152,36 @@ func BenchmarkEngineACLChange50k2503(b *testing.B) {
 // BenchmarkEngineSwitchACLChange50k2603: one switch ACL changed, 26.03.1.
 func BenchmarkEngineSwitchACLChange50k2603(b *testing.B) {
 	benchACLChangeCache(b, params50k(), release.OVN2603, false, false, false)
+}
+
+// observed makes the 50k NB look like ovn-kubernetes with observability
+// on: port group ACLs in tiers 1-3 (admin, network and baseline admin
+// policies), and every ACL sampling new connections with a Sample of its
+// own, all through one collector (so that every ACL of a switch shares its
+// generic sample flows).
+func observed() *nbschema.Snapshot {
+	s := nbgen.Generate(params50k())
+	c := &nbdb.SampleCollector{UUID: nbschema.DerivedUUID(nbdb.SampleCollectorTable, "c"), ID: 1, SetID: 42, Probability: 65535, Name: "c"}
+	s.SampleCollectors[c.UUID] = c
+	for i, typ := range []string{nbdb.SamplingAppTypeACLNew, nbdb.SamplingAppTypeACLEst} {
+		app := &nbdb.SamplingApp{UUID: nbschema.DerivedUUID(nbdb.SamplingAppTable, typ), Type: typ, ID: 2 + i}
+		s.SamplingApps[app.UUID] = app
+	}
+	for _, pg := range s.PortGroups {
+		for _, a := range pg.ACLs {
+			s.ACLs[a].Tier = 1 + int(a[0])%3
+		}
+	}
+	for i, id := range nbschema.SortedKeys(s.ACLs) {
+		smp := &nbdb.Sample{UUID: nbschema.DerivedUUID(nbdb.SampleTable, id), Metadata: i + 1, Collectors: []string{c.UUID}}
+		s.Samples[smp.UUID] = smp
+		s.ACLs[id].SampleNew = &smp.UUID
+	}
+	return s
+}
+
+// BenchmarkEngineACLChangeObserved50k2603: one port group ACL changed in
+// the observed 50k NB, 26.03.1.
+func BenchmarkEngineACLChangeObserved50k2603(b *testing.B) {
+	benchACLChangeOn(b, observed(), release.OVN2603, true, false, false)
 }

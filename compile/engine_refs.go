@@ -45,7 +45,7 @@ func (e *Engine) refs(id string, row model.Model, add bool) {
 		e.releaseRefs(id, row, add)
 	case *nbdb.ACL:
 		if r.Meter != nil {
-			op(e.meterACLs, *r.Meter)
+			refOp(e.meterACLs, *r.Meter, id, add)
 		}
 		e.aclRefs(id, r, add)
 	case *nbdb.LoadBalancerGroup:
@@ -153,7 +153,7 @@ func (e *Engine) affected(c *collector, table, id string, row model.Model) {
 		}
 	case *nbdb.Meter:
 		c.Meters[r.Name] = struct{}{}
-		for _, a := range e.meterACLs[r.Name] {
+		for _, a := range e.meterACLs.Get(r.Name) {
 			c.ACLs[a] = struct{}{}
 			e.aclOwnerSwitches(c, a)
 		}

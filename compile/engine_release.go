@@ -66,7 +66,11 @@ func (e *Engine) aclRefs(id string, a *nbdb.ACL, add bool) {
 	}
 }
 
-func refOp(m refIndex, k, v string, add bool) {
+// refOp adds (add) or removes the reference of v to k.
+func refOp(m interface {
+	Add(k, v string)
+	Del(k, v string)
+}, k, v string, add bool) {
 	if add {
 		m.Add(k, v)
 	} else {
@@ -105,7 +109,7 @@ func (e *Engine) releaseAffected(c *collector, id string, row model.Model) {
 		e.aclOwnerSwitches(c, a)
 	}
 	nfGroup := func(g string) {
-		for _, a := range e.nfgACLs[g] {
+		for _, a := range e.nfgACLs.Get(g) {
 			dep(a)
 		}
 	}
@@ -116,12 +120,12 @@ func (e *Engine) releaseAffected(c *collector, id string, row model.Model) {
 	}
 	switch row.(type) {
 	case *nbdb.Sample:
-		for _, a := range e.sampleACLs[id] {
+		for _, a := range e.sampleACLs.Get(id) {
 			dep(a)
 		}
 	case *nbdb.SampleCollector:
-		for _, smp := range e.collectorSamples[id] {
-			for _, a := range e.sampleACLs[smp] {
+		for _, smp := range e.collectorSamples.Get(id) {
+			for _, a := range e.sampleACLs.Get(smp) {
 				dep(a)
 			}
 		}

@@ -265,6 +265,17 @@ func seedRelease(s *nbschema.Snapshot, rel *release.Release) {
 			app := &nbdb.SamplingApp{UUID: nbschema.DerivedUUID(nbdb.SamplingAppTable, typ), Type: typ, ID: 2 + i}
 			s.SamplingApps[app.UUID] = app
 		}
+		// Half the ACLs sample through the two samples, so that ACLs of
+		// one switch share generic sample flows.
+		samples := nbschema.SortedKeys(s.Samples)
+		for i, id := range nbschema.SortedKeys(s.ACLs) {
+			if i%2 == 0 {
+				s.ACLs[id].SampleNew = &samples[i/2%2]
+			}
+			if i%3 == 0 {
+				s.ACLs[id].SampleEst = &samples[i/3%2]
+			}
+		}
 	}
 	if rel.Has(release.NetworkFunction) {
 		ports := nbschema.SortedKeys(s.Ports)

@@ -574,6 +574,17 @@ func TestEngineReleases(t *testing.T) {
 	}
 }
 
+// TestEngineSwitchScan is TestEngineReleases with the other producers of
+// a removed flow looked for among the switch's ACLs as soon as a key has
+// more candidates than the switch has ACLs (at 50k, a collector all
+// samples share).
+func TestEngineSwitchScan(t *testing.T) {
+	defer compile.ScanSwitchACLs()()
+	for _, r := range release.All() {
+		t.Run(r.Series(), func(t *testing.T) { engineProperty(t, compile.Options{Release: r}, 3, 100) })
+	}
+}
+
 func engineProperty(t *testing.T, opts compile.Options, seeds, batches int) {
 	for seed := range uint64(seeds) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
