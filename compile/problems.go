@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
@@ -99,7 +100,7 @@ func (g *global) describeACL(acl *nbdb.ACL) string {
 func (g *global) globalProblems() []Problem {
 	out := g.duplicateProblems()
 	for _, acl := range g.s.ACLs {
-		if strings.TrimSpace(acl.Match) == "" {
+		if blank(acl.Match) {
 			out = append(out, g.aclProblem(KindEmptyMatch, acl, "", "", "empty match; northd copies it and every hypervisor rejects the flow"))
 			continue
 		}
@@ -112,6 +113,16 @@ func (g *global) globalProblems() []Problem {
 		}
 	}
 	return out
+}
+
+// blank reports whether match is empty or only white space
+// (strings.TrimSpace), looking no further than its first byte when that
+// is printable ASCII.
+func blank(match string) bool {
+	if match != "" && match[0] > ' ' && match[0] < utf8.RuneSelf {
+		return false
+	}
+	return strings.TrimSpace(match) == ""
 }
 
 // duplicateProblems reports the ports that more than one switch lists:
@@ -201,7 +212,26 @@ func matchRefs(match string, sigil byte) []string {
 // strings, in order of appearance, repeats included; it allocates nothing.
 func eachRef(match string, sigil byte) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		if strings.IndexByte(match, sigil) < 0 {
+		i := strings.IndexByte(match, sigil)
+		if i < 0 {
+			return
+		}
+		if strings.IndexByte(match, '"') < 0 {
+			// No quoted strings: jump from sigil to sigil.
+			for i >= 0 {
+				j := i + 1
+				for j < len(match) && isIDChar(match[j]) {
+					j++
+				}
+				if name := match[i+1 : j]; name != "" && !yield(name) {
+					return
+				}
+				k := strings.IndexByte(match[j:], sigil)
+				if k < 0 {
+					return
+				}
+				i = j + k
+			}
 			return
 		}
 		inStr := false

@@ -22,6 +22,7 @@ import (
 // mutates the global indexes between compiles, goes through the per-ACL
 // path and its per-ACL cache.
 type pgShared struct {
+	id string // the port group's UUID
 	pg *nbdb.PortGroup
 
 	infoOnce    sync.Once
@@ -31,11 +32,10 @@ type pgShared struct {
 	samples     bool        // some ACL has sample_new or sample_est
 	nfGroups    bool        // some ACL has network_function_group
 
-	// ACL-stage flows, sorted, one list per variant (flowVariant).
+	// ACL-stage flows, sorted, one list per variant (flowVariant); a
+	// stateful variant includes the allow-stateless pre-ACL flows.
 	flowOnce [numFlowVariants]sync.Once
 	flows    [numFlowVariants][]lflow.Flow
-	preOnce  sync.Once
-	pre      []lflow.Flow // allow-stateless pre-ACL flows, sorted
 }
 
 // An ACL's flows depend on the datapath only through whether it is
@@ -61,7 +61,7 @@ func flowVariant(hasStateful bool, tiers aclTiers) int {
 func (g *global) newShared() map[string]*pgShared {
 	m := make(map[string]*pgShared, len(g.s.PortGroups))
 	for id, pg := range g.s.PortGroups {
-		m[id] = &pgShared{pg: pg}
+		m[id] = &pgShared{id: id, pg: pg}
 	}
 	return m
 }
@@ -69,13 +69,8 @@ func (g *global) newShared() map[string]*pgShared {
 // info resolves the port group's ACLs once.
 func (sh *pgShared) info(g *global) *pgShared {
 	sh.infoOnce.Do(func() {
-		sh.acls = make([]*nbdb.ACL, 0, len(sh.pg.ACLs))
-		for _, id := range sh.pg.ACLs {
-			acl, ok := g.s.ACLs[id]
-			if !ok {
-				continue
-			}
-			sh.acls = append(sh.acls, acl)
+		sh.acls = g.v.PortGroupACLs(sh.id)
+		for _, acl := range sh.acls {
 			if acl.Action == "allow-related" {
 				sh.hasStateful = true
 			}
@@ -94,8 +89,10 @@ func (sh *pgShared) info(g *global) *pgShared {
 	return sh
 }
 
-// aclStageFlows returns the port group's ACL-stage flows on a datapath that
-// is (or is not) stateful and has the given highest tiers, sorted.
+// aclStageFlows returns the port group's flows on a datapath that is (or
+// is not) stateful and has the given highest tiers, sorted: its ACL-stage
+// flows and, on a stateful datapath (a stateful ACL or a load balancer
+// VIP, where buildPreACLs adds them), its allow-stateless pre-ACL flows.
 func (sh *pgShared) aclStageFlows(g *global, hasStateful bool, tiers aclTiers) []lflow.Flow {
 	i := flowVariant(hasStateful, tiers)
 	sh.flowOnce[i].Do(func() {
@@ -103,33 +100,20 @@ func (sh *pgShared) aclStageFlows(g *global, hasStateful bool, tiers aclTiers) [
 		out := make([]lflow.Flow, 0, 2*len(sh.acls))
 		var scratch []aclFlow
 		for _, acl := range sh.acls {
+			if hasStateful {
+				if f, ok := statelessFilter(acl); ok {
+					f.Stage = g.r.layout.Stage(f.Stage)
+					out = append(out, f)
+				}
+			}
 			scratch = g.appendACLFlows(scratch[:0], acl, hasStateful, tiers)
 			for _, f := range scratch {
 				out = append(out, lflow.Flow{Stage: g.r.layout.Stage(f.stage), Priority: f.priority, Match: f.match, Actions: f.actions, Source: acl.UUID})
 			}
 		}
-		sortFlows(out)
-		sh.flows[i] = out
+		sh.flows[i] = sortFlows(out)
 	})
 	return sh.flows[i]
-}
-
-// statelessFlows returns the port group's allow-stateless pre-ACL flows,
-// sorted.
-func (sh *pgShared) statelessFlows(g *global) []lflow.Flow {
-	sh.preOnce.Do(func() {
-		sh.info(g)
-		var out []lflow.Flow
-		for _, acl := range sh.acls {
-			if f, ok := statelessFilter(acl); ok {
-				f.Stage = g.r.layout.Stage(f.Stage)
-				out = append(out, f)
-			}
-		}
-		sortFlows(out)
-		sh.pre = out
-	})
-	return sh.pre
 }
 
 // statelessFilter is the pre-ACL flow of an allow-stateless ACL: it sets
@@ -165,9 +149,48 @@ func compareFlows(a, b *lflow.Flow) int {
 	return cmp.Or(strings.Compare(a.Match, b.Match), strings.Compare(a.Actions, b.Actions))
 }
 
-// sortFlows sorts flows of one layout in lflow-list order (lflow.Compare).
-func sortFlows(flows []lflow.Flow) {
-	slices.SortFunc(flows, func(a, b lflow.Flow) int { return compareFlows(&a, &b) })
+// sortFlows sorts flows (of one layout) in lflow-list order
+// (lflow.Compare) and returns them. It sorts a small index by integer keys
+// first, then moves each 64-byte flow once (following the permutation's
+// cycles).
+func sortFlows(flows []lflow.Flow) []lflow.Flow {
+	if len(flows) < 2 {
+		return flows
+	}
+	type keyed struct {
+		key uint64
+		i   int
+	}
+	ks := make([]keyed, len(flows))
+	for i := range flows {
+		ks[i] = keyed{flowKey(&flows[i]), i}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
+		}
+		fa, fb := &flows[a.i], &flows[b.i]
+		return cmp.Or(strings.Compare(fa.Match, fb.Match), strings.Compare(fa.Actions, fb.Actions))
+	})
+	// flows[j] must become the old flows[ks[j].i]; a done position gets
+	// ks[j].i = j.
+	for j := range ks {
+		if ks[j].i == j {
+			continue
+		}
+		tmp, cur := flows[j], j
+		for {
+			next := ks[cur].i
+			ks[cur].i = cur
+			if next == j {
+				flows[cur] = tmp
+				break
+			}
+			flows[cur] = flows[next]
+			cur = next
+		}
+	}
+	return flows
 }
 
 // mergeSorted merges the sorted runs (flows of one layout) into one sorted

@@ -1,7 +1,6 @@
 package compile
 
 import (
-	"slices"
 	"strconv"
 
 	"github.com/aclc/aclc/lflow"
@@ -78,8 +77,7 @@ func (g *global) compileSwitch(id string) (*lflow.Datapath, []Problem) {
 	if g.shared != nil {
 		// Full Compile: the shared runs are sorted; sort the switch's own
 		// flows and merge, which leaves the datapath sorted.
-		slices.SortFunc(flows, lflow.Compare)
-		flows = mergeSorted(append(b.runs, flows))
+		flows = mergeSorted(append(b.runs, sortFlows(flows)))
 	}
 	dp := &lflow.Datapath{Name: od.LS.Name, Name2: od.LS.ExternalIDs["neutron:network_name"], UUID: id, Flows: flows}
 	return dp, g.switchProblems(od)
@@ -150,9 +148,8 @@ func (g *global) buildStatelessFilters(od *datapath, b *builder) {
 		add(id)
 	}
 	for _, pg := range od.PortGroups {
-		if sh := g.shared[pg.UUID]; sh != nil {
-			b.addRun(sh.statelessFlows(g))
-			continue
+		if g.shared[pg.UUID] != nil {
+			continue // in the port group's run (pgShared.aclStageFlows)
 		}
 		for _, id := range pg.ACLs {
 			add(id)

@@ -20,6 +20,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/aclc/aclc/internal/par"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
@@ -48,7 +49,8 @@ type View struct {
 // pgFacts are the facts of one port group's ACL list.
 type pgFacts struct {
 	hasACLs, hasStateful bool
-	maxTier              Tiers // the highest tier of its ACLs per stage
+	maxTier              Tiers       // the highest tier of its ACLs per stage
+	acls                 []*nbdb.ACL // its ACLs that exist, in column order
 }
 
 // New builds the view of s. The view reads s; s must not change while the
@@ -137,11 +139,18 @@ func (v *View) indexNames() {
 	for _, as := range s.AddressSets {
 		v.asNames[as.Name] = true
 	}
+	ids := make([]string, 0, len(s.PortGroups))
 	for id, pg := range s.PortGroups {
+		ids = append(ids, id)
 		v.pgNames[pg.Name] = true
 		v.asNames[pg.Name+"_ip4"] = true
 		v.asNames[pg.Name+"_ip6"] = true
-		v.pgFacts[id] = v.portGroupFacts(pg)
+	}
+	// Every ACL of every port group: on every core.
+	facts := make([]pgFacts, len(ids))
+	par.For(len(ids), 64, func(i int) { facts[i] = v.portGroupFacts(s.PortGroups[ids[i]]) })
+	for i, id := range ids {
+		v.pgFacts[id] = facts[i]
 	}
 }
 
@@ -176,12 +185,13 @@ func (v *View) Snapshot() *nbschema.Snapshot { return v.s }
 
 // portGroupFacts is ls_get_acl_flags' loop over one port group's ACLs.
 func (v *View) portGroupFacts(pg *nbdb.PortGroup) pgFacts {
-	f := pgFacts{hasACLs: len(pg.ACLs) > 0}
+	f := pgFacts{hasACLs: len(pg.ACLs) > 0, acls: make([]*nbdb.ACL, 0, len(pg.ACLs))}
 	for _, a := range pg.ACLs {
 		acl, ok := v.s.ACLs[a]
 		if !ok {
 			continue
 		}
+		f.acls = append(f.acls, acl)
 		if acl.Action == "allow-related" {
 			f.hasStateful = true
 		}
@@ -189,6 +199,10 @@ func (v *View) portGroupFacts(pg *nbdb.PortGroup) pgFacts {
 	}
 	return f
 }
+
+// PortGroupACLs returns the ACLs of port group id that exist, in column
+// order (shared: do not modify).
+func (v *View) PortGroupACLs(id string) []*nbdb.ACL { return v.pgFacts[id].acls }
 
 // PortSwitch returns the UUID of the switch that owns port p (a
 // Logical_Switch_Port UUID), or "" when no existing switch lists it.
