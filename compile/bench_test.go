@@ -105,3 +105,18 @@ func BenchmarkWriteText10k(b *testing.B) {
 		lflow.WriteText(&out, flows)
 	}
 }
+
+// BenchmarkValidate2603_50k is ValidateMatchesFor (what `aclc compile`
+// runs after the compile) on the 50k NB's 26.03 flows.
+func BenchmarkValidate2603_50k(b *testing.B) {
+	snap := nbgen.Generate(sized(50000, 500, 2500, 5000))
+	flows := compile.CompileWith(snap, compile.Options{Release: release.OVN2603}).Flows
+	cpu0 := cpuTime()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		compile.ValidateMatchesFor(snap, flows, release.OVN2603)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/aclc/aclc/internal/par"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/nbview"
 	"github.com/aclc/aclc/release"
 )
@@ -42,16 +43,15 @@ func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.R
 		r = release.OVN2303
 	}
 	d := Dialect(r)
-	g := &global{s: s, v: nbview.New(s)}
-	var ids []string
-	idx := map[string]int{}
+	var acls []*nbdb.ACL // in UUID order
+	idx := make(map[string]int, len(s.ACLs))
 	for _, id := range nbschema.SortedKeys(s.ACLs) {
-		if m := s.ACLs[id].Match; strings.TrimSpace(m) != "" { // empty matches are reported by Compile
-			idx[id] = len(ids)
-			ids = append(ids, id)
+		if acl := s.ACLs[id]; !blank(acl.Match) { // empty matches are reported by Compile
+			idx[id] = len(acls)
+			acls = append(acls, acl)
 		}
 	}
-	raw := parallelValid(d, len(ids), func(i int) string { return s.ACLs[ids[i]].Match })
+	raw := parallelValid(d, len(acls), func(i int) string { return acls[i].Match })
 
 	// The distinct flow matches of each ACL; those that need parsing as
 	// written go into exact.
@@ -65,11 +65,11 @@ func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.R
 		text string
 	}
 	var exact []flowText
-	total := make([]int, len(ids))
-	wrapped := make([]string, len(ids))
-	shallow := make([]bool, len(ids)) // parentheses cannot nest too deeply
-	for i, id := range ids {
-		m := s.ACLs[id].Match
+	total := make([]int, len(acls))
+	wrapped := make([]string, len(acls))
+	shallow := make([]bool, len(acls)) // parentheses cannot nest too deeply
+	for i, acl := range acls {
+		m := acl.Match
 		wrapped[i], shallow[i] = "("+m+")", strings.Count(m, "(") < expr.MaxParenDepth
 	}
 	// Scan the flows on every CPU; most take the cheap path.
@@ -84,7 +84,7 @@ func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.R
 			if !ok {
 				continue
 			}
-			if raw[i] == nil && shallow[i] && (f.Match == s.ACLs[ids[i]].Match || strings.Contains(f.Match, wrapped[i])) {
+			if raw[i] == nil && shallow[i] && (f.Match == acls[i].Match || strings.Contains(f.Match, wrapped[i])) {
 				continue // valid as written or in parentheses
 			}
 			found[k] = append(found[k], flowText{acl: i, text: f.Match, dp: dp.Name, reject: strings.Contains(f.Actions, "reject {")})
@@ -113,17 +113,20 @@ func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.R
 	errs := parallelValid(d, len(exact), func(i int) string { return exact[i].text })
 
 	var out []Problem
-	bad := make([][]int, len(ids)) // indexes into exact
+	bad := make([][]int, len(acls)) // indexes into exact
 	for j, e := range errs {
 		if e != nil {
 			bad[exact[j].acl] = append(bad[exact[j].acl], j)
 		}
 	}
 	series := "OVN " + r.Series()
-	for i, id := range ids {
-		acl := s.ACLs[id]
+	var g *global // the view, to name the ACLs of problems
+	for i, acl := range acls {
 		if raw[i] == nil && len(bad[i]) == 0 {
 			continue
+		}
+		if g == nil {
+			g = &global{s: s, v: nbview.New(s)}
 		}
 		switch {
 		case raw[i] != nil && (total[i] == 0 || len(bad[i]) == total[i]):

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/netip"
+	"strconv"
 	"strings"
 )
 
@@ -122,7 +123,8 @@ func lex(input string) []item { return lexMode(input, false) }
 // lexMode lexes input; with cont it goes on after lexical errors from where
 // OVN's lexer would resume, as lexer_parse_template_string does.
 func lexMode(input string, cont bool) []item {
-	l := &lexer{input: input, cont: cont}
+	// About one item per four bytes of a typical match: one allocation.
+	l := &lexer{input: input, cont: cont, items: make([]item, 0, len(input)/4+4)}
 	for state := lexAny; state != nil; {
 		state = state(l)
 	}
@@ -151,6 +153,10 @@ func (l *lexer) errorf(format string, args ...any) stateFn {
 	return nil
 }
 
+// punctItems are the one-byte punctuation tokens.
+var punctItems = [256]itemType{'(': itemLParen, ')': itemRParen, '{': itemLCurly, '}': itemRCurly,
+	'[': itemLSquare, ']': itemRSquare, ',': itemComma, ';': itemSemicolon}
+
 func lexAny(l *lexer) stateFn {
 	l.start = l.pos
 	c := l.at(l.pos)
@@ -166,8 +172,7 @@ func lexAny(l *lexer) stateFn {
 		return lexComment
 	case '(', ')', '{', '}', '[', ']', ',', ';':
 		l.pos++
-		l.emit(map[byte]itemType{'(': itemLParen, ')': itemRParen, '{': itemLCurly, '}': itemRCurly,
-			'[': itemLSquare, ']': itemRSquare, ',': itemComma, ';': itemSemicolon}[c])
+		l.emit(punctItems[c])
 		return lexAny
 	case '=':
 		return l.two('=', itemEq, itemEquals)
@@ -497,6 +502,10 @@ func (l *lexer) scanInteger(p int) (item, bool) {
 	if strings.Trim(s, "0123456789") == "" {
 		if s[0] == '0' && len(s) > 1 {
 			return fail("Decimal constants must not have leading zeros.")
+		}
+		if u, err := strconv.ParseUint(s, 10, 64); err == nil {
+			it.num, it.fmt = new(big.Int).SetUint64(u), Decimal
+			return it, true
 		}
 		n, ok := new(big.Int).SetString(s, 10)
 		if !ok || n.BitLen() > 64 {
