@@ -94,6 +94,9 @@ var ruleCases = []struct {
 		{Rule: "pass-to-default", Severity: "warning", ACLs: []string{"pass-web-replies"}, Switches: []string{"sw0"}, Offset: -1},
 		{Rule: "stateless-no-reply", Severity: "warning", ACLs: []string{"web-out-1", "deny-in-1"}, Switches: []string{"sw1"}, Offset: -1},
 		{Rule: "shadowed", Severity: "warning", ACLs: []string{"pass-web-replies-1", "deny-in-1"}, Switches: []string{"sw1"}, Offset: -1},
+		// shared by sw2 and sw3: sw2's own pass saves the replies
+		{Rule: "pass-to-default", Severity: "warning", ACLs: []string{"pass-web-replies-2"}, Switches: []string{"sw2"}, Offset: -1},
+		{Rule: "stateless-no-reply", Severity: "warning", ACLs: []string{"web-out-pg", "deny-in-pg"}, Switches: []string{"sw3"}, Offset: -1},
 	}},
 	{"stateless-lb-vip-mode.yaml", []got{
 		{Rule: "stateless-lb-vip", Severity: "warning", ACLs: []string{"fast-tcp-2"}, Switches: []string{"sw-plain"}, Offset: -1},

@@ -22,7 +22,7 @@ import (
 // oracleCase is one claim of lint about a fixture, checked with the
 // release's real ovn-northd and ovn-trace: lint reports (or, with
 // !reported, does not report) finding rule about acl, and a packet shows
-// what the finding says.
+// what the finding says (or its absence means) on switch sw.
 type oracleCase struct {
 	fixture  string
 	releases []*release.Release // nil: 25.03 and 26.03
@@ -108,6 +108,10 @@ var oracleCases = []oracleCase{
 		sw: "sw0", flow: p2p1("tcp && tcp.src == 80 && tcp.dst == 40000"), ct: []string{"est,rpl,trk", "new,trk"}, stage: "ls_out_acl", decide: "default"},
 	{fixture: "tiers-stateless-no-reply.yaml", rule: RuleStatelessNoReply, acl: "web-out-1", reported: true,
 		sw: "sw1", flow: q2q1("tcp && tcp.src == 80 && tcp.dst == 40000"), ct: []string{"est,rpl,trk", "new,trk"}, stage: "ls_out_acl", decide: "deny-in-1", dropped: true},
+	{fixture: "tiers-stateless-no-reply.yaml", rule: RuleStatelessNoReply, acl: "web-out-pg", // reported on sw3 only
+		sw: "sw2", flow: between("r2", "r1", "tcp && tcp.src == 80 && tcp.dst == 40000", 0x22, 0x21, "10.0.2"), ct: []string{"est,rpl,trk", "new,trk"}, stage: "ls_out_acl", decide: "default"},
+	{fixture: "tiers-stateless-no-reply.yaml", rule: RuleStatelessNoReply, acl: "web-out-pg", reported: true,
+		sw: "sw3", flow: between("s2", "s1", "tcp && tcp.src == 80 && tcp.dst == 40000", 0x32, 0x31, "10.0.3"), ct: []string{"est,rpl,trk", "new,trk"}, stage: "ls_out_acl", decide: "deny-in-pg", dropped: true},
 	// enable-stateless-acl-with-lb (25.09+): the VIP is load balanced in
 	// ingress (ls_in_pre_stateful, priority 150) on sw-mode only.
 	{fixture: "stateless-lb-vip-mode.yaml", releases: []*release.Release{release.OVN2603}, rule: RuleStatelessLBVIP, acl: "fast-tcp",
@@ -190,8 +194,8 @@ func TestLintOracle(t *testing.T) {
 					}
 					for i, c := range byFixture[fx] {
 						t.Run(strconv.Itoa(i)+"-"+c.acl, func(t *testing.T) {
-							if got := reports(rep, c.rule, c.acl); got != c.reported {
-								t.Errorf("lint reports %s about %s: %v, want %v", c.rule, c.acl, got, c.reported)
+							if got := reports(rep, c.rule, c.acl, c.sw); got != c.reported {
+								t.Errorf("lint reports %s about %s on %s: %v, want %v", c.rule, c.acl, c.sw, got, c.reported)
 							}
 							checkTrace(t, ctx, sb, snap, c)
 							checked++
@@ -206,9 +210,10 @@ func TestLintOracle(t *testing.T) {
 	}
 }
 
-func reports(rep *Report, rule, acl string) bool {
+// reports reports whether lint reports rule about acl on switch sw.
+func reports(rep *Report, rule, acl, sw string) bool {
 	for _, f := range rep.Findings {
-		if f.Rule == rule && f.ACLs[0].Name == acl {
+		if f.Rule == rule && f.ACLs[0].Name == acl && (len(f.Switches) == 0 || slices.Contains(f.Switches, sw)) {
 			return true
 		}
 	}

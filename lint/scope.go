@@ -316,7 +316,7 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 			// Only the switch's own ACLs can change the class's verdict:
 			// one that allows a reply, or one more that drops them.
 			f, found, allowed := l.noReply(v, stage(st), b, ownOnly)
-			if !allowed && !(found && len(f.ACLs) > 1) {
+			if !allowed && !(found && len(f.ACLs) > 1) && !l.passMeetsReplies(v, stage(st), b, ownOnly) {
 				continue
 			}
 			c.disturb(b, RuleStatelessNoReply, v.name)

@@ -278,3 +278,20 @@ func (l *linter) lbModeFix() string {
 	}
 	return ", or set other_config:" + lbModeKey + "=true on the switch"
 }
+
+// passMeetsReplies reports whether a pass ACL of the layers of the stages
+// that see in's replies can match them: on a switch, its own pass can
+// hand on replies that a shared drop would have dropped (passedFirst).
+func (l *linter) passMeetsReplies(v *swView, st stage, in *inst, layers func(stage) []*layer) bool {
+	reply := replySet(l.setOf(v, in))
+	for _, ost := range opposite(st) {
+		for _, ly := range layers(ost) {
+			for _, p := range ly.list {
+				if p.a.acl.Action == nbdb.ACLActionPass && anyIntersect(reply.over, l.setOf(v, p).over) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
