@@ -279,6 +279,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 	if l.globalRes, err = l.nb.Resolver(""); err != nil {
 		return nil, fmt.Errorf("lint: resolving address sets: %w", err)
 	}
+	l.globalRes.Members = expr.NewMemberCache()
 	ids := nbschema.SortedKeys(s.ACLs)
 	infos := make([]*aclInfo, len(ids))
 	par.For(len(ids), 1, func(i int) { infos[i] = l.newInfo(ids[i]) })
@@ -385,7 +386,7 @@ func (l *linter) newInfo(id string) *aclInfo {
 func (l *linter) view(id string) *swView {
 	sw := l.nb.Switch(id)
 	v := &swView{id: id, name: sw.LS.Name, ls: sw.LS}
-	v.res = expr.MapResolver{AddressSets: l.globalRes.AddressSets, PortGroups: l.nb.SwitchPortGroupPorts(id)}
+	v.res = expr.MapResolver{AddressSets: l.globalRes.AddressSets, PortGroups: l.nb.SwitchPortGroupPorts(id), Members: l.globalRes.Members}
 	owned := len(l.nb.Ports(sw))
 	v.cover = map[string]bool{}
 	for pg, ports := range v.res.PortGroups {

@@ -411,21 +411,31 @@ type converter struct {
 // cubes of comparisons with address sets, NB-wide.
 type asCache struct {
 	mu    sync.Mutex
-	m     map[string][]expr.Const
+	m     map[string]asMembers
 	cubes sync.Map // field and constant set → []cube
 }
 
-func newASCache() *asCache { return &asCache{m: map[string][]expr.Const{}} }
+// asMembers is an address set's entries (the resolver's slice, to tell
+// that it is the same set) and their constants.
+type asMembers struct {
+	addrs  []string
+	consts []expr.Const
+}
+
+func (e asMembers) of(addrs []string) bool {
+	return len(e.addrs) == len(addrs) && (len(addrs) == 0 || &e.addrs[0] == &addrs[0])
+}
+
+func newASCache() *asCache { return &asCache{m: map[string]asMembers{}} }
 
 // members returns the integer constants of an address set's addresses as
 // OVN reads them (the first token of each entry; non-integers skipped).
 func (c *asCache) members(name string, addrs []string) []expr.Const {
-	key := name + "\x00" + strings.Join(addrs, "\x00")
 	c.mu.Lock()
-	v, ok := c.m[key]
+	v, ok := c.m[name]
 	c.mu.Unlock()
-	if ok {
-		return v
+	if ok && v.of(addrs) {
+		return v.consts
 	}
 	var toks []string
 	for _, a := range addrs {
@@ -444,7 +454,7 @@ func (c *asCache) members(name string, addrs []string) []expr.Const {
 		}
 	}
 	c.mu.Lock()
-	c.m[key] = out
+	c.m[name] = asMembers{addrs, out}
 	c.mu.Unlock()
 	return out
 }
@@ -647,19 +657,7 @@ func (cv *converter) withPrereqs(sym *expr.Symbol, cs []cube, up bool) []cube {
 // eqCubes converts `f == {vals}' (cs resolved): the values with one mask
 // are one cube whose field is set-valued (valueset.go). The cubes of a set
 // naming an address set are converted once per run and shared.
-func (cv *converter) eqCubes(f expr.Field, cs expr.ConstSet, vals []expr.Const, up bool) []cube {
-	var key string
-	if cv.as != nil && slices.ContainsFunc(cs.Values, func(c expr.Const) bool { return c.Kind == expr.AddressSetRef }) {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s[%d+%d]", f.Symbol.Name, f.Ofs, f.NBits)
-		for _, c := range cs.Values {
-			fmt.Fprintf(&b, "\x00%d:%s:%v/%v", c.Kind, c.Str, c.Value, c.Mask)
-		}
-		key = b.String()
-		if out, ok := cv.as.cubes.Load(key); ok {
-			return out.([]cube)
-		}
-	}
+func (cv *converter) eqCubes(f expr.Field, key string, vals []expr.Const, up bool) []cube {
 	full := onesN(f.NBits)
 	type group struct {
 		mask u128
@@ -690,6 +688,20 @@ func (cv *converter) eqCubes(f expr.Field, cs expr.ConstSet, vals []expr.Const, 
 		cv.as.cubes.Store(key, out)
 	}
 	return out
+}
+
+// eqKey is the key of `f == {cs}' in the cache of cubes: "" when cs
+// names no address set (or there is no cache).
+func (cv *converter) eqKey(f expr.Field, cs expr.ConstSet) string {
+	if cv.as == nil || cv.r == nil || !slices.ContainsFunc(cs.Values, func(c expr.Const) bool { return c.Kind == expr.AddressSetRef }) {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s[%d+%d]", f.Symbol.Name, f.Ofs, f.NBits)
+	for _, c := range cs.Values {
+		fmt.Fprintf(&b, "\x00%d:%s:%v/%v", c.Kind, c.Str, c.Value, c.Mask)
+	}
+	return b.String()
 }
 
 // setCube constrains field f (its selected bits) under mask to one of
@@ -759,6 +771,14 @@ func (cv *converter) expand(cs expr.ConstSet) (out []expr.Const, all, ok bool) {
 
 // cmp converts `f op values' (without prerequisites).
 func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool) []cube {
+	var key string
+	if op == expr.Eq && !f.Symbol.IsString() && !f.Symbol.IsPredicate() && f.NBits <= 128 {
+		if key = cv.eqKey(f, cs); key != "" {
+			if out, ok := cv.as.cubes.Load(key); ok {
+				return out.([]cube)
+			}
+		}
+	}
 	vals, all, ok := cv.expand(cs)
 	if !ok {
 		return cv.approx(up)
@@ -801,7 +821,7 @@ func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool)
 	full := onesN(f.NBits)
 	switch op {
 	case expr.Eq:
-		return cv.eqCubes(f, cs, vals, up)
+		return cv.eqCubes(f, key, vals, up)
 	case expr.Ne:
 		acc := []cube{trueCube}
 		for _, v := range vals {

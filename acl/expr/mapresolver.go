@@ -1,5 +1,7 @@
 package expr
 
+import "sync"
+
 // MapResolver is a Resolver backed by maps: AddressSets maps a name to its
 // addresses, PortGroups a name to its ports on the datapath in question (a
 // group absent from PortGroups does not exist there).
@@ -10,6 +12,32 @@ type MapResolver struct {
 	// then treats other names as ovn-trace does (never equal, never
 	// chassis-resident).
 	Ports map[string]bool
+	// Members, when non-nil, caches the address sets' entries converted
+	// to constants (AddressSetMembers), so that the parser and the
+	// checker convert each set once, not at every reference. Share one
+	// only between resolvers over the same AddressSets.
+	Members *MemberCache
+}
+
+// MemberCache caches address set entries converted to constants, by set
+// name; it is safe for concurrent use.
+type MemberCache struct{ m sync.Map }
+
+// NewMemberCache returns an empty cache.
+func NewMemberCache() *MemberCache { return &MemberCache{} }
+
+// AddressSetMembers implements MemberResolver.
+func (m MapResolver) AddressSetMembers(name string) ([]Const, bool) {
+	addrs, ok := m.AddressSets[name]
+	if !ok || m.Members == nil {
+		return addressSetMembers(addrs), ok
+	}
+	if x, ok := m.Members.m.Load(name); ok {
+		return x.([]Const), true
+	}
+	cs := addressSetMembers(addrs)
+	m.Members.m.Store(name, cs)
+	return cs, true
 }
 
 // PortExists implements PortLookup: every name exists when Ports is nil.

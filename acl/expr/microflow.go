@@ -124,6 +124,8 @@ func (s *solver) constrain(n Node, neg bool) error {
 			return ErrContradictory
 		case len(vals) == 1 && op == Eq:
 			return s.assign(n.Field, vals[0], n)
+		case op == Eq && !n.Field.Symbol.IsPredicate():
+			return s.chooseValue(n.Field, vals, n)
 		case op == Eq: // a disjunction of single values
 			alts := make([]func(*solver) error, len(vals))
 			for i, v := range vals {
@@ -179,6 +181,78 @@ func (s *solver) choose(alts []func(*solver) error, n Node) error {
 	return ambiguous(n)
 }
 
+// chooseValue is choose over the alternatives `f == v' for v in vals
+// without cloning the solver per value (an address set of a thousand
+// addresses made a thousand clones): assigning a value to a field that is
+// not a predicate changes only that field and queues its prerequisites,
+// so each alternative is decided by the field's pinned bits alone.
+func (s *solver) chooseValue(f Field, vals []Const, n Node) error {
+	viable, first := 0, 0
+	for i, v := range vals {
+		contradicts, changes := s.assignOutcome(f, v)
+		switch {
+		case contradicts:
+			continue
+		case !changes:
+			return nil
+		}
+		if viable++; viable == 1 {
+			first = i
+		}
+	}
+	switch viable {
+	case 0:
+		return ErrContradictory
+	case 1:
+		err := s.assign(f, vals[first], n)
+		s.changed = true
+		return err
+	}
+	if s.lenient {
+		return nil
+	}
+	return ambiguous(n)
+}
+
+// assignOutcome says what assign(f, c) would do to a field that is not a
+// predicate: fail as contradictory, or change what is pinned.
+func (s *solver) assignOutcome(f Field, c Const) (contradicts, changes bool) {
+	sym := f.Symbol
+	if sym.IsString() {
+		cur, set := s.m.strs[sym.Name]
+		return set && cur != c.Str, !set
+	}
+	root, shMask, shVal, _, overlap := s.pinBits(f, c)
+	cur := s.m.ints[root]
+	if cur == nil {
+		cur = new(big.Int)
+	}
+	if new(big.Int).And(cur, overlap).Cmp(new(big.Int).And(shVal, overlap)) != 0 {
+		return true, false
+	}
+	return false, overlap.Cmp(shMask) != 0
+}
+
+// pinBits returns what pinning field f to c touches: the root field, c's
+// mask and value shifted into it, the root's bits pinned so far and those
+// of them c's mask covers.
+func (s *solver) pinBits(f Field, c Const) (root string, shMask, shVal, known, overlap *big.Int) {
+	mask := ones(f.NBits)
+	if c.Kind == MaskedConst {
+		mask = new(big.Int).And(c.Mask, mask)
+	}
+	val := new(big.Int).And(c.Value, mask)
+	r, ofs := f.Symbol.Root()
+	ofs += f.Ofs
+	shMask = new(big.Int).Lsh(mask, uint(ofs))
+	shVal = new(big.Int).Lsh(val, uint(ofs))
+	known = s.known[r.Name]
+	if known == nil {
+		known = new(big.Int)
+	}
+	return r.Name, shMask, shVal, known, new(big.Int).And(known, shMask)
+}
+
 // assign pins field f to constant c, then adds f's prerequisites.
 func (s *solver) assign(f Field, c Const, n Node) error {
 	sym := f.Symbol
@@ -200,31 +274,19 @@ func (s *solver) assign(f Field, c Const, n Node) error {
 			s.changed = true
 		}
 	default:
-		mask := ones(f.NBits)
-		if c.Kind == MaskedConst {
-			mask = new(big.Int).And(c.Mask, mask)
-		}
-		val := new(big.Int).And(c.Value, mask)
-		root, ofs := sym.Root()
-		ofs += f.Ofs
-		shMask := new(big.Int).Lsh(mask, uint(ofs))
-		shVal := new(big.Int).Lsh(val, uint(ofs))
-		known := s.known[root.Name]
-		if known == nil {
-			known = new(big.Int)
-		}
-		overlap := new(big.Int).And(known, shMask)
-		cur := s.m.ints[root.Name]
-		if cur == nil {
-			cur = new(big.Int)
-		}
-		if new(big.Int).And(cur, overlap).Cmp(new(big.Int).And(shVal, overlap)) != 0 {
+		contradicts, changes := s.assignOutcome(f, c)
+		if contradicts {
 			return ErrContradictory
 		}
-		if overlap.Cmp(shMask) != 0 {
+		if changes {
+			root, shMask, _, known, _ := s.pinBits(f, c)
+			mask := ones(f.NBits)
+			if c.Kind == MaskedConst {
+				mask = new(big.Int).And(c.Mask, mask)
+			}
 			s.changed = true
-			s.m.setBits(f, val, mask)
-			s.known[root.Name] = new(big.Int).Or(known, shMask)
+			s.m.setBits(f, new(big.Int).And(c.Value, mask), mask)
+			s.known[root] = new(big.Int).Or(known, shMask)
 		}
 	}
 	if sym.Prereqs != "" && !s.applied[sym.Name] && !s.noPrereqs {

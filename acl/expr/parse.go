@@ -44,6 +44,13 @@ type Resolver interface {
 	PortGroup(name string) ([]string, bool)
 }
 
+// MemberResolver is an optional interface of a Resolver that converts an
+// address set's entries to constants itself, as OVN reads them (see
+// MapResolver.Members); the slice is shared and must not be modified.
+type MemberResolver interface {
+	AddressSetMembers(name string) ([]Const, bool)
+}
+
 // Expr is a parsed match expression.
 type Expr struct {
 	// Text is the parsed input.
@@ -540,6 +547,9 @@ func (p *parser) constant(st *setState) Const {
 // its members; ok is false when it does not exist.
 func resolveRef(r Resolver, c Const) (members []Const, ok bool) {
 	if c.Kind == AddressSetRef {
+		if mr, ok := r.(MemberResolver); ok {
+			return mr.AddressSetMembers(c.Str)
+		}
 		addrs, ok := r.AddressSet(c.Str)
 		return addressSetMembers(addrs), ok
 	}
