@@ -122,6 +122,18 @@ func (l *linter) refsMeeting(v *swView, c cube, p int, layers []*layer, extra bo
 	return out
 }
 
+// meetsAbove reports whether a cube refsMeeting would return for c from
+// the layer exists.
+func (l *linter) meetsAbove(v *swView, c cube, p int, ly *layer, extra bool) bool {
+	found := false
+	ly.idx.candidates(c, 0, ly.idx.above(p), func(_ int, in *inst) bool {
+		s := l.setOf(v, in)
+		found = anyIntersect([]cube{c}, s.under) || extra && !s.exact && anyIntersect([]cube{c}, s.over)
+		return !found
+	})
+	return found
+}
+
 // covered reports whether every cube of cs lies in the union of the cubes
 // of the layers' ACLs above priority p, and which ACLs' cubes cover them.
 // A cube inside a single cube is the fast path; otherwise the cubes that
@@ -481,20 +493,21 @@ func (l *linter) shadowEval(v *swView, st stage, b *inst, layers []*layer) (Find
 	return Finding{}, false, ss
 }
 
-// shadowChanges reports whether the switch's own ACLs above b can change
-// the class's shadowing verdict ss on b: cover the cube that was not
-// covered. (A proof that holds with the shared ACLs holds on every switch
-// of the class; a switch's own higher ACLs that also cover b are not
-// looked for, so the finding names the shared ones.)
-func (l *linter) shadowChanges(v *swView, b *inst, ss shadowState, layers []*layer) bool {
+// shadowChanges reports whether the switch's own ACLs (own, one of
+// layers) above b can change the class's shadowing verdict ss on b: cover
+// the cube that was not covered. (A proof that holds with the shared ACLs
+// holds on every switch of the class; a switch's own higher ACLs that also
+// cover b are not looked for, so the finding names the shared ones.) Where
+// no own ACL meets that cube, the proof is the class's, which failed.
+func (l *linter) shadowChanges(v *swView, b *inst, ss shadowState, layers []*layer, own *layer) bool {
 	sb := l.setOf(v, b)
 	p := b.a.acl.Priority
-	if ss.fail1 >= 0 {
+	if ss.fail1 >= 0 && l.meetsAbove(v, sb.over[ss.fail1], p, own, false) {
 		if _, fail := l.coveredAt(v, sb.over[ss.fail1:ss.fail1+1], p, layers, false); fail < 0 {
 			return true
 		}
 	}
-	if ss.fail2 >= 0 {
+	if ss.fail2 >= 0 && l.meetsAbove(v, sb.under[ss.fail2], p, own, true) {
 		if _, fail := l.coveredAt(v, sb.under[ss.fail2:ss.fail2+1], p, layers, true); fail < 0 {
 			return true
 		}

@@ -386,7 +386,7 @@ func (l *linter) newInfo(id string) *aclInfo {
 func (l *linter) view(id string) *swView {
 	sw := l.nb.Switch(id)
 	v := &swView{id: id, name: sw.LS.Name, ls: sw.LS}
-	v.res = expr.MapResolver{AddressSets: l.globalRes.AddressSets, PortGroups: l.nb.SwitchPortGroupPorts(id), Members: l.globalRes.Members}
+	v.res = expr.MapResolver{AddressSets: l.globalRes.AddressSets, PortGroups: l.nb.SwitchPortGroupPorts(id)}
 	owned := len(l.nb.Ports(sw))
 	v.cover = map[string]bool{}
 	for pg, ports := range v.res.PortGroups {

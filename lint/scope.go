@@ -279,7 +279,7 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 			})
 		}
 		for _, b := range sortedInsts(dist) {
-			if !l.shadowChanges(v, b, c.shadow[b], both(stage(st))) {
+			if !l.shadowChanges(v, b, c.shadow[b], both(stage(st)), own[st]) {
 				continue
 			}
 			c.disturb(b, RuleShadowed, v.name)

@@ -12,16 +12,16 @@ type MapResolver struct {
 	// then treats other names as ovn-trace does (never equal, never
 	// chassis-resident).
 	Ports map[string]bool
-	// Members, when non-nil, caches the address sets' entries converted
-	// to constants (AddressSetMembers), so that the parser and the
-	// checker convert each set once, not at every reference. Share one
-	// only between resolvers over the same AddressSets.
+	// Members, when non-nil, caches the address sets' and port groups'
+	// members converted to constants (MemberResolver), so that the parser
+	// and the checker convert each once, not at every reference. Share one
+	// only between resolvers over the same AddressSets and PortGroups.
 	Members *MemberCache
 }
 
-// MemberCache caches address set entries converted to constants, by set
-// name; it is safe for concurrent use.
-type MemberCache struct{ m sync.Map }
+// MemberCache caches address set entries and port group ports converted
+// to constants, by name; it is safe for concurrent use.
+type MemberCache struct{ sets, ports sync.Map }
 
 // NewMemberCache returns an empty cache.
 func NewMemberCache() *MemberCache { return &MemberCache{} }
@@ -29,15 +29,37 @@ func NewMemberCache() *MemberCache { return &MemberCache{} }
 // AddressSetMembers implements MemberResolver.
 func (m MapResolver) AddressSetMembers(name string) ([]Const, bool) {
 	addrs, ok := m.AddressSets[name]
-	if !ok || m.Members == nil {
-		return addressSetMembers(addrs), ok
+	if !ok {
+		return nil, false
 	}
-	if x, ok := m.Members.m.Load(name); ok {
-		return x.([]Const), true
+	return m.Members.get(false, name, func() []Const { return addressSetMembers(addrs) }), true
+}
+
+// PortGroupMembers implements MemberResolver.
+func (m MapResolver) PortGroupMembers(name string) ([]Const, bool) {
+	ports, ok := m.PortGroups[name]
+	if !ok {
+		return nil, false
 	}
-	cs := addressSetMembers(addrs)
-	m.Members.m.Store(name, cs)
-	return cs, true
+	return m.Members.get(true, name, func() []Const { return portGroupMembers(ports) }), true
+}
+
+// get returns the cached constants of the address set (or port group)
+// name, converting them with conv the first time; with no cache, always.
+func (c *MemberCache) get(port bool, name string, conv func() []Const) []Const {
+	if c == nil {
+		return conv()
+	}
+	m := &c.sets
+	if port {
+		m = &c.ports
+	}
+	if x, ok := m.Load(name); ok {
+		return x.([]Const)
+	}
+	cs := conv()
+	m.Store(name, cs)
+	return cs
 }
 
 // PortExists implements PortLookup: every name exists when Ports is nil.

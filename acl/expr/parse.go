@@ -45,10 +45,12 @@ type Resolver interface {
 }
 
 // MemberResolver is an optional interface of a Resolver that converts an
-// address set's entries to constants itself, as OVN reads them (see
-// MapResolver.Members); the slice is shared and must not be modified.
+// address set's entries and a port group's ports to constants itself, as
+// OVN reads them (see MapResolver.Members); the slices are shared and must
+// not be modified.
 type MemberResolver interface {
 	AddressSetMembers(name string) ([]Const, bool)
+	PortGroupMembers(name string) ([]Const, bool)
 }
 
 // Expr is a parsed match expression.
@@ -546,18 +548,27 @@ func (p *parser) constant(st *setState) Const {
 // resolveRef expands an address set or port group reference through r into
 // its members; ok is false when it does not exist.
 func resolveRef(r Resolver, c Const) (members []Const, ok bool) {
-	if c.Kind == AddressSetRef {
-		if mr, ok := r.(MemberResolver); ok {
-			return mr.AddressSetMembers(c.Str)
-		}
+	mr, cached := r.(MemberResolver)
+	switch {
+	case c.Kind == AddressSetRef && cached:
+		return mr.AddressSetMembers(c.Str)
+	case c.Kind == AddressSetRef:
 		addrs, ok := r.AddressSet(c.Str)
 		return addressSetMembers(addrs), ok
+	case cached:
+		return mr.PortGroupMembers(c.Str)
 	}
 	ports, ok := r.PortGroup(c.Str)
+	return portGroupMembers(ports), ok
+}
+
+// portGroupMembers converts a port group's ports to string constants.
+func portGroupMembers(ports []string) []Const {
+	var members []Const
 	for _, port := range ports {
 		members = append(members, Const{Kind: StringConst, Str: port, Text: quote(port)})
 	}
-	return members, ok
+	return members
 }
 
 // expandSet returns the constants of cs with references expanded through
