@@ -86,6 +86,15 @@ func measure(ctx context.Context, bin string, args ...string) (run, error) {
 	return run{wall: sec(v[0]), cpu: sec(v[1] + v[2]), rssKiB: int64(v[3]), done: true}, nil
 }
 
+// loadAvg returns the machine's load averages over 1, 5 and 15 minutes.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " / ")
+	}
+	return "unknown"
+}
+
 func parseSizes(s string) ([]size, error) {
 	var out []size
 	for _, f := range strings.Split(s, ",") {
@@ -125,6 +134,7 @@ func mainErr() error {
 		return fmt.Errorf("go build: %v: %s", err, out)
 	}
 	ctx := context.Background()
+	started, loadBefore := time.Now().UTC(), loadAvg()
 	var b strings.Builder
 	fmt.Fprintf(&b, "| shape | ACLs | switches | PGs | ASs | compile --nb wall / CPU / RSS | lint --nb wall / CPU / RSS | lint/compile wall | CPU | RSS |\n")
 	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|\n")
@@ -179,7 +189,9 @@ func mainErr() error {
 	}
 	fmt.Print(b.String())
 	if *flagOut != "" {
-		out := "# lint vs compile on live NBs\n\n`go run ./bench/lint -o bench/lint/RESULTS.md " + strings.Join(os.Args[1:], " ") + "`\n\n" + b.String()
+		out := "# lint vs compile on live NBs\n\n`go run ./bench/lint " + strings.Join(os.Args[1:], " ") + "`\n\n" +
+			fmt.Sprintf("Run %s (%v); load average (1/5/15 min) %s before, %s after.\n\n", started.Format("2006-01-02 15:04 UTC"),
+				time.Since(started).Round(time.Second), loadBefore, loadAvg()) + b.String()
 		return os.WriteFile(*flagOut, []byte(out), 0o644)
 	}
 	return nil
