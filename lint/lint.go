@@ -240,9 +240,12 @@ type swView struct {
 	hasACLs  bool
 	stateful bool         // has an allow-related ACL or a load balancer VIP
 	maxTier  nbview.Tiers // northd's max_acl_tier per stage (tiers.go)
-	lbVIP    bool
-	lbs      []*nbdb.LoadBalancer
-	vips     []vipTraffic // cached by vipSetsCached
+	// tierLy holds, per stage with tiers, each tier's layer and what the
+	// earlier tiers decide (tiers.go), for the rules that run after it.
+	tierLy [nStages]map[int][2]*layer
+	lbVIP  bool
+	lbs    []*nbdb.LoadBalancer
+	vips   []vipTraffic // cached by vipSetsCached
 }
 
 // linter holds the NB-wide state of one run.

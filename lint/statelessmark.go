@@ -81,7 +81,7 @@ func (l *linter) statelessMark(v *swView, x *inst, pipe []stage, layers func(sta
 				if !statefulVerdict(y) || !decidesBefore(y, x) || slices.Contains(ys, y) || mode && y.a.verdict != vAllow {
 					return true
 				}
-				if intersects(sx, l.setOf(v, y)) == yes {
+				if intersects(sx, l.setOf(v, y)) == yes && !l.decidedFirst(v, x, y, layers) {
 					ys = append(ys, y)
 					allows = allows || y.a.verdict == vAllow
 				}
@@ -152,8 +152,7 @@ func describeDeciders(ys []*inst) string {
 	var parts []string
 	for i, y := range ys {
 		if i == 3 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(ys)-3))
-			break
+			return strings.Join(parts, ", ") + fmt.Sprintf(" and %d more", len(ys)-3)
 		}
 		parts = append(parts, fmt.Sprintf("%s at tier %d, priority %d, %s", y.a.ref.describeShort(), tierOf(y), y.a.acl.Priority, y.a.acl.Action))
 	}

@@ -78,6 +78,10 @@ func (l *linter) tierStage(v *swView, c *class, st stage, own *layer, out *[]Fin
 		layers[i] = ly
 		*out = append(*out, l.samePriority(v, st, ly, []*layer{ly})...)
 		earlier := l.newLayer(v, slices.Clone(decided))
+		if v.tierLy[st] == nil {
+			v.tierLy[st] = map[int][2]*layer{}
+		}
+		v.tierLy[st][t] = [2]*layer{ly, earlier}
 		for _, b := range ly.list {
 			if f, ok := l.shadowCheck(v, st, b, []*layer{ly, earlier}); ok {
 				*out = append(*out, tierShadowFinding(f, st, t))
@@ -215,4 +219,29 @@ func (l *linter) unpickedPass(v *swView, st stage, p *inst, t int, later []*laye
 	}
 	f.Message = fmt.Sprintf("no ACL of a later tier of %s on this switch can match the packets this pass hands on, so they get the stage's default verdict, %s", st, def)
 	return f, true
+}
+
+// decidedFirst reports whether every packet both x and y match is proven
+// to be decided before y can decide it: by higher-priority ACLs of y's
+// tier (or stage, without tiers) or by earlier tiers.
+func (l *linter) decidedFirst(v *swView, x, y *inst, layers func(stage) []*layer) bool {
+	sx, sy := l.setOf(v, x), l.setOf(v, y)
+	var both []cube
+	for _, a := range sx.over {
+		for _, b := range sy.over {
+			if c, ok := a.and(b); ok {
+				both = append(both, c)
+			}
+		}
+	}
+	if len(both) == 0 || len(both) > maxPieces {
+		return false
+	}
+	ls := layers(y.a.stage)
+	if m := v.tierLy[y.a.stage]; m != nil {
+		p := m[tierOf(y)]
+		ls = []*layer{p[0], p[1]}
+	}
+	_, fail := l.coveredAt(v, both, y.a.acl.Priority, ls, false)
+	return fail < 0
 }

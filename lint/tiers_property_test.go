@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,12 +15,14 @@ import (
 )
 
 // TestTierClaimsAgainstTrace checks lint's tier-aware claims on random
-// tiered ACL sets with aclc trace (itself differential-tested against each
+// tiered ACL sets of both directions with aclc trace (itself differential-tested against each
 // release's ovn-trace, trace/release_differential_test.go): over a fixed
 // universe of packets, an ACL lint proves shadowed never decides one, a
 // pass lint says no later tier picks up matches no packet that a later
-// tier's ACL decides after it, and no same-priority overlap is reported
-// between ACLs of different tiers.
+// tier's ACL decides after it, no same-priority overlap is reported
+// between ACLs of different tiers, and each ingress stateless-mark
+// warning has a packet the stateless ACL matches, marked in ls_in_pre_acl
+// and decided by one of the ACLs it names.
 func TestTierClaimsAgainstTrace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 2603))
 	terms := []string{"tcp", "udp", "tcp && tcp.dst == 22", "tcp && tcp.dst == 80", "tcp && tcp.dst < 1024",
@@ -37,14 +40,14 @@ func TestTierClaimsAgainstTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shadowChecks, passChecks := 0, 0
-	for iter := range 150 {
+	shadowChecks, passChecks, markConfirmed, markWarnings := 0, 0, 0, 0
+	for iter := range 250 {
 		var b strings.Builder
 		b.WriteString("switches:\n  - name: sw0\n    ports:\n")
 		b.WriteString("      - {name: p1, addresses: [\"00:00:00:00:00:01 10.0.0.1\"]}\n")
 		b.WriteString("      - {name: p2, addresses: [\"00:00:00:00:00:02 10.0.0.2\"]}\n    acls:\n")
 		n := 3 + rng.IntN(6)
-		used := map[[2]int]bool{}
+		used := map[[2]int]bool{} // per tier and priority, both directions alike
 		for i := range n {
 			tier := rng.IntN(4)
 			prio := 100 * (1 + rng.IntN(5))
@@ -56,8 +59,12 @@ func TestTierClaimsAgainstTrace(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				m += " && " + terms[rng.IntN(len(terms))]
 			}
-			fmt.Fprintf(&b, "      - {name: a%d, direction: to-lport, priority: %d, tier: %d, match: %q, action: %s}\n",
-				i, prio, tier, m, actions[rng.IntN(len(actions))])
+			dir := "to-lport"
+			if rng.IntN(2) == 0 {
+				dir = "from-lport"
+			}
+			fmt.Fprintf(&b, "      - {name: a%d, direction: %s, priority: %d, tier: %d, match: %q, action: %s}\n",
+				i, dir, prio, tier, m, actions[rng.IntN(len(actions))])
 		}
 		fixture := b.String()
 		snap, err := nbschema.ParseFixture(fmt.Sprintf("random-%d.yaml", iter), []byte(fixture))
@@ -78,9 +85,11 @@ func TestTierClaimsAgainstTrace(t *testing.T) {
 		tierOfName := func(name string) int {
 			return snap.ACLs[byName[name].UUID].Tier
 		}
-		// decided[i] is the ACL (name) that decides universe[i] in egress,
-		// "" for the default or a flow of no ACL.
-		decided := make([]string, len(universe))
+		// decided[i] is the ACLs (names) that decide universe[i] in
+		// ingress and egress, "" for the default or a flow of no ACL;
+		// marked[i] the allow-stateless ACL that marked it in ingress.
+		decided := make([][2]string, len(universe))
+		marked := make([]string, len(universe))
 		matches := make([]map[string]bool, len(universe))
 		for i, p := range universe {
 			flow := fmt.Sprintf(`inport == "p1" && eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:00:02 && ip4.src == %s && ip4.dst == 10.0.0.2 && ip.ttl == 64 && %s`, p.src, p.l4)
@@ -89,8 +98,13 @@ func TestTierClaimsAgainstTrace(t *testing.T) {
 				t.Fatalf("trace %q: %v", flow, err)
 			}
 			for _, d := range res.Decisions {
-				if d.Pipeline == "egress" && d.Flow.ACL != nil {
-					decided[i] = d.Flow.ACL.Name
+				if d.Flow.ACL != nil {
+					decided[i][pipeIndex(d.Pipeline)] = d.Flow.ACL.Name
+				}
+			}
+			for _, d := range res.Stateless {
+				if d.Pipeline == "ingress" && d.Flow.ACL != nil {
+					marked[i] = d.Flow.ACL.Name
 				}
 			}
 			matches[i] = map[string]bool{}
@@ -108,19 +122,37 @@ func TestTierClaimsAgainstTrace(t *testing.T) {
 			case f.Rule == RuleShadowed && !strings.HasPrefix(f.Message, "undecidable"):
 				shadowChecks++
 				for i, d := range decided {
-					if d == name {
+					if d[pipeOf(snap, byName[name].UUID)] == name {
 						t.Errorf("fixture %d: lint says %s is shadowed, but trace has it decide %+v\n%s\n%s", iter, name, universe[i], f.Message, fixture)
 					}
 				}
 			case f.Rule == RuleUnpickedPass:
 				passChecks++
 				for i := range universe {
-					if !matches[i][name] || decided[i] == "" {
+					d := decided[i][pipeOf(snap, byName[name].UUID)]
+					if !matches[i][name] || d == "" {
 						continue
 					}
-					if tierOfName(decided[i]) > tierOfName(name) {
-						t.Errorf("fixture %d: lint says no later tier picks up %s, but %s (tier %d) decides %+v, which it matches\n%s", iter, name, decided[i], tierOfName(decided[i]), universe[i], fixture)
+					if tierOfName(d) > tierOfName(name) {
+						t.Errorf("fixture %d: lint says no later tier picks up %s, but %s (tier %d) decides %+v, which it matches\n%s", iter, name, d, tierOfName(d), universe[i], fixture)
 					}
+				}
+			case f.Rule == RuleStatelessMark && f.Severity == Warning && snap.ACLs[byName[name].UUID].Direction == "from-lport":
+				// Some packet of the universe marked by the stateless ACL
+				// and decided by one of the listed ACLs confirms it.
+				markWarnings++
+				ok := false
+				for i := range universe {
+					// marked by any stateless flow (the highest-priority one
+					// of the ACLs that match it writes the mark)
+					if marked[i] != "" && matches[i][name] && slices.ContainsFunc(f.ACLs[1:], func(r ACLRef) bool { return r.Name == decided[i][0] }) {
+						markConfirmed++
+						ok = true
+						break
+					}
+				}
+				if !ok { // with this seed the universe has a packet for each
+					t.Errorf("fixture %d: no packet of the universe confirms %s: %s\n%s", iter, name, f.Message, fixture)
 				}
 			case f.Rule == RuleSamePriority:
 				if tierOfName(name) != tierOfName(f.ACLs[1].Name) {
@@ -129,10 +161,10 @@ func TestTierClaimsAgainstTrace(t *testing.T) {
 			}
 		}
 	}
-	if shadowChecks < 50 || passChecks < 20 {
-		t.Errorf("too few claims checked: %d shadowed, %d pass-to-default", shadowChecks, passChecks)
+	if shadowChecks < 50 || passChecks < 20 || markConfirmed < 5 {
+		t.Errorf("too few claims checked: %d shadowed, %d pass-to-default, %d stateless-mark confirmed", shadowChecks, passChecks, markConfirmed)
 	}
-	t.Logf("%d shadowed and %d pass-to-default claims checked against aclc trace", shadowChecks, passChecks)
+	t.Logf("%d shadowed and %d pass-to-default claims checked against aclc trace, %d of %d ingress stateless-mark warnings confirmed by a packet", shadowChecks, passChecks, markConfirmed, markWarnings)
 }
 
 // evalMatch reports whether a match of the property test's vocabulary
@@ -148,4 +180,20 @@ func evalMatch(match, src, l4 string) (bool, error) {
 		return false, err
 	}
 	return expr.Eval(e, mf, nil)
+}
+
+// pipeIndex is 0 for the ingress pipeline, 1 for egress.
+func pipeIndex(p string) int {
+	if p == "egress" {
+		return 1
+	}
+	return 0
+}
+
+// pipeOf is the pipeline index of ACL id's stage.
+func pipeOf(snap *nbschema.Snapshot, id string) int {
+	if snap.ACLs[id].Direction == "to-lport" {
+		return 1
+	}
+	return 0
 }
