@@ -23,7 +23,7 @@ fi
 
 # The other releases' OVN, each in its Debian root (made once, then reused;
 # a root whose OVN is not the goldens' exact version stops the run here).
-go run ./cmd/aclc releases | awk 'NR > 1 && $5 !~ /^host/ {print $3, $4}' |
+go run ./cmd/aclc releases | awk 'NR > 1 && $6 !~ /^host/ {print $4, $5}' |
   while read -r suite pkg; do
     bash scripts/ovn-release-root.sh "$suite" "$pkg" >/dev/null
   done

@@ -32,8 +32,8 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$work/aclc" ./cmd/aclc
-# RELEASE NB-SCHEMA DEBIAN PACKAGE NOTES, for the release asked for.
-read -r name _ suite pkg notes < <("$work/aclc" releases | awk -v r="$rel" 'NR > 1 && (index($1, r ".") == 1 || $1 == r)')
+# RELEASE NB-SCHEMA SB-SCHEMA DEBIAN PACKAGE NOTES, for the release asked for.
+read -r name _ _ suite pkg notes < <("$work/aclc" releases | awk -v r="$rel" 'NR > 1 && (index($1, r ".") == 1 || $1 == r)')
 [ -n "${name:-}" ] || { echo "regen.sh: unknown release $rel; supported:" >&2; "$work/aclc" releases >&2; exit 1; }
 series=${name%.*}
 

@@ -164,3 +164,20 @@ func TestStageAndDiffEachRelease(t *testing.T) {
 		})
 	}
 }
+
+// TestReleasesColumns: `aclc releases` lists each release with its NB and
+// SB schema versions, Debian suite and package, in the columns
+// scripts/test.sh and testdata/regen.sh read.
+func TestReleasesColumns(t *testing.T) {
+	r := aclc(t, "", "releases")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if r.code != 0 || len(lines) != len(release.All())+1 || strings.Join(strings.Fields(lines[0]), " ") != "RELEASE NB-SCHEMA SB-SCHEMA DEBIAN PACKAGE NOTES" {
+		t.Fatalf("exit %d:\n%s", r.code, r.stdout)
+	}
+	for i, rel := range release.All() {
+		f := strings.Fields(lines[i+1])
+		if want := []string{rel.Name(), rel.NBSchema, rel.SBSchema, rel.Suite, rel.Package}; strings.Join(f[:5], " ") != strings.Join(want, " ") {
+			t.Errorf("line %q, want %v", lines[i+1], want)
+		}
+	}
+}

@@ -15,7 +15,8 @@ var releasesCmd = &cobra.Command{
 	Use:   "releases",
 	Short: "List the OVN releases aclc compiles for",
 	Long: `releases lists the supported OVN releases, one per line: the release, the
-NB schema version a live NB of it reports (how aclc detects it), the Debian
+NB schema version a live NB of it reports (how aclc detects it), the SB
+schema version its SB reports (what compile --sb checks), the Debian
 suite whose packages are that release, the exact ovn-central package
 version its goldens were made with, and notes (host: this machine's own
 packages, else a Debian root made by scripts/ovn-release-root.sh; default:
@@ -39,7 +40,7 @@ northd's flows of these stages).`,
 			return err
 		}
 		w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-		fmt.Fprintln(w, "RELEASE\tNB-SCHEMA\tDEBIAN\tPACKAGE\tNOTES")
+		fmt.Fprintln(w, "RELEASE\tNB-SCHEMA\tSB-SCHEMA\tDEBIAN\tPACKAGE\tNOTES")
 		for _, r := range release.All() {
 			var notes []string
 			if r.Host {
@@ -53,7 +54,7 @@ northd's flows of these stages).`,
 			if r == release.Default() {
 				notes = append(notes, "default")
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.Name(), r.NBSchema, r.Suite, r.Package, strings.Join(notes, ","))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name(), r.NBSchema, r.SBSchema, r.Suite, r.Package, strings.Join(notes, ","))
 		}
 		return w.Flush()
 	},
