@@ -82,6 +82,9 @@ var ruleCases = []struct {
 	{"pass-to-default-drop.yaml", []got{
 		{Rule: "pass-to-default", Severity: "warning", ACLs: []string{"anp-pass-dns"}, Switches: []string{"sw0"}, Offset: -1},
 	}},
+	{"stateless-mark-priority.yaml", []got{
+		{Rule: "stateless-mark-ignores-tiers", Severity: "warning", ACLs: []string{"fast-tcp", "allow-web"}, Switches: []string{"sw0"}, Offset: -1},
+	}},
 	{"stateless-mark-ignores-tiers.yaml", []got{
 		{Rule: "stateless-mark-ignores-tiers", Severity: "warning", ACLs: []string{"np-fast-tcp", "anp-allow-web", "anp-drop-ssh"}, Switches: []string{"sw0"}, Offset: -1},
 		{Rule: "shadowed", Severity: "warning", ACLs: []string{"np-allow-web", "anp-fast-tcp"}, Switches: []string{"sw1"}, Offset: -1},

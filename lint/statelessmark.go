@@ -107,8 +107,12 @@ func (l *linter) statelessMark(v *swView, x *inst, pipe []stage, layers func(sta
 	if x.a.stage == outACL {
 		pre = "ls_out_pre_acl"
 	}
-	f.Message = fmt.Sprintf("%s marks every packet this allow-stateless ACL (tier %d) matches stateless (reg0[16], no conntrack) before any ACL tier or priority is evaluated, and the stateful ACL(s) listed with it — %s — decide some of those packets first",
-		pre, tierOf(x), describeDeciders(ys))
+	tier := ""
+	if l.tiers {
+		tier = fmt.Sprintf(" (tier %d)", tierOf(x))
+	}
+	f.Message = fmt.Sprintf("%s marks every packet this allow-stateless ACL%s matches stateless (reg0[16], no conntrack) before any ACL is evaluated, whatever its tier or priority, and the stateful ACL(s) listed with it — %s — decide some of those packets first",
+		pre, tier, l.describeDeciders(ys))
 	switch {
 	case mode:
 		f.Message += ": ls_out_pre_lb still sends them to conntrack (enable-stateless-acl-with-lb), but ls_out_stateful's priority-110 flow never commits a new connection marked stateless, so the allow/allow-related ACL allows them without committing it and their replies meet the other direction's ACLs as new traffic"
@@ -146,15 +150,19 @@ func decidesBefore(y, x *inst) bool {
 	return y.a.acl.Priority > x.a.acl.Priority
 }
 
-// describeDeciders says where the deciding ACLs sit: "tier 1 allow-related
-// at priority 1000", ...
-func describeDeciders(ys []*inst) string {
+// describeDeciders says where the deciding ACLs sit: `ACL "x" at tier 1,
+// priority 1000, allow-related', ... (no tier on a release without).
+func (l *linter) describeDeciders(ys []*inst) string {
 	var parts []string
 	for i, y := range ys {
 		if i == 3 {
 			return strings.Join(parts, ", ") + fmt.Sprintf(" and %d more", len(ys)-3)
 		}
-		parts = append(parts, fmt.Sprintf("%s at tier %d, priority %d, %s", y.a.ref.describeShort(), tierOf(y), y.a.acl.Priority, y.a.acl.Action))
+		at := ""
+		if l.tiers {
+			at = fmt.Sprintf(" at tier %d,", tierOf(y))
+		}
+		parts = append(parts, fmt.Sprintf("%s%s priority %d, %s", y.a.ref.describeShort(), at, y.a.acl.Priority, y.a.acl.Action))
 	}
 	return joinList(parts)
 }
