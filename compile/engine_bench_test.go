@@ -50,10 +50,12 @@ func thrash() {
 }
 
 func benchACLChangeCache(b *testing.B, p nbgen.Params, rel *release.Release, onPG, nbCfg, cold bool) {
-	benchACLChangeOn(b, nbgen.Generate(p), rel, onPG, nbCfg, cold)
+	benchACLChangeOn(b, nbgen.Generate(p), rel, onPG, nbCfg, cold, nil)
 }
 
-func benchACLChangeOn(b *testing.B, snap *nbschema.Snapshot, rel *release.Release, onPG, nbCfg, cold bool) {
+// benchACLChangeOn is benchACLChangeCache on snap; change, when not nil,
+// makes change i of an ACL instead of a priority change.
+func benchACLChangeOn(b *testing.B, snap *nbschema.Snapshot, rel *release.Release, onPG, nbCfg, cold bool, change func(a *nbdb.ACL, i int)) {
 	snap.Release = rel
 	snap.Global = &nbdb.NBGlobal{UUID: nbschema.DerivedUUID(nbdb.NBGlobalTable, ""), Options: map[string]string{}}
 	// Many targets, spread over the NB: each change hits other switches,
@@ -81,7 +83,11 @@ func benchACLChangeOn(b *testing.B, snap *nbschema.Snapshot, rel *release.Releas
 	for i := 0; i < b.N; i++ {
 		target := targets[i%len(targets)]
 		row := model.Clone(target).(*nbdb.ACL)
-		row.Priority = target.Priority + 1 + (i/len(targets))%2
+		if change != nil {
+			change(row, i/len(targets))
+		} else {
+			row.Priority = target.Priority + 1 + (i/len(targets))%2
+		}
 		batch := []compile.RowChange{{Table: nbdb.ACLTable, UUID: row.UUID, Row: row}}
 		if nbCfg {
 			g := model.Clone(snap.Global).(*nbdb.NBGlobal)
@@ -183,5 +189,26 @@ func observed() *nbschema.Snapshot {
 // BenchmarkEngineACLChangeObserved50k2603: one port group ACL changed in
 // the observed 50k NB, 26.03.1.
 func BenchmarkEngineACLChangeObserved50k2603(b *testing.B) {
-	benchACLChangeOn(b, observed(), release.OVN2603, true, false, false)
+	benchACLChangeOn(b, observed(), release.OVN2603, true, false, false, nil)
+}
+
+// BenchmarkEngineTierFlip50k2603: one port group ACL of the 50k NB (no
+// tiers) moved to tier 1 and back, 26.03.1: each change turns the tier
+// loops of its switches on or off, so they are rebuilt, not patched.
+func BenchmarkEngineTierFlip50k2603(b *testing.B) {
+	benchACLChangeOn(b, nbgen.Generate(params50k()), release.OVN2603, true, false, false,
+		func(a *nbdb.ACL, i int) { a.Tier = 1 - i%2 })
+}
+
+// BenchmarkEnginePersist50k2603: one port group ACL of the 50k NB made
+// allow-related with options:persist-established and back, 26.03.1: it
+// takes (and frees) an ACL id, touching its own flows only.
+func BenchmarkEnginePersist50k2603(b *testing.B) {
+	benchACLChangeOn(b, nbgen.Generate(params50k()), release.OVN2603, true, false, false,
+		func(a *nbdb.ACL, i int) {
+			if i%2 == 0 {
+				a.Action = "allow-related"
+				a.Options = map[string]string{"persist-established": "true"}
+			}
+		})
 }

@@ -2,8 +2,12 @@ package compile_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/ovn-kubernetes/libovsdb/model"
+
+	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/release"
@@ -324,5 +328,101 @@ func checkACLIDs(t *testing.T, s *nbschema.Snapshot, rel *release.Release, ids m
 	}
 	if len(ids) != len(seen) {
 		t.Fatalf("%d ids for %d persist-established ACLs", len(ids), len(seen))
+	}
+}
+
+// TestEngineFeatureFlips applies, one batch each, the NB changes that
+// switch a later release's feature on for a switch and back — the first
+// tier ≠ 0 ACL, the first persist-established ACL, a sample and its
+// collector, a sampling app, a network function group — and checks that
+// each delta gives a full compile's flows and that the flows the feature
+// adds appear.
+func TestEngineFeatureFlips(t *testing.T) {
+	for _, rel := range []*release.Release{release.OVN2503, release.OVN2603} {
+		t.Run(rel.Series(), func(t *testing.T) {
+			truth := baseNB(7)
+			truth.Release = rel
+			opts := compile.Options{Release: rel}
+			e := compile.NewEngineWith(cloneSnapshot(truth), opts)
+			prev := e.Listing()
+			pgID := nbschema.SortedKeys(truth.PortGroups)[0]
+			aclID := truth.PortGroups[pgID].ACLs[0]
+			step := func(name, want string, edit func(m *mutator)) {
+				t.Helper()
+				m := &mutator{s: truth, rel: rel, changed: map[[2]string]bool{}}
+				edit(m)
+				var changes []compile.RowChange
+				for k := range m.changed {
+					var row model.Model
+					if r, ok := nbschema.TableByName(k[0]).Row(truth, k[1]); ok {
+						row = model.Clone(r)
+					}
+					changes = append(changes, compile.RowChange{Table: k[0], UUID: k[1], Row: row})
+				}
+				d := e.Apply(changes)
+				next := d.Apply(prev)
+				o := opts
+				o.ACLIDs = e.ACLIDs()
+				checkACLIDs(t, truth, rel, o.ACLIDs)
+				if got, exp := text(t, next), text(t, compile.CompileWith(cloneSnapshot(truth), o).Flows); got != exp {
+					t.Fatalf("%s: previous flows + delta differ from a full compile", name)
+				}
+				if want != "" && !strings.Contains(text(t, next), want) {
+					t.Fatalf("%s: no flow has %q", name, want)
+				}
+				prev = next
+			}
+			acl := func(m *mutator, f func(a *nbdb.ACL)) {
+				f(truth.ACLs[aclID])
+				m.touch(nbdb.ACLTable, aclID)
+			}
+			step("first tier", "reg8[30..31] = 1; next(pipeline=", func(m *mutator) { acl(m, func(a *nbdb.ACL) { a.Tier = 2 }) })
+			step("pass", "", func(m *mutator) { acl(m, func(a *nbdb.ACL) { a.Action = "pass" }) })
+			step("no tier", "", func(m *mutator) { acl(m, func(a *nbdb.ACL) { a.Tier = 0 }) })
+			step("first persist-established", "reg2[16..31] = 1; reg0[20] = 1;", func(m *mutator) {
+				acl(m, func(a *nbdb.ACL) {
+					a.Action, a.Options = "allow-related", map[string]string{"persist-established": "true"}
+				})
+			})
+			c := &nbdb.SampleCollector{UUID: nbschema.DerivedUUID(nbdb.SampleCollectorTable, "flip"), ID: 5, SetID: 9, Probability: 65535}
+			smp := &nbdb.Sample{UUID: nbschema.DerivedUUID(nbdb.SampleTable, "flip"), Metadata: 77, Collectors: []string{c.UUID}}
+			step("sample", "reg8[0..7] == 5", func(m *mutator) {
+				truth.SampleCollectors[c.UUID], truth.Samples[smp.UUID] = c, smp
+				m.touch(nbdb.SampleCollectorTable, c.UUID)
+				m.touch(nbdb.SampleTable, smp.UUID)
+				acl(m, func(a *nbdb.ACL) { a.SampleNew = &smp.UUID })
+			})
+			step("sampling app", "obs_domain=3,", func(m *mutator) {
+				app := &nbdb.SamplingApp{UUID: nbschema.DerivedUUID(nbdb.SamplingAppTable, "flip"), Type: nbdb.SamplingAppTypeACLNew, ID: 3}
+				truth.SamplingApps[app.UUID] = app
+				m.touch(nbdb.SamplingAppTable, app.UUID)
+			})
+			step("collector", "collector_set=10,", func(m *mutator) {
+				c.SetID = 10
+				m.touch(nbdb.SampleCollectorTable, c.UUID)
+			})
+			step("no persist-established", "", func(m *mutator) { acl(m, func(a *nbdb.ACL) { a.Options = nil }) })
+			if !rel.Has(release.NetworkFunction) {
+				return
+			}
+			ports := nbschema.SortedKeys(truth.Ports)
+			nf := &nbdb.NetworkFunction{UUID: nbschema.DerivedUUID(nbdb.NetworkFunctionTable, "flip"), Name: "nf", ID: 4, Inport: ports[0], Outport: ports[1]}
+			nfg := &nbdb.NetworkFunctionGroup{UUID: nbschema.DerivedUUID(nbdb.NetworkFunctionGroupTable, "flip"), Name: "g", ID: 6,
+				Mode: nbdb.NetworkFunctionGroupModeInline, NetworkFunction: []string{nf.UUID}}
+			step("network function group", "reg0[22..29] = 6;", func(m *mutator) {
+				truth.NetworkFunctions[nf.UUID], truth.NetworkFunctionGroups[nfg.UUID] = nf, nfg
+				m.touch(nbdb.NetworkFunctionTable, nf.UUID)
+				m.touch(nbdb.NetworkFunctionGroupTable, nfg.UUID)
+				acl(m, func(a *nbdb.ACL) { a.NetworkFunctionGroup = &nfg.UUID })
+			})
+			step("network function port renamed", "", func(m *mutator) {
+				truth.Ports[ports[0]].Name = "renamed"
+				m.touch(nbdb.LogicalSwitchPortTable, ports[0])
+			})
+			step("network function id", "", func(m *mutator) {
+				nf.ID = 8
+				m.touch(nbdb.NetworkFunctionTable, nf.UUID)
+			})
+		})
 	}
 }
