@@ -16,8 +16,10 @@ import (
 
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/internal/ovnsandbox"
+	"github.com/aclc/aclc/internal/testenv"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 	"github.com/aclc/aclc/watch"
 )
 
@@ -278,7 +280,14 @@ func mustParse(t *testing.T, data []byte) *lflow.Listing {
 // and returns it with a one-minute context.
 func startNB(t *testing.T) (*ovnsandbox.Sandbox, context.Context) {
 	t.Helper()
-	sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{NoNorthd: true})
+	return startReleaseNB(t, release.OVN2303)
+}
+
+// startReleaseNB is startNB with release r's ovsdb-server and NB schema.
+func startReleaseNB(t *testing.T, r *release.Release) (*ovnsandbox.Sandbox, context.Context) {
+	t.Helper()
+	testenv.NeedRelease(t, r)
+	sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{NoNorthd: true, Release: r})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,6 +126,7 @@ type Watcher struct {
 	flusher *zoneFlusher
 	seq     int
 	tables  map[string]bool
+	ct      ctTracker // per switch conntrack use, read from its flows (with flushes)
 }
 
 // key names one NB row.
@@ -267,6 +268,8 @@ func (w *Watcher) Run(ctx context.Context) error {
 	initial, snap = nil, nil
 	debug.FreeOSMemory()
 	if w.cfg.Flusher != nil && w.cfg.Zones != nil {
+		w.ct = ctTracker{}
+		w.ct.load(w.engine.Listing())
 		w.flusher = newZoneFlusher(w.cfg.Flusher, w.log, w.cfg.Metrics)
 		done := make(chan struct{})
 		fctx, cancel := context.WithCancel(context.Background())
@@ -622,9 +625,9 @@ func (w *Watcher) scheduleFlushes(d *compile.Delta) {
 			zones[z] = why{port, reason}
 		}
 	}
-	for _, r := range d.ConntrackReleased {
-		for _, p := range r.Ports {
-			add(p, fmt.Sprintf("switch %s no longer needs conntrack (no stateful ACL, no load balancer VIP)", r.Switch))
+	for _, r := range w.ct.apply(d) {
+		for _, p := range w.engine.SwitchPortNames(r.id) {
+			add(p, r.reason)
 		}
 	}
 	for _, p := range d.DeletedPorts {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,6 +22,7 @@ import (
 	"github.com/aclc/aclc/internal/netnstest"
 	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/internal/testenv"
+	"github.com/aclc/aclc/release"
 	"github.com/aclc/aclc/watch"
 )
 
@@ -31,7 +33,7 @@ func ctEntries(zone uint16, n int) []ctnetlink.Entry {
 
 // zonePorts is the test's zone assignment: port -> zone. Zones 0 and 9
 // belong to no port of the NB.
-var zonePorts = map[string]uint16{"p1": 1, "p2": 2, "p3": 3, "p4": 4, "p5": 5}
+var zonePorts = map[string]uint16{"p1": 1, "p2": 2, "p3": 3, "p4": 4, "p5": 5, "nf-in": 6, "nf-out": 7}
 
 const perZone = 50
 
@@ -39,7 +41,7 @@ const perZone = 50
 // (p5) with a stateless one.
 func zoneNB(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox) {
 	t.Helper()
-	for _, c := range [][]string{
+	nbctlAll(t, ctx, sb, [][]string{
 		{"ls-add", "sw0", "--", "lsp-add", "sw0", "p1", "--", "lsp-add", "sw0", "p2"},
 		{"ls-add", "sw1", "--", "lsp-add", "sw1", "p3", "--", "lsp-add", "sw1", "p4"},
 		{"ls-add", "sw2", "--", "lsp-add", "sw2", "p5"},
@@ -47,19 +49,69 @@ func zoneNB(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox) {
 		{"acl-add", "sw0", "to-lport", "1000", "ip4", "allow-stateless"},
 		{"acl-add", "sw1", "from-lport", "1000", "ip4", "allow-related"},
 		{"acl-add", "sw2", "from-lport", "1000", "ip4", "allow-stateless"},
-	} {
+	})
+}
+
+func nbctlAll(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, cmds [][]string) {
+	t.Helper()
+	for _, c := range cmds {
 		if _, err := sb.NBCtl(ctx, c...); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
+// zoneTrigger is one release's flush trigger in the zone scenario: setup
+// runs after zoneNB, keep changes nothing that needs a flush, trigger
+// (with "{acl}" the UUID of sw0's allow-related ACL) flushes exactly the
+// zones of flushed, logged with reason.
+type zoneTrigger struct {
+	name        string
+	setup, keep [][]string
+	trigger     []string
+	flushed     []uint16
+	reason      string
+}
+
+// zoneTriggers are the triggers the netns test exercises per release.
+var zoneTriggers = map[string]zoneTrigger{
+	// 23.03: the last allow-related ACL becomes allow-stateless.
+	"23.03": {name: "allow-stateless",
+		keep:    [][]string{{"acl-add", "sw0", "to-lport", "900", "ip6", "allow-stateless"}},
+		trigger: []string{"set", "ACL", "{acl}", "action=allow-stateless"},
+		flushed: []uint16{1, 2}, reason: "switch sw0 no longer sends traffic to conntrack"},
+	// 25.03: tiers and pass — a tier-2 drop keeps conntrack; the tier-1
+	// allow-related ACL handing its decision down with pass ends it (a
+	// pass ACL is not stateful), persisted entries included.
+	"25.03": {name: "pass",
+		setup:   [][]string{{"set", "ACL", "{acl}", "tier=1", "options:persist-established=true"}},
+		keep:    [][]string{{"--tier=2", "acl-add", "sw0", "to-lport", "900", "ip6", "drop"}},
+		trigger: []string{"set", "ACL", "{acl}", "action=pass"},
+		flushed: []uint16{1, 2}, reason: "switch sw0 no longer sends traffic to conntrack"},
+	// 26.03: network functions — sw0 keeps conntrack, but the connections
+	// its allow-related ACL redirected through nf1 lose their redirect.
+	"26.03": {name: "network function removed",
+		setup: [][]string{
+			{"lsp-add", "sw0", "nf-in", "--", "lsp-add", "sw0", "nf-out"},
+			{"lsp-set-options", "nf-in", "is-nf=true", "nf-linked-port=nf-out", "receive_multicast=false", "lsp_learn_mac=false"},
+			{"lsp-set-options", "nf-out", "is-nf=true", "nf-linked-port=nf-in", "receive_multicast=false", "lsp_learn_mac=false"},
+			{"nf-add", "nf1", "7", "nf-in", "nf-out"},
+			{"nfg-add", "nfg1", "3", "inline", "nf1"},
+			{"set", "ACL", "{acl}", "network_function_group={nfg1}"},
+		},
+		keep:    [][]string{{"acl-add", "sw0", "to-lport", "900", "ip6", "allow-stateless"}},
+		trigger: []string{"set", "ACL", "{acl}", "network_function_group=[]"},
+		flushed: []uint16{1, 2, 6, 7}, reason: "network function redirect"},
+}
+
 // runZoneScenario loads entries into a fresh namespace, starts a watcher
-// with zones and a netlink flusher, converts sw0's last allow-related ACL
-// to allow-stateless, then deletes port p3, and checks with full dumps
-// that exactly the zones of sw0's ports, then p3's, were flushed.
-func runZoneScenario(t *testing.T, zones func(t *testing.T, ctx context.Context, log *slog.Logger) watch.ZoneSource) {
-	testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-nbctl", "ip")
+// on an NB of release r with zones and a netlink flusher, applies r's
+// trigger, then deletes port p3, and checks with full dumps that exactly
+// the trigger's zones, then p3's, were flushed.
+func runZoneScenario(t *testing.T, r *release.Release, zones func(t *testing.T, ctx context.Context, log *slog.Logger) watch.ZoneSource) {
+	testenv.NeedBinaries(t, "ip")
+	testenv.NeedRelease(t, r)
+	tr := zoneTriggers[r.Series()]
 	ns := netnstest.New(t)
 	c, err := ctnetlink.Dial(&ctnetlink.Config{NetNS: ns})
 	if err != nil {
@@ -67,7 +119,7 @@ func runZoneScenario(t *testing.T, zones func(t *testing.T, ctx context.Context,
 	}
 	defer c.Close()
 	want := map[uint16]int{}
-	for _, z := range []uint16{0, 1, 2, 3, 4, 5, 9} {
+	for _, z := range []uint16{0, 1, 2, 3, 4, 5, 6, 7, 9} {
 		res, err := c.Create(ctEntries(z, perZone))
 		if err != nil || res.Inserted != perZone {
 			t.Fatalf("Create zone %d: %+v %v", z, res, err)
@@ -86,8 +138,30 @@ func runZoneScenario(t *testing.T, zones func(t *testing.T, ctx context.Context,
 	}
 	check("before")
 
-	sb, ctx := startNB(t)
+	sb, ctx := startReleaseNB(t, r)
 	zoneNB(t, ctx, sb)
+	uuid, err := sb.NBCtl(ctx, "--bare", "--columns=_uuid", "find", "ACL", "action=allow-related", `match="inport == \"p1\""`)
+	if err != nil || strings.TrimSpace(uuid) == "" {
+		t.Fatalf("find ACL: %q %v", uuid, err)
+	}
+	subst := func(args []string) []string {
+		out := slices.Clone(args)
+		for i, a := range out {
+			a = strings.ReplaceAll(a, "{acl}", strings.TrimSpace(uuid))
+			if strings.Contains(a, "{nfg1}") {
+				id, err := sb.NBCtl(ctx, "--bare", "--columns=_uuid", "find", "Network_Function_Group", "name=nfg1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				a = strings.ReplaceAll(a, "{nfg1}", strings.TrimSpace(id))
+			}
+			out[i] = a
+		}
+		return out
+	}
+	for _, c := range tr.setup {
+		nbctlAll(t, ctx, sb, [][]string{subst(c)})
+	}
 
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	metrics := watch.NewMetrics()
@@ -110,31 +184,28 @@ func runZoneScenario(t *testing.T, zones func(t *testing.T, ctx context.Context,
 		}
 	}
 
-	// A change that keeps sw0 stateful flushes nothing.
-	if _, err := sb.NBCtl(ctx, "acl-add", "sw0", "to-lport", "900", "ip6", "allow-stateless"); err != nil {
+	// Changes that keep what sw0's connections rely on flush nothing.
+	nbctlAll(t, ctx, sb, tr.keep)
+	w.waitSnapshot(t, "aclc compile --nb", mustParse(t, compileLive(t, ctx, sb.NB)), 5*time.Second)
+	if _, err := sb.NBCtl(ctx, subst(tr.trigger)...); err != nil {
 		t.Fatal(err)
 	}
-	uuid, err := sb.NBCtl(ctx, "--bare", "--columns=_uuid", "find", "ACL", "action=allow-related", `match="inport == \"p1\""`)
-	if err != nil || strings.TrimSpace(uuid) == "" {
-		t.Fatalf("find ACL: %q %v", uuid, err)
-	}
-	if _, err := sb.NBCtl(ctx, "set", "ACL", strings.TrimSpace(uuid), "action=allow-stateless"); err != nil {
-		t.Fatal(err)
-	}
-	waitFlushes(2)
-	delete(want, 1)
-	delete(want, 2)
-	check("after sw0's last allow-related ACL became allow-stateless")
-	for _, z := range []string{"zone=1 ", "zone=2 "} {
-		if !strings.Contains(w.logs.String(), z) || !strings.Contains(w.logs.String(), "switch sw0 no longer needs conntrack") {
-			t.Fatalf("flush of %s not logged with its reason:\n%s", z, w.logs.String())
+	waitFlushes(len(tr.flushed))
+	for _, z := range tr.flushed {
+		delete(want, z)
+		if !strings.Contains(w.logs.String(), fmt.Sprintf("zone=%d ", z)) {
+			t.Fatalf("flush of zone %d not logged:\n%s", z, w.logs.String())
 		}
 	}
+	if !strings.Contains(w.logs.String(), tr.reason) {
+		t.Fatalf("flushes not logged with the reason %q:\n%s", tr.reason, w.logs.String())
+	}
+	check("after the " + tr.name + " trigger")
 
 	if _, err := sb.NBCtl(ctx, "lsp-del", "p3"); err != nil {
 		t.Fatal(err)
 	}
-	waitFlushes(3)
+	waitFlushes(len(tr.flushed) + 1)
 	delete(want, 3)
 	check("after p3 was deleted")
 	if !strings.Contains(w.logs.String(), "port p3 deleted") {
@@ -142,24 +213,30 @@ func runZoneScenario(t *testing.T, zones func(t *testing.T, ctx context.Context,
 	}
 }
 
-// TestZoneFlushNetlinkZonesFile is the zone test with zones from a YAML
-// --zones file.
-func TestZoneFlushNetlinkZonesFile(t *testing.T) {
-	runZoneScenario(t, func(t *testing.T, _ context.Context, _ *slog.Logger) watch.ZoneSource {
-		path := filepath.Join(t.TempDir(), "zones.yaml")
-		var b strings.Builder
-		for p, z := range zonePorts {
-			fmt.Fprintf(&b, "%s: %d\n", p, z)
-		}
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		z, err := watch.NewFileZones(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return z
-	})
+// TestZoneFlushNetlinkReleases runs the zone scenario on an NB of each
+// release with that release's trigger (zones from a YAML file).
+func TestZoneFlushNetlinkReleases(t *testing.T) {
+	for _, r := range release.All() {
+		t.Run(r.Name()+"/"+zoneTriggers[r.Series()].name, func(t *testing.T) {
+			runZoneScenario(t, r, fileZones)
+		})
+	}
+}
+
+func fileZones(t *testing.T, _ context.Context, _ *slog.Logger) watch.ZoneSource {
+	path := filepath.Join(t.TempDir(), "zones.yaml")
+	var b strings.Builder
+	for p, z := range zonePorts {
+		fmt.Fprintf(&b, "%s: %d\n", p, z)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	z, err := watch.NewFileZones(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return z
 }
 
 // startOVSDB runs an ovsdb-server with the real Open_vSwitch schema and
@@ -209,7 +286,7 @@ func TestZoneFlushNetlinkOVS(t *testing.T) {
 	remote := startOVSDB(t)
 	vsctl(t, remote, "init")
 	vsctl(t, remote, "add-br", "br-int", "--", "set", "Bridge", "br-int", "external_ids:ct-zone-p5=5")
-	runZoneScenario(t, func(t *testing.T, ctx context.Context, log *slog.Logger) watch.ZoneSource {
+	runZoneScenario(t, release.OVN2303, func(t *testing.T, ctx context.Context, log *slog.Logger) watch.ZoneSource {
 		z, err := watch.NewOVSZones(ctx, remote, log)
 		if err != nil {
 			t.Fatal(err)
