@@ -70,7 +70,7 @@ func TestWatchCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor("snapshot after the change", func() bool { return sameAsCompile() && strings.Contains(errb.String(), "would flush") })
-	if !strings.Contains(errb.String(), "zone=7") || !strings.Contains(errb.String(), "switch sw0 no longer needs conntrack") {
+	if !strings.Contains(errb.String(), "zone=7") || !strings.Contains(errb.String(), "switch sw0 no longer sends traffic to conntrack") {
 		t.Fatalf("dry-run flush not logged with zone and reason:\n%s", errb.String())
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
