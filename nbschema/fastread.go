@@ -292,6 +292,17 @@ func (td *tableDecoder) add(s *Snapshot, v reflect.Value, uuid string) error {
 	return nil
 }
 
+// ReadRequest is the request LoadLive sends to an NB of release r, for
+// tools that time the server's side of the read alone
+// (bench/northd-vs-aclc).
+func ReadRequest(r *release.Release) ([]byte, error) {
+	tds, err := tableDecoders(r)
+	if err != nil {
+		return nil, err
+	}
+	return readRequest(readMethod, tds)
+}
+
 // readRequest is the one request the fast reader sends.
 func readRequest(method string, tds []*tableDecoder) ([]byte, error) {
 	var params []any

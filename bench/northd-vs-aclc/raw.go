@@ -1,27 +1,31 @@
 package main
 
 import (
+	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"strings"
 	"time"
+
+	"github.com/aclc/aclc/nbschema"
 )
 
-// rawTables are the NB tables aclc reads (nbschema's monitor), all columns.
-var rawTables = []string{"NB_Global", "Logical_Switch", "Logical_Switch_Port", "Port_Group", "Address_Set", "ACL",
-	"Load_Balancer", "Load_Balancer_Group", "Meter", "Meter_Band", "Copp", "DHCP_Options", "DNS",
-	"Logical_Router", "Logical_Router_Port"}
-
-// rawMonitor sends one OVSDB monitor request for rawTables over the unix
-// socket of remote and waits for the whole reply, which it only scans as
-// JSON. It is the floor of any NB client's initial read: ovsdb-server
-// serializing the rows plus the transfer, without building any objects.
-func rawMonitor(ctx context.Context, remote string) (time.Duration, int, error) {
+// rawRead sends, over the unix socket of remote, the one request that
+// nbschema.LoadLive sends for the -release (the same tables and columns,
+// nbschema.ReadRequest), and reads the reply only far enough to find its
+// end (the bytes of one JSON value: brackets counted outside strings),
+// building nothing. It is the floor of any NB client's read: ovsdb-server
+// producing the rows plus the transfer. It returns the time from dialing
+// until the reply's last byte, and the reply's size.
+func rawRead(ctx context.Context, remote string) (time.Duration, int, error) {
 	path, ok := strings.CutPrefix(remote, "unix:")
 	if !ok {
-		return 0, 0, fmt.Errorf("raw monitor: %s is not a unix: remote", remote)
+		return 0, 0, fmt.Errorf("raw read: %s is not a unix: remote", remote)
+	}
+	req, err := nbschema.ReadRequest(target)
+	if err != nil {
+		return 0, 0, err
 	}
 	t0 := time.Now()
 	var d net.Dialer
@@ -33,43 +37,58 @@ func rawMonitor(ctx context.Context, remote string) (time.Duration, int, error) 
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
 	}
-	reqs := map[string]any{}
-	for _, t := range rawTables {
-		reqs[t] = map[string]any{}
-	}
-	req := map[string]any{"id": 1, "method": "monitor", "params": []any{"OVN_Northbound", nil, reqs}}
-	if err := json.NewEncoder(conn).Encode(req); err != nil {
+	if _, err := conn.Write(req); err != nil {
 		return 0, 0, err
 	}
-	cr := &countingReader{r: conn}
-	dec := json.NewDecoder(cr)
+	r := bufio.NewReaderSize(conn, 256<<10)
+	n := 0
 	for {
-		var msg struct {
-			ID     any             `json:"id"`
-			Method string          `json:"method"`
-			Result json.RawMessage `json:"result"`
-			Error  any             `json:"error"`
+		msg, err := jsonValue(r)
+		n += msg
+		if err != nil {
+			return 0, 0, fmt.Errorf("raw read: %w", err)
 		}
-		if err := dec.Decode(&msg); err != nil {
-			return 0, 0, fmt.Errorf("raw monitor: %w", err)
+		// The server's echo requests are small; the reply is not.
+		if msg > 1<<10 {
+			return time.Since(t0), n, nil
 		}
-		if msg.Method != "" { // a notification or an echo: not our reply
-			continue
-		}
-		if msg.Error != nil {
-			return 0, 0, fmt.Errorf("raw monitor: %v", msg.Error)
-		}
-		return time.Since(t0), cr.n, nil
 	}
 }
 
-type countingReader struct {
-	r interface{ Read([]byte) (int, error) }
-	n int
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += n
-	return n, err
+// jsonValue consumes one JSON object or array from r and returns its size
+// in bytes.
+func jsonValue(r *bufio.Reader) (int, error) {
+	n, depth, inStr, esc := 0, 0, false, false
+	for {
+		buf, err := r.Peek(r.Buffered())
+		if len(buf) == 0 {
+			if _, err = r.Peek(1); err != nil {
+				return n, err
+			}
+			continue
+		}
+		for i, c := range buf {
+			switch {
+			case esc:
+				esc = false
+			case inStr:
+				if c == '\\' {
+					esc = true
+				} else if c == '"' {
+					inStr = false
+				}
+			case c == '"':
+				inStr = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				if depth--; depth == 0 {
+					r.Discard(i + 1)
+					return n + i + 1, nil
+				}
+			}
+		}
+		n += len(buf)
+		r.Discard(len(buf))
+	}
 }
