@@ -21,6 +21,7 @@ const (
 	aHairpin                       // reg0[6] = chk_lb_hairpin(); ..._reply()
 	aPortSec                       // reg0[15] = check_in_port_sec(); check_out_port_sec()
 	aDNSLookup                     // reg0[4] = dns_lookup()
+	aCTOrig                        // reg1[16..23] = ct_proto(); ct_tp_dst(), ct_nw_dst(), ct_ip6_dst()
 	aCTNext                        // ct_next;
 	aCTLB                          // ct_lb; ct_lb_mark; ct_lb_mark(backends=...);
 	aCTCommit                      // ct_commit; ct_commit { ... };
@@ -262,6 +263,8 @@ func parseAction(st string) (action, error) {
 			a.kind = aPortSec
 		case a.rhs == "dns_lookup()":
 			a.kind = aDNSLookup
+		case a.rhs == "ct_proto()" || a.rhs == "ct_tp_dst()" || a.rhs == "ct_nw_dst()" || a.rhs == "ct_ip6_dst()":
+			a.kind = aCTOrig
 		case strings.HasPrefix(a.rhs, "select("):
 			a.kind = aSelect
 			a.args, _ = inner(a.rhs, '(', ')')

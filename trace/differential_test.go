@@ -3,6 +3,7 @@ package trace_test
 import (
 	"context"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -313,10 +314,21 @@ func TestDifferentialOVNTrace(t *testing.T) {
 	t.Logf("%d packets over %d fixtures", total, fixtures)
 }
 
-// loadNB replaces the sandbox NB with snap and waits for northd.
+// loadNB replaces the sandbox NB with snap and waits for northd, then
+// has northd recompute everything: northd 26.03.1's incremental
+// processing leaves the SB without the Multicast_Group rows (_MC_flood,
+// _MC_flood_l2) of some switches it creates — ovn-trace then outputs a
+// flooded packet to a "null logical port" — until its next full
+// recompute; aclc traces the recomputed SB, the one northd converges to.
 func loadNB(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, snap *nbschema.Snapshot) {
 	t.Helper()
 	if err := sb.Load(ctx, snap); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Run(ctx, "ovn-appctl", "-t", filepath.Join(sb.Dir, "northd.ctl"), "inc-engine/recompute"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

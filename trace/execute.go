@@ -94,19 +94,24 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 			m.Set(a.lhs, vb)
 			m.Set(a.rhs, va)
 		case aHairpin:
-			// ovn-trace's chk_lb_hairpin: 1 only for a DNATted packet whose
-			// source is its destination.
-			res := 0
-			if CTState(getInt(m, "ct_state").Uint64())&CTDNAT != 0 {
-				if getInt(m, "ip4.src").Cmp(getInt(m, "ip4.dst")) == 0 && getInt(m, "ip6.src").Cmp(getInt(m, "ip6.dst")) == 0 {
-					res = 1
-				}
+			res, ok := r.chkLBHairpin(m, a.rhs == "chk_lb_hairpin_reply()")
+			if !ok {
+				r.stopNotTraced(super, r.dpName()+" hairpin check: the packet's original destination is the address of load balancer VIPs with different ports, and ovn-trace takes the first in SB Load_Balancer order ("+fi.Stage+")")
+				return true
 			}
 			m.Set(a.lhs, res)
 			super.add(NodeModify, fmt.Sprintf("%s = %d", a.lhs, res))
+			if res == 1 {
+				// ls_in_nat_hairpin (ct_snat_to_vip, ct_snat) and
+				// ls_in_hairpin are not modelled.
+				r.stopNotTraced(super, r.dpName()+" hairpinned load-balanced packet ("+fi.Stage+")")
+				return true
+			}
 		case aDNSLookup:
 			m.Set(a.lhs, 0)
 			super.add(NodeError, "*** dns_lookup action not implemented")
+		case aCTOrig:
+			r.ctOrig(a, m, super)
 		case aPortSec:
 			m.Set(a.lhs, r.checkPortSec(m, a.rhs == "check_in_port_sec()"))
 		case aCTNext:
@@ -117,8 +122,9 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 			if !r.recirculate(node) {
 				return true
 			}
-			c := m.Clone()
+			c := r.clone(m)
 			c.Set("ct_state", uint64(state))
+			r.setTuple(c, m, false)
 			r.trace(c, p, table+1, node)
 			passed = true
 		case aCTLB:
@@ -129,7 +135,8 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 			r.ops = append(r.ops, "ct_commit")
 		case aCTCommitNAT:
 			r.ops = append(r.ops, "ct_commit_nat")
-			c := m.Clone()
+			c := r.clone(m)
+			r.setTuple(c, m, false)
 			text := "ct_commit_nat /* assuming no un-nat entry, so no change */"
 			if st := CTState(getInt(c, "ct_state").Uint64()); st&CTTrk == 0 {
 				c.Set("ct_state", uint64(st|r.nextCT(&text)))
@@ -193,9 +200,52 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 	return passed
 }
 
+// ctOrig executes "R = ct_proto();" and the like. ovn-trace 25.09+
+// simulates ct_proto() and ct_tp_dst() with the packet's own protocol and
+// destination port (execute_ct_orig_proto, execute_ct_orig_tp_dst) and
+// prints the load; ct_nw_dst() and ct_ip6_dst(), and every one of them
+// before 25.09, do nothing.
+func (r *run) ctOrig(a action, m *expr.Microflow, super *Node) {
+	if rel := r.t.snap.Release; rel == nil || rel.Version.Compare(lbCtExtract) < 0 {
+		return
+	}
+	var v uint64
+	switch a.rhs {
+	case "ct_proto()":
+		v = getInt(m, "ip.proto").Uint64()
+	case "ct_tp_dst()":
+		v = tpDst(m)
+	default:
+		return
+	}
+	if err := m.Set(a.lhs, v); err != nil {
+		super.add(NodeError, fmt.Sprintf("*** %s: %v", a.text, err))
+		return
+	}
+	super.add(NodeModify, fmt.Sprintf("%s = %d", a.lhs, v))
+}
+
+// tpDst is OVS's flow tp_dst: the TCP, UDP or SCTP destination port, the
+// ICMP code, else 0.
+func tpDst(m *expr.Microflow) uint64 {
+	switch getInt(m, "ip.proto").Uint64() {
+	case 6:
+		return getInt(m, "tcp.dst").Uint64()
+	case 17:
+		return getInt(m, "udp.dst").Uint64()
+	case 132:
+		return getInt(m, "sctp.dst").Uint64()
+	case 1:
+		return getInt(m, "icmp4.code").Uint64()
+	case 58:
+		return getInt(m, "icmp6.code").Uint64()
+	}
+	return 0
+}
+
 // ctLB is ovn-trace's execute_ct_lb.
 func (r *run) ctLB(a action, m *expr.Microflow, p lflow.Pipeline, table int, super *Node) {
-	c := m.Clone()
+	c := r.clone(m)
 	comment := ""
 	family := 0
 	switch getInt(m, "eth.type").Uint64() {
@@ -264,6 +314,7 @@ func (r *run) ctLB(a action, m *expr.Microflow, p lflow.Pipeline, table int, sup
 		}
 		st |= r.nextCT(&comment)
 		c.Set("ct_state", uint64(st))
+		r.setTuple(c, m, have)
 	}
 	node := super.add(NodeTransformation, a.name+comment)
 	if !r.recirculate(node) {
@@ -295,7 +346,7 @@ func (r *run) reject(a action, m *expr.Microflow, p lflow.Pipeline, table int, s
 		(name == "tcp_reset" || name == "sctp_abort") && getInt(m, "tcp.flags").Uint64() == 0x004:
 		return false
 	}
-	c := m.Clone()
+	c := r.clone(m)
 	swap := func(x, y string) {
 		vx, _ := c.Get(x)
 		vy, _ := c.Get(y)
@@ -346,18 +397,12 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 		super.add(NodeError, "*** output to null logical port")
 		return
 	}
-	if out == "_MC_flood" && p == lflow.Ingress {
-		r.flood(m, super, out, r.dp.floodPorts())
+	if (out == "_MC_flood" || out == "_MC_flood_l2") && p == lflow.Ingress {
+		r.flood(m, super, out, r.dp.floodPorts(out == "_MC_flood_l2"))
 		return
 	}
 	if out == "_MC_unknown" && p == lflow.Ingress {
 		r.flood(m, super, out, r.dp.unknownPorts())
-		return
-	}
-	if out == "_MC_flood_l2" {
-		// Its members are the SB Multicast_Group northd keeps (ovn-trace
-		// finds none in a sandbox without chassis): not modelled.
-		r.stopNotTraced(super, fmt.Sprintf("%s floods to multicast group _MC_flood_l2, whose members aclc does not model (give outport == \"PORT\" or --outport)", r.dpName()))
 		return
 	}
 	if strings.HasPrefix(out, "_MC_") {
@@ -388,7 +433,7 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 		super.add(NodeOutput, "/* omitting output because inport == outport && !flags.loopback */")
 		return
 	}
-	e := m.Clone()
+	e := r.clone(m)
 	for _, reg := range []string{"xxreg0", "xxreg1", "xreg4", "flags"} {
 		e.Set(reg, 0)
 	}
@@ -407,7 +452,7 @@ func (r *run) flood(m *expr.Microflow, super *Node, group string, ports []string
 	in := getString(m, "inport")
 	loopback := getInt(m, "flags.loopback").Sign() != 0
 	mc := super.add(NodePipeline, fmt.Sprintf("multicast(dp=%q, mcgroup=%q)", friendlyDP(r.dp.ls), group))
-	e := m.Clone()
+	e := r.clone(m)
 	for _, reg := range []string{"xxreg0", "xxreg1", "xreg4", "flags"} {
 		e.Set(reg, 0)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/nbview"
+	"github.com/aclc/aclc/release"
 )
 
 // Flow origins.
@@ -31,6 +32,8 @@ type tflow struct {
 	parsed bool
 	err    error // why the match or the actions do not parse
 	acts   []action
+	// prereqs are what the actions add to the match (ct_commit: ip).
+	prereqs []string
 }
 
 type tableKey struct {
@@ -43,6 +46,7 @@ type dpModel struct {
 	name, uuid string
 	ls         *nbdb.LogicalSwitch
 	layout     *lflow.Layout // the stage layout of the NB's release
+	rel        *release.Release
 	// unmodelled names what the tracer cannot model on this release
 	// (the packet is then not traced); "" when all is modelled.
 	unmodelled string
@@ -84,6 +88,7 @@ func newDPModel(v *nbview.View, id string, flows *lflow.Datapath, outport string
 		ports:  map[string]*nbdb.LogicalSwitchPort{},
 		tables: map[tableKey][]*tflow{},
 		layout: layoutOf(s),
+		rel:    s.Release,
 	}
 	for _, p := range v.Ports(v.SwitchFlags(id)) {
 		d.ports[p.Name] = p
@@ -113,12 +118,7 @@ func newDPModel(v *nbview.View, id string, flows *lflow.Datapath, outport string
 }
 
 func (d *dpModel) addFlow(f lflow.Flow, origin string) *tflow {
-	tf := &tflow{f: f, origin: origin, always: f.Match == "1"}
-	if acts, err := parseActions(f.Actions); err != nil {
-		tf.err = fmt.Errorf("actions do not parse: %w", err)
-	} else {
-		tf.acts = acts
-	}
+	tf := newTflow(f, origin)
 	k := tableKey{f.Stage.Pipeline(), f.Stage.Table()}
 	d.tables[k] = append(d.tables[k], tf)
 	return tf
@@ -133,59 +133,6 @@ func (d *dpModel) add(st lflow.Stage, prio int, match, actions, source string) *
 	return d.addFlow(lflow.Flow{Stage: st, Priority: prio, Match: match, Actions: actions, Source: source}, originModelled)
 }
 
-// modelLB adds the ls_in_lb VIP flows (northd build_lb_rules) and the
-// ls_in_pre_hairpin flow (build_lb_hairpin) of a switch with load
-// balancers: these stages are not compiled by aclc, but their ct_lb_mark
-// is a conntrack recirculation the trace must follow.
-func (d *dpModel) modelLB(v *nbview.View) {
-	if d.layout != lflow.Layout2303 {
-		if len(v.SwitchLBs(d.ls, false)) > 0 {
-			d.unmodelled = fmt.Sprintf("switch %s has load balancers: aclc models their stages as northd 23.03 writes them only, the NB is OVN %s's", d.name, d.layout)
-		}
-		return
-	}
-	hasVIP := false
-	for _, lb := range v.SwitchLBs(d.ls, false) {
-		if len(lb.Vips) > 0 {
-			hasVIP = true
-		}
-		proto := nbview.LBProtocol(lb)
-		for _, vip := range nbview.VIPs(lb) {
-			ip, port := vip.IP, vip.Port
-			var backends []string
-			for _, b := range vip.Backends {
-				backends = append(backends, b.String())
-			}
-			family := "ip4"
-			if !ip.Is4() {
-				family = "ip6"
-			}
-			m := "ct.new && " + family + ".dst == " + ip.String()
-			prio := 110
-			if port != 0 {
-				m += " && " + proto + ".dst == " + strconv.Itoa(int(port))
-				prio = 120
-			}
-			a := "reg0[1] = 0; "
-			switch {
-			case len(backends) > 0:
-				a += "ct_lb_mark(backends=" + strings.Join(backends, ",") + ");"
-			case lb.Options["reject"] == "true":
-				a += "reg0 = 0; reject { outport <-> inport; next(pipeline=egress,table=" +
-					strconv.Itoa(lflow.OutQoSMark.Table()) + ");};"
-			default:
-				a += "drop;"
-			}
-			d.add(lflow.InLB, prio, m, a, lb.UUID)
-		}
-	}
-	if hasVIP {
-		d.add(lflow.InLB, 0, "1", "next;", "")
-		d.add(lflow.InPreHairpin, 100, "ip && ct.trk", "reg0[6] = chk_lb_hairpin(); reg0[12] = chk_lb_hairpin_reply(); next;", "")
-		d.add(lflow.InPreHairpin, 0, "1", "next;", "")
-	}
-}
-
 // modelL2 adds the ls_in_l2_lkup flows that pick the output port: the
 // explicit one if outport is given, else one per port MAC address (northd
 // build_lswitch_ip_unicast_lookup), multicast to the flood group, and the
@@ -197,14 +144,12 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 		tf.f.Match = "1 /* --outport or the microflow's outport */"
 		return
 	}
-	if d.layout == lflow.Layout2303 {
-		d.add(lflow.InL2Lkup, 70, "eth.mcast", `outport = "_MC_flood"; output;`, "")
-	} else {
-		// northd 24.03+ (build_mcast_flood_lswitch) floods multicast
-		// to _MC_flood_l2, without the router ports.
-		d.add(lflow.InL2Lkup, 71, "eth.mcast && ip", `outport = "_MC_flood_l2"; output;`, "")
-		d.add(lflow.InL2Lkup, 70, "eth.mcast", `outport = "_MC_flood_l2"; output;`, "")
+	if d.rel != nil && d.rel.Has(release.NetworkFunction) {
+		// build_network_function: a packet the egress network-function
+		// stage sends back to the ingress pipeline keeps its outport
+		d.add(lflow.InL2Lkup, 100, "reg8[23] == 1", "output;", "")
 	}
+	d.modelFlood()
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]
 		for _, a := range p.Addresses {
@@ -253,18 +198,6 @@ func (d *dpModel) unknownPorts() []string {
 	return out
 }
 
-// floodPorts returns, in name order, the enabled ports (the _MC_flood
-// group).
-func (d *dpModel) floodPorts() []string {
-	var out []string
-	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
-		if en := d.ports[name].Enabled; en == nil || *en {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 func parseMAC(s string) ([6]byte, error) {
 	var m [6]byte
 	parts := strings.Split(s, ":")
@@ -291,7 +224,7 @@ func (tf *tflow) parse(d *expr.Dialect, r expr.Resolver) {
 	if tf.err != nil {
 		return
 	}
-	if e, err := d.Parse(tf.f.Match, r); err != nil {
+	if e, err := d.Parse(tf.matchText(), r); err != nil {
 		tf.err = fmt.Errorf("match does not parse (ovn-controller would not install the flow): %w", err)
 	} else {
 		tf.match = e
@@ -303,10 +236,6 @@ func (tf *tflow) parse(d *expr.Dialect, r expr.Resolver) {
 // dns_lookup() (it reports so and yields 0), so the response flow never
 // matches.
 func (d *dpModel) modelDNS(s *nbschema.Snapshot) {
-	if d.layout != lflow.Layout2303 && len(d.ls.DNSRecords) > 0 && d.unmodelled == "" {
-		d.unmodelled = fmt.Sprintf("switch %s has DNS records: aclc models ls_in_dns_lookup as northd 23.03 writes it only, the NB is OVN %s's", d.name, d.layout)
-		return
-	}
 	for _, id := range d.ls.DNSRecords {
 		if dns := s.DNS[id]; dns != nil && len(dns.Records) > 0 {
 			d.add(lflow.InDNSLookup, 100, "udp.dst == 53", "reg0[4] = dns_lookup(); next;", "")
@@ -323,8 +252,8 @@ func (d *dpModel) modelARP(v *nbview.View) {
 	any := false
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]
-		if (p.Type != "" && p.Type != "router") || (p.Enabled != nil && !*p.Enabled) {
-			continue
+		if (p.Type != "" && p.Type != "router") || (p.Enabled != nil && !*p.Enabled) || slices.Contains(p.Addresses, "unknown") {
+			continue // (northd: no responder for a port with "unknown" addresses)
 		}
 		for _, a := range p.Addresses {
 			if a == "dynamic" && p.DynamicAddresses != nil {
@@ -355,6 +284,9 @@ func (d *dpModel) modelARP(v *nbview.View) {
 					continue
 				}
 				m := "arp.tpa == " + ip.String() + " && arp.op == 1"
+				if d.has(arpRspBroadcastOnly) {
+					m += " && eth.dst == ff:ff:ff:ff:ff:ff"
+				}
 				d.add(lflow.InARPRsp, 100, m+" && inport == "+strconv.Quote(name), "next;", p.UUID)
 				d.add(lflow.InARPRsp, 50, m, "eth.dst = eth.src; eth.src = "+mac+"; arp.op = 2; /* ARP reply */ arp.tha = arp.sha; arp.sha = "+mac+
 					"; arp.tpa = arp.spa; arp.spa = "+ip.String()+"; outport = inport; flags.loopback = 1; output;", p.UUID)
@@ -366,6 +298,11 @@ func (d *dpModel) modelARP(v *nbview.View) {
 		d.add(lflow.InARPRsp, 0, "1", "next;", "")
 	}
 }
+
+// arpRspBroadcastOnly: the ARP responder answers broadcast requests only,
+// unicast ones go to their target (upstream c73f79126, "northd: Ensure
+// unicast ARPs are forwarded properly", 26.03).
+var arpRspBroadcastOnly = release.MustVersion("26.03.0")
 
 // layoutOf returns the stage layout of the snapshot's release (23.03's
 // when the snapshot names none).

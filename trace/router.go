@@ -63,13 +63,7 @@ func (t *Tracer) routerSet() (*routerSet, error) {
 		}
 		m := &rtModel{r: r, tables: map[tableKey][]*tflow{}, res: routerResolver{Resolver: res, ports: ports}, nb: t.routerRows(r)}
 		for _, f := range r.Flows {
-			tf := &tflow{f: lflow.Flow{Priority: f.Priority, Match: f.Match, Actions: f.Actions, Source: f.Source},
-				origin: originCompiled, always: f.Match == "1"}
-			if acts, err := parseActions(f.Actions); err != nil {
-				tf.err = fmt.Errorf("actions do not parse: %w", err)
-			} else {
-				tf.acts = acts
-			}
+			tf := newTflow(lflow.Flow{Priority: f.Priority, Match: f.Match, Actions: f.Actions, Source: f.Source}, originCompiled)
 			k := tableKey{f.Stage.Pipeline(), f.Stage.Table()}
 			m.tables[k] = append(m.tables[k], tf) // r.Flows is sorted: priority descending
 		}
@@ -149,7 +143,7 @@ func (r *run) enterRouter(m *expr.Microflow, lrp string, super *Node) {
 	if !r.hop(node, Hop{Datapath: rt.r.Name, Type: "router", Inport: lrp}) {
 		return
 	}
-	c := m.Clone()
+	c := r.clone(m)
 	c.Set("inport", lrp)
 	c.Set("outport", "")
 	prevDP, prevRT := r.dp, r.rt
@@ -175,7 +169,7 @@ func (r *run) enterSwitch(m *expr.Microflow, lsp *nbdb.LogicalSwitchPort, super 
 	if !r.hop(node, Hop{Datapath: dp.name, Type: "switch", Inport: lsp.Name}) {
 		return
 	}
-	c := m.Clone()
+	c := r.clone(m)
 	c.Set("inport", lsp.Name)
 	c.Set("outport", "")
 	prevDP, prevRT := r.dp, r.rt
@@ -310,7 +304,7 @@ func (r *run) routerOutput(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 		super.add(NodeOutput, "/* omitting output because inport == outport && !flags.loopback */")
 		return
 	}
-	e := m.Clone()
+	e := r.clone(m)
 	for _, reg := range egressClearedRegs {
 		e.Set(reg, 0)
 	}
@@ -414,7 +408,7 @@ func (r *run) dpName() string {
 // packet keeps the addresses, the nested actions swap them and set the
 // type and code.
 func (r *run) generate(a action, m *expr.Microflow, p lflow.Pipeline, table int, super *Node, fi *FlowInfo) {
-	c := m.Clone()
+	c := r.clone(m)
 	ip6 := getInt(m, "eth.type").Uint64() == 0x86dd
 	name := a.name
 	switch name {
@@ -466,7 +460,7 @@ func (r *run) selectMember(a action, m *expr.Microflow, p lflow.Pipeline, table 
 		note = " /* aclc takes the first member; ovn-trace selects at random. Use --select-id to specify. */"
 		r.warnf("%s: ECMP: ovn-trace selects a member at random; aclc took %d of %v (choose one with --select-id)", r.dpName(), id, ids)
 	}
-	c := m.Clone()
+	c := r.clone(m)
 	c.Set(a.lhs, id)
 	node := super.add(NodeTransformation, fmt.Sprintf("select: %s = %d%s", a.lhs, id, note))
 	r.trace(c, p, table+1, node)

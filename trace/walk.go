@@ -49,6 +49,9 @@ type run struct {
 	// frozen counts the reject packets being traced: their path records
 	// no decisions.
 	frozen int
+	// tuples are the conntrack tuples of the packets (copies) being
+	// traced.
+	tuples map[*expr.Microflow]ctTuple
 }
 
 func (r *run) warnf(format string, args ...any) {

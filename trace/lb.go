@@ -1,0 +1,185 @@
+package trace
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/nbview"
+	"github.com/aclc/aclc/release"
+)
+
+// This file models the load-balancer stages of a switch that aclc does not
+// compile (ls_in_ct_extract, ls_in_lb, ls_in_pre_hairpin) from the NB, per
+// release: their ct_lb_mark is a conntrack recirculation the trace must
+// follow. What the model does not cover ends the trace "not traced".
+
+// Release rules of the ls_in_lb model (northd build_lb_rules,
+// build_lb_vip_actions, build_lb_hairpin).
+var (
+	// lbRegsInAction: the VIP flow stores the VIP and port in
+	// REG_LB_IPV4/IPV6 and REG_LB_PORT itself (reg4 / xxreg1,
+	// reg2[0..15]) instead of 23.03's "reg0[1] = 0;" (upstream 91988089c,
+	// "northd: Consolidate register usage in logical flows"), and a switch
+	// with VIPs gets the fragment flows that restore them after conntrack
+	// (0f806cf08, "Fix load balanced hairpin traffic for fragmented
+	// packets"); both first in 25.03.0.
+	lbRegsInAction = release.MustVersion("25.03.0")
+	// lbCtExtract: ls_in_ct_extract stores ct_proto()/ct_tp_dst() in
+	// reg1 for new connections and the VIP flows match on those registers
+	// instead of tcp.dst/udp.dst (upstream 8e6f9a835, 25.09: "northd: Fix
+	// HW offload problem related to ct_tuple"); ovn-trace then executes
+	// ct_proto() and ct_tp_dst() on the packet's own fields.
+	lbCtExtract = release.MustVersion("25.09.0")
+	// lbFragEst: the fragment flows also require ct.est (upstream
+	// 9d8afd441, "physical: Support ct.new state in ct_xxx actions", 25.09).
+	lbFragEst = release.MustVersion("25.09.0")
+)
+
+// ipProtoNumber is get_protocol_number_str.
+var ipProtoNumber = map[string]string{"tcp": "6", "udp": "17", "sctp": "132"}
+
+// has reports whether the NB's release is at least v (23.03 when the
+// snapshot names none).
+func (d *dpModel) has(v release.Version) bool {
+	return d.rel != nil && d.rel.Version.Compare(v) >= 0
+}
+
+// modelLB adds the ls_in_lb VIP flows of the load balancers northd
+// installs on the switch (build_lb_rules), and, when the switch's own load
+// balancers have VIPs, the fragment flows, ls_in_ct_extract (25.09+) and
+// the ls_in_pre_hairpin flow (build_lb_hairpin).
+func (d *dpModel) modelLB(v *nbview.View) {
+	s := v.Snapshot()
+	lbs := v.SwitchLBs(d.ls, false)
+	if d.layout != lflow.Layout2303 {
+		lbs = v.DatapathLBs(v.SwitchFlags(d.uuid), s.GlobalOption("install_ls_lb_from_router") == "true")
+	}
+	for _, lb := range lbs {
+		proto := nbview.LBProtocol(lb)
+		if d.layout != lflow.Layout2303 && nbview.IsTemplate(lb) {
+			// its VIPs come from the chassis' template variables
+			d.unmodelled = fmt.Sprintf("switch %s template load balancer %s: its VIPs are instantiated per chassis", d.name, lbName(lb))
+			return
+		}
+		for _, vip := range nbview.VIPs(lb) {
+			m, a, prio := d.lbVIPFlow(lb, proto, vip)
+			if why, st := lbNotModelled(lb, vip, s.GlobalOption("debug_drop_collector_set")); why != "" {
+				// A packet to this VIP meets what is not modelled; the
+				// switch's other packets are traced.
+				if !d.hasTable(st) {
+					d.add(st, 0, "1", "next;", "")
+				}
+				tf := d.add(st, 65535, m, "next;", lb.UUID)
+				tf.acts = []action{{kind: aNotModelled, name: "load balancer " + lbName(lb) + " VIP " + vip.Key + ": " + why,
+					text: "/* " + a + " (not modelled) */"}}
+				continue
+			}
+			d.add(lflow.InLB, prio, m, a, lb.UUID)
+		}
+	}
+	if d.hasTable(lflow.InLB) || len(v.SwitchLBs(d.ls, true)) > 0 {
+		// build_stateful: the stage's default
+		d.add(lflow.InLB, 0, "1", "next;", "")
+	}
+	if len(v.SwitchLBs(d.ls, true)) == 0 {
+		return
+	}
+	if d.has(lbRegsInAction) {
+		est := ""
+		if d.has(lbFragEst) {
+			est = "ct.est && "
+		}
+		d.add(lflow.InLB, 110, "ct.trk && "+est+"!ct.rpl && reg0[19] == 1 && ip4", "reg4 = ct_nw_dst(); reg2[0..15] = ct_tp_dst(); next;", "")
+		d.add(lflow.InLB, 110, "ct.trk && "+est+"!ct.rpl && reg0[19] == 1 && ip6", "xxreg1 = ct_ip6_dst(); reg2[0..15] = ct_tp_dst(); next;", "")
+	}
+	if d.has(lbCtExtract) {
+		d.add(lflow.InCtExtract, 100, "ct.new && ip", "reg1[16..23] = ct_proto(); reg1[0..15] = ct_tp_dst(); next;", "")
+		d.add(lflow.InCtExtract, 0, "1", "next;", "")
+	}
+	d.add(lflow.InPreHairpin, 100, "ip && ct.trk", "reg0[6] = chk_lb_hairpin(); reg0[12] = chk_lb_hairpin_reply(); next;", "")
+	d.add(lflow.InPreHairpin, 0, "1", "next;", "")
+}
+
+// hasTable reports whether the stage st has flows.
+func (d *dpModel) hasTable(st lflow.Stage) bool {
+	st = d.layout.Stage(st)
+	_, ok := d.tables[tableKey{st.Pipeline(), st.Table()}]
+	return ok
+}
+
+// lbVIPFlow is one VIP's ls_in_lb flow: match, actions and priority.
+func (d *dpModel) lbVIPFlow(lb *nbdb.LoadBalancer, proto string, vip nbview.VIP) (string, string, int) {
+	family, reg := "ip4", "reg4"
+	if !vip.IP.Is4() {
+		family, reg = "ip6", "xxreg1"
+	}
+	m := "ct.new && " + family + ".dst == " + vip.IP.String()
+	prio := 110
+	if vip.Port != 0 {
+		prio = 120
+		if d.has(lbCtExtract) {
+			m += " && reg1[16..23] == " + ipProtoNumber[proto] + " && reg1[0..15] == " + vip.PortString()
+		} else {
+			m += " && " + proto + ".dst == " + vip.PortString()
+		}
+	}
+	var backends []string
+	for _, b := range vip.Backends {
+		backends = append(backends, b.String())
+	}
+	a := "reg0[1] = 0; "
+	if d.has(lbRegsInAction) {
+		a = reg + " = " + vip.IP.String() + "; "
+		if vip.Port != 0 {
+			a += "reg2[0..15] = " + vip.PortString() + "; "
+		}
+	}
+	qos := lflow.OutQoSMark
+	if d.layout.Has(lflow.OutQoS) {
+		qos = lflow.OutQoS
+	}
+	switch {
+	case len(backends) > 0:
+		a += "ct_lb_mark(backends=" + strings.Join(backends, ",") + ");"
+	case lb.Options["reject"] == "true":
+		if d.has(lbRegsInAction) {
+			a = "" // build_lb_vip_actions clears the action
+		}
+		a += "reg0 = 0; reject { outport <-> inport; next(pipeline=egress,table=" +
+			strconv.Itoa(d.layout.Stage(qos).Table()) + ");};"
+	default:
+		if d.has(lbRegsInAction) {
+			a = ""
+		}
+		a += "drop;"
+	}
+	return m, a, prio
+}
+
+// lbNotModelled says why the ls_in_lb flow of vip is not modelled (and
+// the stage where the packet meets it), or "".
+func lbNotModelled(lb *nbdb.LoadBalancer, vip nbview.VIP, dropCollector string) (string, lflow.Stage) {
+	switch {
+	case lb.Options["affinity_timeout"] != "":
+		return "session affinity (chk_lb_aff, commit_lb_aff) is not modelled", lflow.InLBAffCheck
+	case len(lb.HealthCheck) > 0:
+		return "health-checked backends depend on the SB Service_Monitor status", lflow.InLB
+	case len(lb.SelectionFields) > 0:
+		return "selection_fields (hash_fields) are not modelled", lflow.InLB
+	case lb.Options["distributed"] == "true":
+		return "distributed load balancers (ct_lb_mark_local) are not modelled", lflow.InLB
+	case dropCollector != "" && len(vip.Backends) == 0 && lb.Options["reject"] != "true":
+		return "its drop is sampled (NB_Global options:debug_drop_collector_set), not modelled", lflow.InLB
+	}
+	return "", lflow.InLB
+}
+
+func lbName(lb *nbdb.LoadBalancer) string {
+	if lb.Name != "" {
+		return lb.Name
+	}
+	return shortUUID(lb.UUID)
+}
