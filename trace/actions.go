@@ -22,6 +22,7 @@ const (
 	aPortSec                       // reg0[15] = check_in_port_sec(); check_out_port_sec()
 	aDNSLookup                     // reg0[4] = dns_lookup()
 	aCTOrig                        // reg1[16..23] = ct_proto(); ct_tp_dst(), ct_nw_dst(), ct_ip6_dst()
+	aSample                        // sample(probability=...,collector_set=...,obs_domain=...,obs_point=...);
 	aCTNext                        // ct_next;
 	aCTLB                          // ct_lb; ct_lb_mark; ct_lb_mark(backends=...);
 	aCTCommit                      // ct_commit; ct_commit { ... };
@@ -156,7 +157,7 @@ var generated = map[string]bool{"icmp4": true, "icmp6": true, "icmp4_error": tru
 var keywordActions = map[string]actKind{
 	"output": aOutput, "drop": aDrop, "ct_next": aCTNext, "ct_commit_nat": aCTCommitNAT,
 	"ct_clear": aCTClear, "ct_commit": aCTCommit,
-	"sample": aNoop, "trigger_event": aNoop, "put_fdb": aNoop,
+	"trigger_event": aNoop, "put_fdb": aNoop,
 	// put_arp/put_nd learn a MAC binding: nothing the trace can see.
 	"put_arp": aNoop, "put_nd": aNoop, "set_queue": aNoop, "meter": aNoop, "handle_svc_check": aNoop,
 }
@@ -222,6 +223,10 @@ func parseAction(st string) (action, error) {
 		return a, nil
 	case "log":
 		a.kind = aLog
+		a.args, _ = inner(rest, '(', ')')
+		return a, nil
+	case "sample":
+		a.kind = aSample
 		a.args, _ = inner(rest, '(', ')')
 		return a, nil
 	}

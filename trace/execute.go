@@ -175,6 +175,8 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 			}
 			super.add(NodeTransformation, fmt.Sprintf("LOG: ACL name=%s, direction=%s, verdict=%s, severity=%s, packet=\"%s\"",
 				name, dir, verdict, sev, strings.ReplaceAll(m.String(), `"`, "'")))
+		case aSample:
+			r.sample(a, m, p, fi, st)
 		case aDecTTL:
 			decTTL(m, super)
 		case aSelect:
@@ -488,4 +490,36 @@ func formatField(field string, v *big.Int) string {
 		return netip.AddrFrom16(b).String()
 	}
 	return v.String()
+}
+
+// sample records the sampling point of a sample() action: ovn-trace does
+// nothing with it (OVNACT_SAMPLE), so it leaves no trace in the output;
+// aclc names it in --summary, --detailed and JSON.
+func (r *run) sample(a action, m *expr.Microflow, p lflow.Pipeline, fi *FlowInfo, st lflow.Stage) {
+	if r.frozen > 0 {
+		return
+	}
+	k := r.key(p)
+	s := Sample{Datapath: k.dp, Pipeline: k.p.String(), Stage: st.Name(), ACL: fi.ACL}
+	for key, v := range logArgs(a.args) {
+		if n, err := m.Get(v); err == nil {
+			if b, ok := n.(*big.Int); ok {
+				v = b.String() // obs_point=reg3: the register's value
+			}
+		}
+		if key == "obs_point" && strings.HasPrefix(v, "ct_label.") {
+			s.ACL = nil // the point of the ACL that committed the connection
+		}
+		switch key {
+		case "collector_set":
+			s.CollectorSet = v
+		case "obs_domain":
+			s.ObsDomain = v
+		case "obs_point":
+			s.ObsPoint = v
+		case "probability":
+			s.Probability = v
+		}
+	}
+	r.samples = append(r.samples, s)
 }

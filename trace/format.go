@@ -48,6 +48,22 @@ func (r *Result) Summary() string {
 		}
 		b.WriteString(r.pipelineName(d) + ": " + d.String())
 	}
+	for i, d := range r.Passed {
+		if i == 0 {
+			b.WriteString("; passed down by ")
+		} else {
+			b.WriteString(", then ")
+		}
+		b.WriteString(r.pipelineName(d) + ": " + d.String())
+	}
+	for i, s := range r.Samples {
+		if i == 0 {
+			b.WriteString("; sampled at ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(r.pipelineName(Decision{Datapath: s.Datapath, Pipeline: s.Pipeline}) + " " + s.String())
+	}
 	if r.Truncated {
 		b.WriteString(" (trace truncated)")
 	}

@@ -118,6 +118,30 @@ func (d *Decision) String() string {
 	return fmt.Sprintf("%s priority %d match=(%s) (no NB ACL)", d.Flow.Stage, d.Flow.Priority, d.Flow.Match)
 }
 
+// Sample is one sampling point a packet hit: a sample() action, the ACL
+// it samples for and the IPFIX observation ids it exports.
+type Sample struct {
+	Datapath string   `json:"datapath"`
+	Pipeline string   `json:"pipeline"`
+	Stage    string   `json:"stage"`
+	ACL      *ACLInfo `json:"acl,omitempty"`
+	// CollectorSet, ObsDomain and ObsPoint are the sample() arguments,
+	// ObsPoint resolved from its register (the NB Sample metadata).
+	CollectorSet string `json:"collector_set"`
+	ObsDomain    string `json:"obs_domain"`
+	ObsPoint     string `json:"obs_point"`
+	Probability  string `json:"probability"`
+}
+
+// String describes the sampling point in one line.
+func (s *Sample) String() string {
+	out := fmt.Sprintf("%s obs_point=%s collector_set=%s obs_domain=%s", s.Stage, s.ObsPoint, s.CollectorSet, s.ObsDomain)
+	if s.ACL != nil {
+		out += " for " + s.ACL.String()
+	}
+	return out
+}
+
 // Result is one trace.
 type Result struct {
 	Datapath string `json:"datapath"`
@@ -132,6 +156,12 @@ type Result struct {
 	// Stateless lists, per pipeline, the allow-stateless ACL whose
 	// ls_*_pre_acl flow kept the packet out of conntrack.
 	Stateless []Decision `json:"stateless,omitempty"`
+	// Passed lists the pass ACLs (23.06+) whose eval flow matched, in
+	// trace order: each handed the packet down to the next tier.
+	Passed []Decision `json:"passed,omitempty"`
+	// Samples are the sampling points the packet hit (24.09+), in trace
+	// order.
+	Samples []Sample `json:"samples,omitempty"`
 	// PassThrough names the stages outside aclc's set the packet went
 	// through without their flows; Modelled the non-ACL stages whose
 	// flows aclc models from the NB.

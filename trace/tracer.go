@@ -232,7 +232,7 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 		return nil, inputErrorf("microflow: eth.dst is not set, and ls_in_l2_lkup needs it to choose the output port (give eth.dst == MAC, outport == \"PORT\" or --outport)")
 	}
 	r := &run{t: t, dp: dp, opt: opt, passed: map[string]bool{},
-		decided: map[dpPipe]*FlowInfo{}, bypass: map[dpPipe]*FlowInfo{}}
+		decided: map[dpPipe]*FlowInfo{}, bypass: map[dpPipe]*FlowInfo{}, lastEval: map[dpPipe]*FlowInfo{}}
 	if r.opt.MaxRecirculations <= 0 {
 		r.opt.MaxRecirculations = DefaultMaxRecirculations
 	}
@@ -284,6 +284,7 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 		// a path was cut short: its fate is unknown
 		r.notTraced = "trace stopped at a bound (see the trace), the packet's fate is unknown"
 	}
+	res.Passed, res.Samples = r.passes, r.samples
 	res.Hops, res.NotTraced = r.hops, r.notTraced
 	if r.notTraced != "" {
 		res.Verdict = VerdictNotTraced

@@ -52,6 +52,12 @@ type run struct {
 	// tuples are the conntrack tuples of the packets (copies) being
 	// traced.
 	tuples map[*expr.Microflow]ctTuple
+	// lastEval is the last eval-stage ACL flow per pipeline: the ACL whose
+	// registers a sample stage reads. passes are the pass ACLs that handed
+	// the packet down a tier, samples the sampling points hit, in order.
+	lastEval map[dpPipe]*FlowInfo
+	passes   []Decision
+	samples  []Sample
 }
 
 func (r *run) warnf(format string, args ...any) {
@@ -183,6 +189,22 @@ func (r *run) trace(m *expr.Microflow, p lflow.Pipeline, table int, super *Node)
 		} else if (st.Kind() == lflow.InPreACL || st.Kind() == lflow.OutPreACL) && fi.ACL != nil {
 			r.bypass[r.key(p)] = fi
 		}
+		if isDecisionStage(st) && r.frozen == 0 && fi.ACL != nil {
+			r.lastEval[r.key(p)] = fi
+			if fi.ACL.Action == "pass" {
+				k := r.key(p)
+				r.passes = append(r.passes, Decision{Datapath: k.dp, Pipeline: k.p.String(), Flow: fi})
+			}
+		}
+		if isSampleStage(st) && strings.Contains(tf.f.Actions, "obs_point=reg") {
+			// A sample stage's flow for new connections is shared by the
+			// ACLs with the same collector: it samples for the eval ACL
+			// that loaded the registers.
+			fi.ACL = nil
+			if e := r.lastEval[r.key(p)]; e != nil {
+				fi.ACL = e.ACL
+			}
+		}
 		if isDecisionStage(st) && r.frozen == 0 {
 			// A later flow overrides the decision unless it is a
 			// stage's "1" default or the earlier one came from an ACL.
@@ -208,6 +230,15 @@ func (r *run) trace(m *expr.Microflow, p lflow.Pipeline, table int, super *Node)
 func isDecisionStage(st lflow.Stage) bool {
 	switch st.Kind() {
 	case lflow.InACL, lflow.InACLAfterLB, lflow.OutACL:
+		return true
+	}
+	return false
+}
+
+// isSampleStage reports whether st is an ACL sample stage (24.09+).
+func isSampleStage(st lflow.Stage) bool {
+	switch st.Kind() {
+	case lflow.InACLSample, lflow.InACLAfterLBSample, lflow.OutACLSample:
 		return true
 	}
 	return false

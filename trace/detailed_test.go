@@ -1,0 +1,101 @@
+package trace_test
+
+import (
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
+	"github.com/aclc/aclc/trace"
+)
+
+// TestDetailedTiersPassSampling: on each release with tiers and sampling,
+// the result names the deciding ACL with its tier (a verdict the action
+// stage carries out is the eval ACL's), the pass ACLs that handed the
+// packet down, and each sampling point hit with the ACL it samples for
+// and the observation point of that ACL's NB Sample (sample_new).
+func TestDetailedTiersPassSampling(t *testing.T) {
+	const fx = "testdata/tiers-sampling.yaml"
+	from := func(src, dst, srcMAC, dstMAC, srcIP, dstIP, l4 string) string {
+		return between(src, dst, srcMAC, dstMAC, srcIP, dstIP, l4)
+	}
+	c2a := func(l4 string) string {
+		return from("c", "a", "00:00:00:00:20:03", "00:00:00:00:20:01", "10.20.0.3", "10.20.0.1", l4)
+	}
+	b2a := func(l4 string) string {
+		return from("b", "a", "00:00:00:00:20:02", "00:00:00:00:20:01", "10.20.0.2", "10.20.0.1", l4)
+	}
+	type want struct {
+		verdict  trace.Verdict
+		decided  []string // "PIPELINE ACTION tier=N": the deciding ACL per pipeline
+		passed   []string // matches of the pass ACLs
+		samples  []string // "OBS_POINT/COLLECTOR_SET", in order
+		sampleBy []string // the match of the ACL each sample is for
+	}
+	for _, c := range []struct {
+		name, flow string
+		want       want
+	}{
+		{"pass then tier-2 drop", c2a("tcp && tcp.dst == 22"), want{trace.VerdictDrop,
+			[]string{"ingress drop tier=2"}, []string{"ip4.src == 10.20.0.3"},
+			[]string{"4001/100", "4004/100"}, []string{"ip4.src == 10.20.0.3", "tcp.dst == 22"}}},
+		{"tier-1 allow, tier-1 egress allow", b2a("tcp && tcp.dst == 80"), want{trace.VerdictOutput,
+			[]string{"ingress allow-related tier=1", "egress allow-related tier=1"}, nil,
+			[]string{"4002/200", "4002/100", "4006/100"}, []string{"tcp.dst == 80", "tcp.dst == 80", "outport == @pg_s && tcp"}}},
+		{"pass then tier-2 stateless", c2a("udp && udp.dst == 53"), want{trace.VerdictDrop,
+			[]string{"ingress allow-stateless tier=2", "egress drop tier=3"}, []string{"ip4.src == 10.20.0.3"},
+			[]string{"4005/200", "4004/100"}, []string{"udp.dst == 53", "outport == @pg_s && ip4"}}},
+	} {
+		for _, r := range []*release.Release{release.OVN2503, release.OVN2603} {
+			t.Run(r.Series()+"/"+c.name, func(t *testing.T) {
+				snap, err := nbschema.LoadFixtureWith(fx, nbschema.FixtureOptions{Release: r})
+				if err != nil {
+					t.Fatal(err)
+				}
+				newCT, _ := trace.ParseCTState("new")
+				res, err := trace.New(snap, nil).Trace(c.flow, trace.Options{CT: []trace.CTState{newCT, newCT, newCT, newCT}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Verdict != c.want.verdict {
+					t.Errorf("verdict %s, want %s", res.Verdict, c.want.verdict)
+				}
+				var decided, passed, samples, sampleBy []string
+				for _, d := range res.Decisions {
+					if d.Flow.ACL == nil {
+						decided = append(decided, d.Pipeline+" "+d.Flow.Stage)
+						continue
+					}
+					decided = append(decided, d.Pipeline+" "+d.Flow.ACL.Action+" tier="+strconv.Itoa(d.Flow.ACL.Tier))
+				}
+				for _, d := range res.Passed {
+					passed = append(passed, d.Flow.ACL.Match)
+				}
+				for _, s := range res.Samples {
+					samples = append(samples, s.ObsPoint+"/"+s.CollectorSet)
+					by := ""
+					if s.ACL != nil {
+						by = s.ACL.Match
+						// the observation point is the metadata of the
+						// ACL's sample_new row (new connections)
+						if a := snap.ACLs[s.ACL.UUID]; a.SampleNew == nil || snap.Samples[*a.SampleNew] == nil ||
+							s.ObsPoint != strconv.Itoa(snap.Samples[*a.SampleNew].Metadata) {
+							t.Errorf("sample obs_point %s is not the metadata of %s's sample_new", s.ObsPoint, s.ACL)
+						}
+					}
+					sampleBy = append(sampleBy, by)
+				}
+				for _, cmp := range []struct {
+					what      string
+					got, want []string
+				}{{"decided", decided, c.want.decided}, {"passed", passed, c.want.passed},
+					{"samples", samples, c.want.samples}, {"sampled for", sampleBy, c.want.sampleBy}} {
+					if !slices.Equal(cmp.got, cmp.want) {
+						t.Errorf("%s: %q, want %q\n%s", cmp.what, cmp.got, cmp.want, res.Summary())
+					}
+				}
+			})
+		}
+	}
+}
