@@ -417,6 +417,17 @@ func (r *run) output(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 		return
 	}
 	if p == lflow.Egress {
+		if port.Type == "switch" {
+			// 25.03+: a port of type "switch" hands the packet to its peer
+			// port's switch, which ovn-trace follows; aclc does not.
+			peer := ""
+			if port.Peer != nil {
+				peer = *port.Peer
+			}
+			r.stopNotTraced(super, fmt.Sprintf("%s port %s is of type switch (peer %q): aclc does not follow a packet into the peer switch (%s)",
+				r.dpName(), out, peer, r.dp.layout.Stage(lflow.OutApplyPortSec).Name()))
+			return
+		}
 		if port.Type == "router" {
 			if lrp := r.t.view.RouterPortPeer(port); lrp != nil {
 				// ovn-trace continues into the router's ingress pipeline.

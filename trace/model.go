@@ -183,7 +183,7 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 }
 
 // unknownPorts returns, in name order, the enabled ports with "unknown"
-// among their addresses (the _MC_unknown group).
+// among their addresses or of type switch (the _MC_unknown group).
 func (d *dpModel) unknownPorts() []string {
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
@@ -191,7 +191,9 @@ func (d *dpModel) unknownPorts() []string {
 		if p.Enabled != nil && !*p.Enabled {
 			continue
 		}
-		if slices.Contains(p.Addresses, "unknown") {
+		// (25.03+: northd counts a port of type switch as having
+		// unknown addresses)
+		if slices.Contains(p.Addresses, "unknown") || p.Type == "switch" {
 			out = append(out, name)
 		}
 	}

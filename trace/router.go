@@ -217,8 +217,8 @@ func (r *run) traceRouter(m *expr.Microflow, p lflow.Pipeline, table int, super 
 			fi.Tie = append(fi.Tie, fmt.Sprintf("match=(%s), action=(%s)", o.f.Match, o.f.Actions))
 		}
 		if len(tie) > 0 {
-			r.warnf("%s %s: %d flows match at priority %d with different actions; OVN's choice among them is undefined (aclc takes match=(%s))",
-				r.rt.r.Name, st.Name(), len(tie)+1, tf.f.Priority, tf.f.Match)
+			r.stopTie(super, fi, st.Name(), table, tf, tie)
+			return
 		}
 		if tf.always && tf.f.Actions == "next;" {
 			table++

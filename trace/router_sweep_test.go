@@ -177,6 +177,15 @@ func checkNotTraced(t *testing.T, res *trace.Result, detailed string) {
 		if !strings.Contains(detailed, `mcgroup="_MC_flood_l2"`) {
 			why = "ovn-trace does not flood to _MC_flood_l2"
 		}
+	case strings.Contains(res.NotTraced, "is of type switch"):
+		// "leaf1 port leaf1-spine is of type switch ..."
+		if f := strings.Fields(res.NotTraced); len(f) < 3 || !strings.Contains(detailed, fmt.Sprintf("/* output to %q", f[2])) {
+			why = "ovn-trace does not output to that port"
+		}
+	case strings.Contains(res.NotTraced, "OVN's choice among them is undefined"):
+		if !entered(stage) {
+			why = "ovn-trace matches no flow of " + stage
+		}
 	case strings.Contains(res.NotTraced, "hairpin check"):
 		if !entered("ls_in_pre_hairpin") {
 			why = "ovn-trace does not check for a hairpin"

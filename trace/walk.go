@@ -181,8 +181,8 @@ func (r *run) trace(m *expr.Microflow, p lflow.Pipeline, table int, super *Node)
 			fi.Tie = append(fi.Tie, fmt.Sprintf("match=(%s), action=(%s)", o.f.Match, o.f.Actions))
 		}
 		if len(tie) > 0 {
-			r.warnf("%s: %d flows match at priority %d with different actions; OVN's choice among them is undefined (aclc takes match=(%s))",
-				st.Name(), len(tie)+1, tf.f.Priority, tf.f.Match)
+			r.stopTie(super, fi, st.Name(), table, tf, tie)
+			return
 		}
 		if r.frozen > 0 {
 			// inside a reject's generated packet: no decisions
@@ -225,6 +225,17 @@ func (r *run) trace(m *expr.Microflow, p lflow.Pipeline, table int, super *Node)
 		}
 		return
 	}
+}
+
+// stopTie ends the trace "not traced" at a table where flows with
+// different actions match at the same priority: OVN's choice among them
+// is undefined (ovn-trace takes whichever its sort put first, in SB read
+// order; OVS, whichever OpenFlow flow it finds).
+func (r *run) stopTie(super *Node, fi *FlowInfo, stage string, table int, tf *tflow, tie []*tflow) {
+	node := super.add(NodeTable, fmt.Sprintf("%2d. %s: %s, priority %d", table, stage, tf.f.Match, tf.f.Priority))
+	node.Flow = fi
+	r.stopNotTraced(node, fmt.Sprintf("%s: %d flows match at priority %d with different actions (match=(%s) and match=(%s)); OVN's choice among them is undefined (%s)",
+		r.dpName(), len(tie)+1, tf.f.Priority, tf.f.Match, tie[0].f.Match, stage))
 }
 
 func isDecisionStage(st lflow.Stage) bool {
