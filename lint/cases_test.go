@@ -84,6 +84,7 @@ var ruleCases = []struct {
 	}},
 	{"stateless-mark-priority.yaml", []got{
 		{Rule: "stateless-mark-ignores-tiers", Severity: "warning", ACLs: []string{"fast-tcp", "allow-web"}, Switches: []string{"sw0"}, Offset: -1},
+		{Rule: "stateless-mark-ignores-tiers", Severity: "warning", ACLs: []string{"fast-tcp-4", "after-lb-web"}, Switches: []string{"sw4"}, Offset: -1},
 	}},
 	{"stateless-mark-ignores-tiers.yaml", []got{
 		{Rule: "stateless-mark-ignores-tiers", Severity: "warning", ACLs: []string{"np-fast-tcp", "anp-allow-web", "anp-drop-ssh"}, Switches: []string{"sw0"}, Offset: -1},

@@ -89,6 +89,9 @@ var oracleCases = []oracleCase{
 	{fixture: "stateless-mark-priority.yaml", releases: release.All(), rule: RuleStatelessMark, acl: "fast-tcp", reported: true,
 		sw: "sw0", flow: p1p2("tcp && tcp.dst == 80"), ct: []string{"new", "new"}, stage: "ls_in_acl", decide: "allow-web", untracked: true,
 		noLine: regexp.MustCompile(`ls_in_stateful \(.*reg0\[1\] == 1`)},
+	{fixture: "stateless-mark-priority.yaml", releases: release.All(), rule: RuleStatelessMark, acl: "fast-tcp-4", reported: true,
+		sw: "sw4", flow: between("t1", "t2", "tcp && tcp.dst == 80", 0x41, 0x42, "10.0.4"), ct: []string{"new", "new"}, stage: "ls_in_acl_after_lb", decide: "after-lb-web", untracked: true,
+		noLine: regexp.MustCompile(`ls_in_stateful \(.*reg0\[1\] == 1`)},
 	// The tier-2 stateless mark takes tier 1's traffic out of conntrack.
 	{fixture: "stateless-mark-ignores-tiers.yaml", rule: RuleStatelessMark, acl: "np-fast-tcp", reported: true,
 		sw: "sw0", flow: p1p2("tcp && tcp.dst == 80"), ct: []string{"new", "new"}, stage: "ls_in_acl", decide: "anp-allow-web", untracked: true,
