@@ -177,7 +177,8 @@ func runRelease(ctx context.Context, r *release.Release, bin, dir string, snap *
 	defer cc.Close()
 	cfgs := make(chan int, 1024)
 	cc.Cache().AddEventHandler(&cfgHandler{ch: cfgs})
-	if _, err := cc.MonitorAll(ctx); err != nil {
+	g := &nbGlobal{}
+	if _, err := cc.Monitor(ctx, cc.NewMonitor(client.WithTable(g, &g.NbCfg, &g.SbCfg))); err != nil {
 		return nil, fmt.Errorf("monitor NB_Global: %w", err)
 	}
 	var globals []*nbGlobal
