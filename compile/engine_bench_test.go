@@ -212,3 +212,9 @@ func BenchmarkEnginePersist50k2603(b *testing.B) {
 			}
 		})
 }
+
+// BenchmarkEngineACLChangeCold50k2603 is BenchmarkEngineACLChangeCold50k
+// for 26.03.1.
+func BenchmarkEngineACLChangeCold50k2603(b *testing.B) {
+	benchACLChangeCache(b, params50k(), release.OVN2603, true, false, true)
+}
