@@ -99,3 +99,52 @@ func TestDetailedTiersPassSampling(t *testing.T) {
 		}
 	}
 }
+
+// TestDetailedActionStageVerdicts: a reject or drop the action stage
+// carries out (from the verdict bits an eval flow set) is decided by that
+// eval flow's ACL, with its tier, after the pass ACLs that handed the
+// packet down — also in the after-LB stages, on the DNATted packet.
+func TestDetailedActionStageVerdicts(t *testing.T) {
+	newCT, _ := trace.ParseCTState("new")
+	for _, c := range []struct {
+		name, fixture, flow, lbDst string
+		verdict                    trace.Verdict
+		decided, passed            string
+	}{
+		{"reject at tier 3 after a pass", "testdata/tiers-persist.yaml",
+			between("c", "a", "00:00:00:00:21:03", "00:00:00:00:21:01", "10.21.0.3", "10.21.0.1", "tcp && tcp.dst == 22"), "",
+			trace.VerdictReject, "reject tier=3 tcp.dst == 22", "ip4.src == 10.21.0.3"},
+		{"persist allow at tier 2 after a pass", "testdata/tiers-persist.yaml",
+			between("c", "a", "00:00:00:00:21:03", "00:00:00:00:21:01", "10.21.0.3", "10.21.0.1", "tcp && tcp.dst == 8080"), "",
+			trace.VerdictOutput, "allow-related tier=2 tcp.dst == 8080 || tcp.dst == 80", "ip4.src == 10.21.0.3"},
+		{"after-LB drop of the DNATted packet after an after-LB pass", "testdata/tiers-after-lb.yaml",
+			between("cl", "", "00:00:00:00:22:01", "00:00:00:00:22:02", "10.22.0.1", "10.22.0.100", "tcp && tcp.dst == 80"), "10.22.0.3:8080",
+			trace.VerdictDrop, "drop tier=2 ip4.dst == 10.22.0.3 && tcp", "ip4.dst == 10.22.0.3"},
+	} {
+		for _, r := range []*release.Release{release.OVN2503, release.OVN2603} {
+			t.Run(r.Series()+"/"+c.name, func(t *testing.T) {
+				snap, err := nbschema.LoadFixtureWith(c.fixture, nbschema.FixtureOptions{Release: r})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := trace.New(snap, nil).Trace(c.flow, trace.Options{CT: []trace.CTState{newCT, newCT, newCT, newCT}, LBDst: c.lbDst})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Verdict != c.verdict {
+					t.Errorf("verdict %s, want %s", res.Verdict, c.verdict)
+				}
+				if len(res.Decisions) == 0 || res.Decisions[0].Flow.ACL == nil {
+					t.Fatalf("no ACL decided the ingress pipeline: %s", res.Summary())
+				}
+				a := res.Decisions[0].Flow.ACL
+				if got := a.Action + " tier=" + strconv.Itoa(a.Tier) + " " + a.Match; got != c.decided {
+					t.Errorf("decided by %q, want %q\n%s", got, c.decided, res.Summary())
+				}
+				if len(res.Passed) != 1 || res.Passed[0].Flow.ACL.Match != c.passed {
+					t.Errorf("passed: %v, want the pass ACL %q\n%s", res.Passed, c.passed, res.Summary())
+				}
+			})
+		}
+	}
+}
