@@ -103,6 +103,18 @@ func releasePackets(snap *nbschema.Snapshot) []packet {
 					}
 				}
 			}
+			for _, d := range eps {
+				if d.name == src.name {
+					continue
+				}
+				// ARP requests for d's address, broadcast and unicast
+				// (26.03 answers broadcast ones only)
+				for _, dmac := range []string{"ff:ff:ff:ff:ff:ff", d.mac} {
+					f := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && arp.op == 1 && arp.sha == %s && arp.spa == %s && arp.tpa == %s`,
+						src.name, src.mac, dmac, src.mac, src.ip, d.ip)
+					ps = append(ps, packet{src.name + "-" + d.name + "-arp-" + strings.ReplaceAll(dmac, ":", ""), f, nil})
+				}
+			}
 			ps = append(ps, vipPackets(v, sw, src, eps)...)
 		}
 	}
