@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -131,18 +132,33 @@ func caret(match string, ofs int) string {
 }
 
 // WriteJSON writes the report as one JSON object {"findings": [...],
-// "stats": {...}}.
+// "stats": {...}}, indented, one finding at a time (a whole report of
+// many findings marshalled at once took several copies of its text).
 func WriteJSON(w io.Writer, r *Report) error {
-	out := struct {
-		Findings []Finding `json:"findings"`
-		Stats    Stats     `json:"stats"`
-	}{r.Findings, r.Stats}
-	if out.Findings == nil {
-		out.Findings = []Finding{}
+	bw := bufio.NewWriter(w)
+	bw.WriteString("{\n  \"findings\": [")
+	for i, f := range r.Findings {
+		b, err := json.MarshalIndent(f, "    ", "  ")
+		if err != nil {
+			return fmt.Errorf("lint: writing JSON: %w", err)
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(b)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	if len(r.Findings) > 0 {
+		bw.WriteString("\n  ")
+	}
+	st, err := json.MarshalIndent(r.Stats, "  ", "  ")
+	if err != nil {
+		return fmt.Errorf("lint: writing JSON: %w", err)
+	}
+	bw.WriteString("],\n  \"stats\": ")
+	bw.Write(st)
+	bw.WriteString("\n}\n")
+	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("lint: writing JSON: %w", err)
 	}
 	return nil
