@@ -90,6 +90,9 @@ func CompileView(v *nbview.View, opts Options) *Result {
 func (g *global) target(opts Options) {
 	g.r = newRules(opts.Release)
 	g.lacking = opts.Lacking
+	if IgnoresChassisFeatures(g.s) {
+		g.lacking = ChassisFeatures{}
+	}
 	if g.r.sampling {
 		g.samplingApps = samplingApps(g.s)
 		if d := g.samplingApps[nbdb.SamplingAppTypeDrop]; d != 0 {

@@ -200,7 +200,7 @@ func (e *Engine) Row(table, uuid string) model.Model {
 
 // globalOptionKeys are the NB_Global options the compiler reads.
 var globalOptionKeys = []string{"use_ct_inv_match", "default_acl_drop", "controller_event",
-	"debug_drop_collector_set", "debug_drop_domain_id", "install_ls_lb_from_router", "acl_ct_translation"}
+	"debug_drop_collector_set", "debug_drop_domain_id", "install_ls_lb_from_router", "acl_ct_translation", "ignore_chassis_features"}
 
 func globalOptions(g *nbdb.NBGlobal) []string {
 	out := make([]string, len(globalOptionKeys))

@@ -1,7 +1,10 @@
 package compile
 
 import (
+	"strings"
+
 	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/release"
 )
 
@@ -18,8 +21,16 @@ type Options struct {
 	ACLIDs map[string]int
 	// Lacking are chassis features that some chassis lack. northd
 	// enables a feature only when every chassis has it, and with no
-	// Chassis rows assumes all; so does aclc unless told here.
+	// Chassis rows assumes all; so does aclc unless told here. Ignored
+	// when the NB says ignore_chassis_features (IgnoresChassisFeatures).
 	Lacking ChassisFeatures
+}
+
+// IgnoresChassisFeatures is NB_Global options:ignore_chassis_features
+// (smap_get_bool, default false): northd then enables every chassis
+// feature whatever the chassis say, so Options.Lacking does not apply.
+func IgnoresChassisFeatures(s *nbschema.Snapshot) bool {
+	return strings.EqualFold(s.GlobalOption("ignore_chassis_features"), "true")
 }
 
 // ChassisFeatures are the chassis features the ACL stages depend on.

@@ -45,6 +45,10 @@ type Config struct {
 	WriteSnapshot func(data []byte) error
 	// Deltas, when set, receives one JSON line per change batch.
 	Deltas io.Writer
+	// Lacking are the chassis features to compile as lacking
+	// (compile.Options.Lacking; not applied while the NB says
+	// ignore_chassis_features).
+	Lacking compile.ChassisFeatures
 	// Zones maps logical switch ports to conntrack zones; with Flusher it
 	// enables zone flushes.
 	Zones ZoneSource
@@ -250,7 +254,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
-	w.engine = compile.NewEngine(snap)
+	w.engine = compile.NewEngineWith(snap, compile.Options{Release: snap.Release, Lacking: w.cfg.Lacking})
 	took := time.Since(start)
 	listing := w.engine.Listing()
 	initial := initialDelta(listing)

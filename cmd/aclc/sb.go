@@ -42,7 +42,7 @@ func liveTarget(ctx context.Context, sbo ovsdbconn.Options, snap *nbschema.Snaps
 		}
 		opts.ACLIDs = ids
 	}
-	if ignoreChassisFeatures(snap) {
+	if compile.IgnoresChassisFeatures(snap) {
 		return opts, nil
 	}
 	have, err := sbschema.LoadChassisFeatures(ctx, sbo, chassisFeatureNames())
@@ -125,17 +125,11 @@ func (f *chassisFlag) lacking() (compile.ChassisFeatures, error) {
 	return c, nil
 }
 
-// ignoreChassisFeatures is NB_Global options:ignore_chassis_features:
-// northd then enables every feature whatever the chassis say.
-func ignoreChassisFeatures(snap *nbschema.Snapshot) bool {
-	return strings.EqualFold(snap.GlobalOption("ignore_chassis_features"), "true")
-}
-
 // lackingFor is the flag's features for compiling snap: none when the NB
 // tells northd to ignore the chassis (with a warning when some were given).
 func (f *chassisFlag) lackingFor(snap *nbschema.Snapshot) (compile.ChassisFeatures, error) {
 	c, err := f.lacking()
-	if err != nil || !ignoreChassisFeatures(snap) {
+	if err != nil || !compile.IgnoresChassisFeatures(snap) {
 		return c, err
 	}
 	if c != (compile.ChassisFeatures{}) {

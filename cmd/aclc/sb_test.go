@@ -276,11 +276,31 @@ func TestChassisLacksNorthd(t *testing.T) {
 							t.Errorf("%s: exit %d %s\n%s", strings.Join(c, " "), got.code, got.stderr, textDiff(t, want, got.stdout))
 						}
 					}
+					if got := watchFirstSnapshot(t, ctx, "--nb", sb.NB, "--chassis-lacks", tc.feature); got != want {
+						t.Errorf("watch --chassis-lacks %s:\n%s", tc.feature, textDiff(t, want, got))
+					}
 					if v := aclc(t, "", "verify", "--nb", sb.NB, "--sb", sb.SB); v.code != 0 || !strings.HasPrefix(v.stdout, "in sync:") {
 						t.Errorf("verify with a chassis lacking %s: exit %d\n%s%s", tc.feature, v.code, v.stdout, v.stderr)
 					}
-					if plain := aclc(t, "", "compile", "--nb", sb.NB); plain.stdout == want {
+					plain := aclc(t, "", "compile", "--nb", sb.NB)
+					if plain.stdout == want {
 						t.Errorf("northd lacking %s wrote the same flows as with every feature: the fixture does not show the feature", tc.feature)
+					}
+					// ignore_chassis_features: northd enables every feature
+					// whatever the chassis, and the flag no longer applies.
+					if _, err := sb.NBCtl(ctx, "set", "NB_Global", ".", "options:ignore_chassis_features=true"); err != nil {
+						t.Fatal(err)
+					}
+					defer sb.NBCtl(ctx, "remove", "NB_Global", ".", "options", "ignore_chassis_features")
+					if err := sb.Sync(ctx); err != nil {
+						t.Fatal(err)
+					}
+					want = sbListing(t, ctx, sb)
+					if got := aclc(t, "", "compile", "--nb", sb.NB, "--chassis-lacks", tc.feature); got.code != 0 || got.stdout != want || !strings.Contains(got.stderr, "has no effect") {
+						t.Errorf("compile --chassis-lacks %s with ignore_chassis_features: exit %d %s\n%s", tc.feature, got.code, got.stderr, textDiff(t, want, got.stdout))
+					}
+					if got := watchFirstSnapshot(t, ctx, "--nb", sb.NB, "--chassis-lacks", tc.feature); got != want {
+						t.Errorf("watch --chassis-lacks %s with ignore_chassis_features:\n%s", tc.feature, textDiff(t, want, got))
 					}
 				})
 			}

@@ -25,6 +25,7 @@ var watchOpts struct {
 	netns        string
 	metrics      string
 	memoryLimit  int64
+	chassis      chassisFlag
 }
 
 var watchNB nbFlags
@@ -48,7 +49,10 @@ the ports concerned are flushed once each, after the new flows are out.
 Zones come from --zones FILE (YAML, port: zone) or from ovn-controller's
 ct-zone-* keys in the Open_vSwitch database at --ovs REMOTE.
 --flush-backend netlink flushes through ctnetlink (in --netns NAME if
-given), dry-run only logs, none disables flushes. See docs/watch.md.`,
+given), dry-run only logs, none disables flushes. See docs/watch.md.
+
+--chassis-lacks names chassis features some chassis lack, as for compile;
+it does not apply while the NB sets options:ignore_chassis_features=true.`,
 	Example: `  aclc watch --nb unix:/var/run/ovn/ovnnb_db.sock --snapshot /run/aclc/flows.txt
   aclc watch --nb tcp:10.0.0.1:6641,tcp:10.0.0.2:6641,tcp:10.0.0.3:6641 --deltas - \
       --ovs unix:/var/run/openvswitch/db.sock --metrics :9476`,
@@ -71,6 +75,7 @@ func init() {
 	f.StringVar(&watchOpts.netns, "netns", "", "flush conntrack in this network namespace (/run/netns/NAME)")
 	f.StringVar(&watchOpts.metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics")
 	f.Int64Var(&watchOpts.memoryLimit, "memory-limit", 200, "soft Go memory limit in MiB (0: none; the GOMEMLIMIT environment variable wins)")
+	watchOpts.chassis.register(watchCmd)
 	watchNB.register(watchCmd)
 	watchNB.registerRelease(watchCmd)
 	rootCmd.AddCommand(watchCmd)
@@ -97,7 +102,11 @@ func runWatch(cmd *cobra.Command, _ []string) error {
 	if _, err := watchNB.release(); err != nil {
 		return err
 	}
-	cfg := watch.Config{NB: watchNB.options(), Log: log}
+	lacking, err := watchOpts.chassis.lacking()
+	if err != nil {
+		return err
+	}
+	cfg := watch.Config{NB: watchNB.options(), Log: log, Lacking: lacking}
 	if watchOpts.snapshot != "" {
 		path := watchOpts.snapshot
 		cfg.WriteSnapshot = func(data []byte) error { return atomicWrite(path, data) }
@@ -114,7 +123,6 @@ func runWatch(cmd *cobra.Command, _ []string) error {
 		defer f.Close()
 		cfg.Deltas = f
 	}
-	var err error
 	cfg.Zones, cfg.Flusher, err = watchZones(ctx, log)
 	if err != nil {
 		return err

@@ -85,6 +85,33 @@ func TestWatchCLI(t *testing.T) {
 	}
 }
 
+// watchFirstSnapshot runs `aclc watch --snapshot FILE args...` until it
+// has written its first snapshot (the initial NB compiled), stops it and
+// returns that snapshot.
+func watchFirstSnapshot(t *testing.T, ctx context.Context, args ...string) string {
+	t.Helper()
+	snapshot := filepath.Join(t.TempDir(), "flows.txt")
+	cmd := exec.CommandContext(ctx, aclcBin, append([]string{"watch", "--snapshot", snapshot, "--flush-backend", "none"}, args...)...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if got, err := os.ReadFile(snapshot); err == nil {
+			cmd.Process.Signal(syscall.SIGTERM)
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("aclc watch %v after SIGTERM: %v\n%s", args, err, errb.String())
+			}
+			return string(got)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("aclc watch %v: no snapshot; stderr:\n%s", args, errb.String())
+		}
+	}
+}
+
 // TestWatchBadFlags checks watch's usage errors (exit 2).
 func TestWatchBadFlags(t *testing.T) {
 	for _, tc := range []struct {
@@ -95,6 +122,7 @@ func TestWatchBadFlags(t *testing.T) {
 		{[]string{"watch", "--flush-backend", "bogus"}, "--flush-backend"},
 		{[]string{"watch", "--zones", "/nonexistent/zones.yaml"}, "zones file"},
 		{[]string{"watch", "extra"}, "no arguments"},
+		{[]string{"watch", "--chassis-lacks", "sample"}, `unknown chassis feature "sample"`},
 	} {
 		r := aclc(t, "", tc.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
