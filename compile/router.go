@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aclc/aclc/internal/ethaddr"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
@@ -159,11 +160,11 @@ func routerPorts(s *nbschema.Snapshot) map[string]*RouterPort {
 // lrpNetworks is extract_lrp_networks: the MAC as northd prints it and
 // the networks in NB order, plus the IPv6 link-local address.
 func lrpNetworks(p *nbdb.LogicalRouterPort) (string, []netAddr, []netAddr) {
-	hw, err := parseEth(p.MAC)
+	hw, err := ethaddr.Parse(p.MAC)
 	if err != nil {
 		return "", nil, nil
 	}
-	mac := fmt.Sprintf("%02x:%02x:%02x:%02x:%02x:%02x", hw[0], hw[1], hw[2], hw[3], hw[4], hw[5])
+	mac := hw.String()
 	var v4, v6 []netAddr
 	for _, n := range p.Networks {
 		pfx, err := netip.ParsePrefix(n)
@@ -199,22 +200,6 @@ func newNetAddr(a netip.Addr, plen int) netAddr {
 		n.extra = netip.AddrFrom16(sn)
 	}
 	return n
-}
-
-func parseEth(s string) ([6]byte, error) {
-	var m [6]byte
-	parts := strings.Split(s, ":")
-	if len(parts) != 6 {
-		return m, fmt.Errorf("bad MAC %q", s)
-	}
-	for i, p := range parts {
-		v, err := strconv.ParseUint(p, 16, 8)
-		if err != nil || len(p) == 0 || len(p) > 2 {
-			return m, fmt.Errorf("bad MAC %q", s)
-		}
-		m[i] = byte(v)
-	}
-	return m, nil
 }
 
 // routerUnsupported lists what lr has that aclc does not compile.

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/aclc/aclc/internal/ethaddr"
 	"github.com/aclc/aclc/lflow"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
@@ -34,11 +35,11 @@ func lspAddresses(p *nbdb.LogicalSwitchPort) []lspAddress {
 		if len(f) == 0 || f[0] == "router" || f[0] == "unknown" || f[0] == "dynamic" {
 			continue
 		}
-		hw, err := parseEth(f[0])
+		hw, err := ethaddr.Parse(f[0])
 		if err != nil {
 			continue
 		}
-		la := lspAddress{mac: fmt.Sprintf("%02x:%02x:%02x:%02x:%02x:%02x", hw[0], hw[1], hw[2], hw[3], hw[4], hw[5])}
+		la := lspAddress{mac: hw.String()}
 		ok := true
 		for _, ipf := range f[1:] {
 			ip, err := netip.ParseAddr(strings.SplitN(ipf, "/", 2)[0])

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/internal/ethaddr"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
@@ -160,17 +161,21 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 			if len(f) == 0 {
 				continue
 			}
-			mac := f[0]
-			if mac == "router" {
-				mac = ""
+			// northd scans the start of the entry (or of the peer's
+			// MAC) and prints what it read.
+			var mac ethaddr.Addr
+			ok := false
+			if f[0] == "router" {
 				if rp := v.RouterPortPeer(p); rp != nil {
-					mac = strings.Fields(rp.MAC + " ")[0]
+					mac, _, ok = ethaddr.Scan(rp.MAC)
 				}
+			} else {
+				mac, _, ok = ethaddr.Scan(a)
 			}
-			if _, err := parseMAC(mac); err != nil {
+			if !ok {
 				continue
 			}
-			d.add(lflow.InL2Lkup, 50, "eth.dst == "+strings.ToLower(mac), "outport = "+strconv.Quote(p.Name)+"; output;", p.UUID)
+			d.add(lflow.InL2Lkup, 50, "eth.dst == "+mac.String(), "outport = "+strconv.Quote(p.Name)+"; output;", p.UUID)
 		}
 	}
 	d.add(lflow.InL2Lkup, 0, "1", "outport = get_fdb(eth.dst); next;", "")
@@ -198,22 +203,6 @@ func (d *dpModel) unknownPorts() []string {
 		}
 	}
 	return out
-}
-
-func parseMAC(s string) ([6]byte, error) {
-	var m [6]byte
-	parts := strings.Split(s, ":")
-	if len(parts) != 6 {
-		return m, fmt.Errorf("bad MAC %q", s)
-	}
-	for i, p := range parts {
-		v, err := strconv.ParseUint(p, 16, 8)
-		if err != nil || len(p) != 2 {
-			return m, fmt.Errorf("bad MAC %q", s)
-		}
-		m[i] = byte(v)
-	}
-	return m, nil
 }
 
 // parse parses the flow's match once, on first use: a trace only looks at
@@ -276,10 +265,11 @@ func (d *dpModel) modelARP(v *nbview.View) {
 			if len(f) < 2 {
 				continue
 			}
-			mac := strings.ToLower(f[0])
-			if _, err := parseMAC(mac); err != nil {
+			hw, err := ethaddr.Parse(f[0]) // extract_addresses, printed as ETH_ADDR_FMT
+			if err != nil {
 				continue
 			}
+			mac := hw.String()
 			for _, ipf := range f[1:] {
 				ip, err := netip.ParseAddr(strings.SplitN(ipf, "/", 2)[0])
 				if err != nil || !ip.Is4() {

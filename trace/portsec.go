@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/internal/ethaddr"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
@@ -25,7 +26,7 @@ func parsePortSecurity(p *nbdb.LogicalSwitchPort) []psAddr {
 		if len(f) == 0 {
 			continue
 		}
-		m, err := parseMAC(strings.ToLower(f[0]))
+		m, err := ethaddr.Parse(f[0])
 		if err != nil {
 			continue
 		}
