@@ -292,9 +292,10 @@ func (d *dpModel) modelARP(v *nbview.View) {
 }
 
 // arpRspBroadcastOnly: the ARP responder answers broadcast requests only,
-// unicast ones go to their target (upstream c73f79126, "northd: Ensure
-// unicast ARPs are forwarded properly", 26.03).
-var arpRspBroadcastOnly = release.MustVersion("26.03.0")
+// unicast ones go to their target (upstream c48ed1736, "Do not reply on
+// unicast arps for IPv4 targets", 24.09; 25.03.0's northd writes
+// `eth.dst == ff:ff:ff:ff:ff:ff` into its ls_in_arp_rsp flows).
+var arpRspBroadcastOnly = release.MustVersion("24.09.0")
 
 // layoutOf returns the stage layout of the snapshot's release (23.03's
 // when the snapshot names none).

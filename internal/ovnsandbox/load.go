@@ -7,6 +7,7 @@ import (
 
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
 // Load replaces the sandbox NB's contents with snap and waits until
@@ -29,6 +30,14 @@ func (s *Sandbox) Load(ctx context.Context, snap *nbschema.Snapshot) error {
 		if err := s.Sync(ctx); err != nil {
 			return err
 		}
+	}
+	if snap.Global == nil {
+		// A fixture without NB_Global options must not inherit the previous
+		// fixture's (default_acl_drop=true, say): store an empty row, as a
+		// fixture with an empty `global:` does.
+		cp := *snap
+		cp.Global = &nbdb.NBGlobal{}
+		snap = &cp
 	}
 	if err := nbschema.Store(ctx, nb.Client, snap, nbschema.StoreOptions{}); err != nil {
 		return err
