@@ -31,43 +31,34 @@ func (r *Result) Summary() string {
 	default:
 		b.WriteString(string(r.Verdict))
 	}
-	if len(r.Decisions) > 0 {
-		b.WriteString("; decided by ")
-		for i, d := range r.Decisions {
-			if i > 0 {
-				b.WriteString(", then ")
-			}
-			b.WriteString(r.pipelineName(d) + ": " + d.String())
-		}
-	}
-	for i, d := range r.Stateless {
-		if i == 0 {
-			b.WriteString("; conntrack skipped by ")
-		} else {
-			b.WriteString(", ")
-		}
-		b.WriteString(r.pipelineName(d) + ": " + d.String())
-	}
-	for i, d := range r.Passed {
-		if i == 0 {
-			b.WriteString("; passed down by ")
-		} else {
-			b.WriteString(", then ")
-		}
-		b.WriteString(r.pipelineName(d) + ": " + d.String())
-	}
-	for i, s := range r.Samples {
-		if i == 0 {
-			b.WriteString("; sampled at ")
-		} else {
-			b.WriteString(", ")
-		}
-		b.WriteString(r.pipelineName(Decision{Datapath: s.Datapath, Pipeline: s.Pipeline}) + " " + s.String())
-	}
+	writeClause(&b, "; decided by ", ", then ", r.Decisions, r.decisionText)
+	writeClause(&b, "; conntrack skipped by ", ", ", r.Stateless, r.decisionText)
+	writeClause(&b, "; passed down by ", ", then ", r.Passed, r.decisionText)
+	writeClause(&b, "; sampled at ", ", ", r.Samples, func(s Sample) string {
+		return r.pipelineName(Decision{Datapath: s.Datapath, Pipeline: s.Pipeline}) + " " + s.String()
+	})
 	if r.Truncated {
 		b.WriteString(" (trace truncated)")
 	}
 	return b.String()
+}
+
+// writeClause writes one clause of the summary: intro, then the items
+// joined by sep; nothing when there are none.
+func writeClause[T any](b *strings.Builder, intro, sep string, items []T, text func(T) string) {
+	for i, it := range items {
+		if i == 0 {
+			b.WriteString(intro)
+		} else {
+			b.WriteString(sep)
+		}
+		b.WriteString(text(it))
+	}
+}
+
+// decisionText names a decision with its pipeline, as the summary prints it.
+func (r *Result) decisionText(d Decision) string {
+	return r.pipelineName(d) + ": " + d.String()
 }
 
 // pipelineName is "ingress", or "sw1 ingress" when the trace went
