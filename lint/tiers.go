@@ -242,6 +242,41 @@ func (l *linter) decidedFirst(v *swView, x, y *inst, layers func(stage) []*layer
 		p := m[tierOf(y)]
 		ls = []*layer{p[0], p[1]}
 	}
-	_, fail := l.coveredAt(v, both, y.a.acl.Priority, ls, false)
+	// A cube inside one cube (from below) of an ACL above y is covered
+	// whatever else meets it (coveredAt's single-cube test and
+	// coverValues agree): look for one with an early exit, and leave only
+	// the others to the full proof.
+	p := y.a.acl.Priority
+	rest := both[:0]
+	for _, c := range both {
+		if !l.withinAbove(v, c, p, ls) {
+			rest = append(rest, c)
+		}
+	}
+	if len(rest) == 0 {
+		return true
+	}
+	_, fail := l.coveredAt(v, rest, p, ls, false)
 	return fail < 0
+}
+
+// withinAbove reports whether c lies inside one cube (from below) of an
+// ACL of the layers with a priority above p.
+func (l *linter) withinAbove(v *swView, c cube, p int, layers []*layer) bool {
+	found := false
+	for _, ly := range layers {
+		ly.idx.candidates(c, 0, ly.idx.above(p), func(_ int, in *inst) bool {
+			for _, d := range l.setOf(v, in).under {
+				if c.within(d) {
+					found = true
+					return false
+				}
+			}
+			return true
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }
