@@ -111,7 +111,7 @@ func (sh *pgShared) aclStageFlows(g *global, hasStateful bool, tiers aclTiers) [
 				out = append(out, lflow.Flow{Stage: g.r.layout.Stage(f.stage), Priority: f.priority, Match: f.match, Actions: f.actions, Source: acl.UUID})
 			}
 		}
-		sh.flows[i] = sortFlows(out)
+		sh.flows[i] = compactFlows(sortFlows(out))
 	})
 	return sh.flows[i]
 }
@@ -149,6 +149,15 @@ func compareFlows(a, b *lflow.Flow) int {
 	return cmp.Or(strings.Compare(a.Match, b.Match), strings.Compare(a.Actions, b.Actions))
 }
 
+// keyed is a flow's position and flowKey, what sortFlows sorts.
+type keyed struct {
+	key uint64
+	i   int
+}
+
+// keyedPool holds sortFlows' index arrays for reuse.
+var keyedPool = sync.Pool{New: func() any { return new([]keyed) }}
+
 // sortFlows sorts flows (of one layout) in lflow-list order
 // (lflow.Compare) and returns them. It sorts a small index by integer keys
 // first, then moves each 64-byte flow once (following the permutation's
@@ -157,11 +166,10 @@ func sortFlows(flows []lflow.Flow) []lflow.Flow {
 	if len(flows) < 2 {
 		return flows
 	}
-	type keyed struct {
-		key uint64
-		i   int
-	}
-	ks := make([]keyed, len(flows))
+	kp := keyedPool.Get().(*[]keyed)
+	defer keyedPool.Put(kp)
+	ks := slices.Grow((*kp)[:0], len(flows))[:len(flows)]
+	*kp = ks
 	for i := range flows {
 		ks[i] = keyed{flowKey(&flows[i]), i}
 	}
@@ -193,16 +201,25 @@ func sortFlows(flows []lflow.Flow) []lflow.Flow {
 	return flows
 }
 
-// mergeSorted merges the sorted runs (flows of one layout) into one sorted
-// slice without exact duplicates (as Datapath.Sort leaves it), in one
-// pass: a heap of the runs ordered by their first flow, integer keys
-// first. The runs are not modified.
+// compactFlows removes the exact duplicates (sameFlow) from sorted flows,
+// keeping the first of each, in place, and returns them.
+func compactFlows(flows []lflow.Flow) []lflow.Flow {
+	return slices.CompactFunc(flows, func(a, b lflow.Flow) bool { return sameFlow(&a, &b) })
+}
+
+// mergeSorted merges the sorted runs (flows of one layout), each free of
+// exact duplicates (compactFlows), into one sorted slice without exact
+// duplicates (as Datapath.Sort leaves it), in one pass: a heap of the runs
+// ordered by their first flow, integer keys first. Equal flows are
+// adjacent in the output and never come from one run, so a flow is
+// compared with the previous one only when that came from another run
+// with the same key. The runs are not modified.
 func mergeSorted(runs [][]lflow.Flow) []lflow.Flow {
 	n := 0
 	h := make(runHeap, 0, len(runs))
-	for _, r := range runs {
+	for i, r := range runs {
 		if len(r) > 0 {
-			h = append(h, runHead{flowKey(&r[0]), r})
+			h = append(h, runHead{flowKey(&r[0]), i, r})
 			n += len(r)
 		}
 	}
@@ -210,11 +227,13 @@ func mergeSorted(runs [][]lflow.Flow) []lflow.Flow {
 		h.down(i)
 	}
 	out := make([]lflow.Flow, 0, n)
+	lastRun, lastKey := -1, uint64(0)
 	for len(h) > 0 {
 		top := &h[0]
 		f := &top.run[0]
-		if len(out) == 0 || !sameFlow(&out[len(out)-1], f) {
+		if top.id == lastRun || top.key != lastKey || !sameFlow(&out[len(out)-1], f) {
 			out = append(out, *f)
+			lastRun, lastKey = top.id, top.key
 		}
 		if top.run = top.run[1:]; len(top.run) == 0 {
 			h[0] = h[len(h)-1]
@@ -235,6 +254,7 @@ func sameFlow(a, b *lflow.Flow) bool {
 // runHead is a non-empty sorted run and the flowKey of its first flow.
 type runHead struct {
 	key uint64
+	id  int // the run's index in mergeSorted's runs
 	run []lflow.Flow
 }
 

@@ -32,7 +32,7 @@ func TestSortAndMergeFlows(t *testing.T) {
 			if got := sortFlows(run); !slices.EqualFunc(got, want, func(a, b lflow.Flow) bool { return a.Key() == b.Key() }) {
 				t.Fatalf("sortFlows(%d flows) differs from lflow.Compare's order", len(run))
 			}
-			runs = append(runs, run)
+			runs = append(runs, compactFlows(run))
 		}
 		dp := &lflow.Datapath{Flows: all}
 		dp.Sort()

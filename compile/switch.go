@@ -1,7 +1,9 @@
 package compile
 
 import (
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/aclc/aclc/lflow"
 )
@@ -64,7 +66,16 @@ func (g *global) compileSwitch(id string) (*lflow.Datapath, []Problem) {
 			n += len(pg.ACLs)
 		}
 	}
-	b := &builder{lay: g.r.layout, flows: make([]lflow.Flow, 0, 64+3*n)}
+	b := &builder{lay: g.r.layout}
+	if g.shared != nil {
+		// Full Compile: the switch's own flows are merged into a new
+		// slice below; reuse the buffer.
+		bp := flowsPool.Get().(*[]lflow.Flow)
+		defer func() { *bp = b.flows[:0]; flowsPool.Put(bp) }()
+		b.flows = slices.Grow((*bp)[:0], 64+3*n)
+	} else {
+		b.flows = make([]lflow.Flow, 0, 64+3*n)
+	}
 	g.buildPreACLs(od, b)
 	g.buildPreLB(od, b)
 	g.buildPreStateful(od, b)
@@ -77,11 +88,16 @@ func (g *global) compileSwitch(id string) (*lflow.Datapath, []Problem) {
 	if g.shared != nil {
 		// Full Compile: the shared runs are sorted; sort the switch's own
 		// flows and merge, which leaves the datapath sorted.
-		flows = mergeSorted(append(b.runs, sortFlows(flows)))
+		flows = mergeSorted(append(b.runs, compactFlows(sortFlows(flows))))
+		clear(b.flows[:cap(b.flows)]) // the pooled buffer holds no strings
 	}
 	dp := &lflow.Datapath{Name: od.LS.Name, Name2: od.LS.ExternalIDs["neutron:network_name"], UUID: id, Flows: flows}
 	return dp, g.switchProblems(od)
 }
+
+// flowsPool holds the buffers of compileSwitch's own flows in a full
+// Compile.
+var flowsPool = sync.Pool{New: func() any { return new([]lflow.Flow) }}
 
 // skipPortFromConntrack is northd's skip_port_from_conntrack.
 func (g *global) skipPortFromConntrack(b *builder, name string, hasStatefulACL bool, in, out lflow.Stage, prio int) {
