@@ -59,12 +59,16 @@ func BenchmarkLintShape(b *testing.B) {
 	p.ACLs, p.Switches, p.PortGroups, p.AddressSets = n, max(20, n/100), n/20, n/10
 	s := nbgen.Generate(p)
 	findings := 0
+	var cpu time.Duration
 	for b.Loop() {
+		cpu0 := cpuTime()
 		r, err := Lint(s)
 		if err != nil {
 			b.Fatal(err)
 		}
+		cpu += cpuTime() - cpu0
 		findings = len(r.Findings)
 	}
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(findings), "findings/op")
 }

@@ -23,9 +23,20 @@ type aclIndex struct {
 
 // fieldPosting is one field's part of an index.
 type fieldPosting struct {
-	free   bitset                   // ACLs that do not constrain the field
-	groups map[u128]map[u128]bitset // bit fields: mask → value → ACLs
-	names  map[string]bitset        // string fields: admitted name → ACLs
+	free   bitset            // ACLs that do not constrain the field
+	groups []*maskGroup      // bit fields: the ACLs by mask, then value
+	byMask map[u128]int      // mask → index in groups (while building)
+	names  map[string]bitset // string fields: admitted name → ACLs
+}
+
+// maskGroup is the ACLs of a posting that constrain its field under one
+// mask, by value: slices, not maps, for the queries that scan them.
+type maskGroup struct {
+	mask  u128
+	vals  []u128
+	sets  []bitset     // sets[i]: the ACLs with vals[i]
+	byVal map[u128]int // value → index in vals
+	all   bitset       // the union of sets
 }
 
 type bitset []uint64
@@ -49,7 +60,7 @@ func (x *aclIndex) newSet() bitset { return newBitset(x.words) }
 func (x *aclIndex) posting(id fieldID) *fieldPosting {
 	p := x.fields[id]
 	if p == nil {
-		p = &fieldPosting{free: x.newSet(), groups: map[u128]map[u128]bitset{}, names: map[string]bitset{}}
+		p = &fieldPosting{free: x.newSet(), byMask: map[u128]int{}, names: map[string]bitset{}}
 		x.fields[id] = p
 	}
 	return p
@@ -83,18 +94,7 @@ func newACLIndex(list []*inst, cubes func(*inst) []cube) *aclIndex {
 		}
 		x.live.set(i)
 		for _, f := range hull(cs) {
-			p := x.posting(f.id)
-			g := p.groups[f.mask]
-			if g == nil {
-				g = map[u128]bitset{}
-				p.groups[f.mask] = g
-			}
-			b := g[f.val]
-			if b == nil {
-				b = x.newSet()
-				g[f.val] = b
-			}
-			b.set(i)
+			x.posting(f.id).add(f.mask, f.val, i, x.words)
 			x.mark(constrained, f.id, i)
 		}
 		for id, names := range nameHull(cs) {
@@ -111,6 +111,13 @@ func newACLIndex(list []*inst, cubes func(*inst) []cube) *aclIndex {
 		}
 	}
 	for id, p := range x.fields {
+		p.byMask = nil
+		for _, g := range p.groups {
+			g.all = newBitset(x.words)
+			for _, b := range g.sets {
+				g.all.or(b)
+			}
+		}
 		p.free.fill(len(list))
 		c := constrained[id]
 		for w := range p.free {
@@ -118,6 +125,26 @@ func newACLIndex(list []*inst, cubes func(*inst) []cube) *aclIndex {
 		}
 	}
 	return x
+}
+
+// add records that entry i constrains the posting's field to val under
+// mask.
+func (p *fieldPosting) add(mask, val u128, i, words int) {
+	k, ok := p.byMask[mask]
+	if !ok {
+		k = len(p.groups)
+		p.byMask[mask] = k
+		p.groups = append(p.groups, &maskGroup{mask: mask, byVal: map[u128]int{}})
+	}
+	g := p.groups[k]
+	j, ok := g.byVal[val]
+	if !ok {
+		j = len(g.vals)
+		g.byVal[val] = j
+		g.vals = append(g.vals, val)
+		g.sets = append(g.sets, newBitset(words))
+	}
+	g.sets[j].set(i)
 }
 
 func (x *aclIndex) mark(m map[fieldID]bitset, id fieldID, i int) {
@@ -179,7 +206,13 @@ func (x *aclIndex) candidates(q cube, lo, hi int, fn func(i int, in *inst) bool)
 	if x.empty() || lo >= hi {
 		return true
 	}
-	cand := x.newSet()
+	var buf [16]uint64 // cand and comp, for up to 512 entries
+	var cand, comp bitset
+	if x.words <= len(buf)/2 {
+		cand, comp = buf[:x.words:x.words], buf[x.words:2*x.words:2*x.words]
+	} else {
+		cand, comp = x.newSet(), x.newSet()
+	}
 	cand.fill(hi)
 	cand.and(x.live)
 	for w := 0; w < lo/64; w++ {
@@ -188,7 +221,6 @@ func (x *aclIndex) candidates(q cube, lo, hi int, fn func(i int, in *inst) bool)
 	if lo%64 != 0 {
 		cand[lo/64] &^= 1<<(lo%64) - 1
 	}
-	comp := x.newSet()
 	for _, f := range q {
 		p := x.fields[f.id]
 		if p == nil {
@@ -206,18 +238,21 @@ func (x *aclIndex) candidates(q cube, lo, hi int, fn func(i int, in *inst) bool)
 			}
 		} else {
 			comp.copyFrom(p.free)
-			for m, vals := range p.groups {
-				common := m.and(f.mask)
-				if common == m {
-					if b := vals[f.val.and(m)]; b != nil {
-						comp.or(b)
+			for _, g := range p.groups {
+				common := g.mask.and(f.mask)
+				switch {
+				case common == g.mask:
+					if j, ok := g.byVal[f.val.and(g.mask)]; ok {
+						comp.or(g.sets[j])
 					}
-					continue
-				}
-				want := f.val.and(common)
-				for v, b := range vals {
-					if v.and(common) == want {
-						comp.or(b)
+				case common.zero():
+					comp.or(g.all)
+				default:
+					want := f.val.and(common)
+					for j, v := range g.vals {
+						if v.and(common) == want {
+							comp.or(g.sets[j])
+						}
 					}
 				}
 			}
