@@ -18,8 +18,7 @@ import (
 func (l *linter) samePriority(v *swView, st stage, own *layer, layers []*layer) []Finding {
 	var out []Finding
 	for ai, a := range own.list {
-		sa := l.setOf(v, a)
-		q := hull(sa.over)
+		q := l.hullOf(v, a)
 		p := a.a.acl.Priority
 		for _, ly := range layers {
 			lo, hi := ly.idx.span(p)

@@ -80,20 +80,20 @@ func fillBits(b bitset, n int) {
 }
 
 // newACLIndex indexes list (sorted by priority, highest first); cubes
-// returns the cubes of an instance to index.
-func newACLIndex(list []*inst, cubes func(*inst) []cube) *aclIndex {
+// returns the cubes of an instance to index and their hull.
+func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 	x := &aclIndex{list: list, words: (len(list) + 63) / 64, fields: map[fieldID]*fieldPosting{}}
 	x.prios = make([]int, len(list))
 	x.live = x.newSet()
 	constrained := map[fieldID]bitset{}
 	for i, in := range list {
 		x.prios[i] = in.a.acl.Priority
-		cs := cubes(in)
+		cs, h := cubes(in)
 		if len(cs) == 0 {
 			continue // matches nothing: never a candidate
 		}
 		x.live.set(i)
-		for _, f := range hull(cs) {
+		for _, f := range h {
 			x.posting(f.id).add(f.mask, f.val, i, x.words)
 			x.mark(constrained, f.id, i)
 		}

@@ -223,6 +223,7 @@ type inst struct {
 	a      *aclInfo
 	e      *expr.Expr // nil when the match does not parse here
 	set    *set       // nil when e is nil
+	hull   cube       // hull(set.over), computed with set
 	shared bool
 	once   sync.Once // computes set of a shared instance
 }
@@ -462,18 +463,27 @@ func (l *linter) setOf(v *swView, in *inst) *set {
 		in.once.Do(func() {
 			cv := &converter{r: v.res, as: l.as, cover: v.cover}
 			in.set = cv.toSet(in.e.Root)
+			in.hull = hull(in.set.over)
 		})
 		return in.set
 	}
 	if in.set != nil {
 		return in.set
 	}
-	in.set = l.splitSet(v, in)
-	if in.set == nil {
+	s := l.splitSet(v, in)
+	if s == nil {
 		cv := &converter{r: v.res, as: l.as, cover: v.cover}
-		in.set = cv.toSet(in.e.Root)
+		s = cv.toSet(in.e.Root)
 	}
+	in.set, in.hull = s, hull(s.over)
 	return in.set
+}
+
+// hullOf returns the hull of an instance's cubes from above on the switch
+// (computed once, with its set).
+func (l *linter) hullOf(v *swView, in *inst) cube {
+	l.setOf(v, in)
+	return in.hull
 }
 
 // splitSet converts a conjunctive match that references port groups in

@@ -37,7 +37,7 @@ func (l *linter) newLayer(v *swView, list []*inst) *layer {
 			ly.maxInexact = max(ly.maxInexact, in.a.acl.Priority)
 		}
 	}
-	ly.idx = newACLIndex(list, func(in *inst) []cube { return l.setOf(v, in).over })
+	ly.idx = newACLIndex(list, func(in *inst) ([]cube, cube) { return l.setOf(v, in).over, in.hull })
 	return ly
 }
 
@@ -181,7 +181,10 @@ func (l *linter) analyse(c *class) {
 			}
 			stateless = append(stateless, in)
 		}
-		c.replies[st] = newACLIndex(stateless, func(in *inst) []cube { return replySet(l.setOf(v, in)).over })
+		c.replies[st] = newACLIndex(stateless, func(in *inst) ([]cube, cube) {
+			cs := replySet(l.setOf(v, in)).over
+			return cs, hull(cs)
+		})
 		if c.stateful {
 			for _, in := range ly.list {
 				if in.a.verdict == vReject {
@@ -270,8 +273,11 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 		sh := c.st[st]
 		dist := map[*inst]int{} // shared ACL → the highest own ACL above it that may meet it
 		for _, a := range own[st].list {
+			if sh.idx.empty() {
+				break
+			}
 			_, lo := sh.idx.span(a.a.acl.Priority)
-			sh.idx.candidates(hull(l.setOf(v, a).over), lo, len(sh.list), func(_ int, b *inst) bool {
+			sh.idx.candidates(l.hullOf(v, a), lo, len(sh.list), func(_ int, b *inst) bool {
 				if p, ok := dist[b]; !ok || a.a.acl.Priority > p {
 					dist[b] = a.a.acl.Priority
 				}
@@ -305,7 +311,7 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 		dist := map[*inst]int{}
 		for _, ost := range opposite(stage(st)) {
 			for _, a := range own[ost].list {
-				rx.candidates(hull(l.setOf(v, a).over), 0, len(rx.list), func(_ int, b *inst) bool {
+				rx.candidates(l.hullOf(v, a), 0, len(rx.list), func(_ int, b *inst) bool {
 					dist[b] = 0
 					return true
 				})
