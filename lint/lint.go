@@ -209,12 +209,13 @@ type aclInfo struct {
 	ref     ACLRef
 	stage   stage
 	verdict verdict
-	syntax  error          // parse error with every reference assumed to exist
-	global  *expr.Expr     // the parse with NB-wide references, nil if one is missing
-	pgRefs  []string       // @port_group names referenced
-	asRefs  []string       // $address_set names referenced
-	refPos  map[string]int // "$name"/"@name" → offset of its first reference
-	pgOwner string         // the port group that lists it, "" when a switch does
+	syntax  error      // parse error with every reference assumed to exist
+	global  *expr.Expr // the parse with NB-wide references, nil if one is missing
+	pgRefs  []string   // @port_group names referenced
+	asRefs  []string   // $address_set names referenced
+	asPos   []int      // asPos[i]: the offset of asRefs[i]'s first reference
+	pgPos   []int      // the same for pgRefs
+	pgOwner string     // the port group that lists it, "" when a switch does
 }
 
 // inst is an ACL on one switch, or, when shared, on every switch where
@@ -329,6 +330,11 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 		v.cls = c
 	}
 	par.For(len(classes), 1, func(i int) { l.analyse(classes[i]) })
+	for id, a := range l.acls {
+		if l.uses[id] == nil {
+			a.global = nil // no switch parses it as its own (a shared instance keeps its own pointer)
+		}
+	}
 	views = neighbourOrder(views)
 	par.For(len(views), 1, func(i int) {
 		add(l.lintSwitch(views[i], views[i].cls))
@@ -382,7 +388,7 @@ func (l *linter) newInfo(id string) *aclInfo {
 	} else {
 		a.global = e
 	}
-	a.asRefs, a.pgRefs, a.refPos = collectRefs(e.Root)
+	a.asRefs, a.asPos, a.pgRefs, a.pgPos = collectRefs(e.Root)
 	return a
 }
 
@@ -609,12 +615,13 @@ func neighbourOrder(views []*swView) []*swView {
 	return out
 }
 
-// release drops the cached sets of the ACLs no switch still to be linted
-// sees once v is done.
+// release drops the cached sets and the parse of the ACLs no switch still
+// to be linted sees as its own once v is done.
 func (l *linter) release(v *swView) {
 	for _, in := range v.own {
 		if l.uses[in.a.acl.UUID].Add(-1) == 0 {
 			l.fixedCache.Delete(in.a.acl.UUID)
+			in.a.global = nil
 		}
 	}
 }
@@ -676,27 +683,18 @@ func cmpOrigin(a, b ACLRef) int {
 // collectRefs returns the address sets and port groups a parsed match
 // references, each once, in order of appearance, with the offset of its
 // first reference.
-func collectRefs(root expr.Node) (as, pg []string, pos map[string]int) {
-	pos = map[string]int{}
+func collectRefs(root expr.Node) (as []string, asPos []int, pg []string, pgPos []int) {
 	visit := func(cs expr.ConstSet) {
 		for _, c := range cs.Values {
-			var key string
 			switch c.Kind {
 			case expr.AddressSetRef:
-				key = "$" + c.Str
-				if _, ok := pos[key]; !ok {
-					as = append(as, c.Str)
+				if !slices.Contains(as, c.Str) {
+					as, asPos = append(as, c.Str), append(asPos, c.Pos)
 				}
 			case expr.PortGroupRef:
-				key = "@" + c.Str
-				if _, ok := pos[key]; !ok {
-					pg = append(pg, c.Str)
+				if !slices.Contains(pg, c.Str) {
+					pg, pgPos = append(pg, c.Str), append(pgPos, c.Pos)
 				}
-			default:
-				continue
-			}
-			if _, ok := pos[key]; !ok {
-				pos[key] = c.Pos
 			}
 		}
 	}
@@ -710,7 +708,7 @@ func collectRefs(root expr.Node) (as, pg []string, pos map[string]int) {
 		}
 		return true
 	})
-	return as, pg, pos
+	return as, asPos, pg, pgPos
 }
 
 func intp(i int) *int { return &i }

@@ -3,6 +3,7 @@ package lint
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aclc/aclc/acl/expr"
@@ -57,8 +58,12 @@ func errMsg(err error) string {
 
 // refOffset is the offset of the first sigil+name reference in a's match.
 func (a *aclInfo) refOffset(sigil byte, name string) *int {
-	if p, ok := a.refPos[string(sigil)+name]; ok {
-		return intp(p)
+	names, pos := a.asRefs, a.asPos
+	if sigil == '@' {
+		names, pos = a.pgRefs, a.pgPos
+	}
+	if i := slices.Index(names, name); i >= 0 {
+		return intp(pos[i])
 	}
 	return nil
 }
