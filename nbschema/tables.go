@@ -168,18 +168,45 @@ func (t *Table) Len(s *Snapshot) int { return t.count(s) }
 // ovn-northd sees them in, so that rows from a fixture, the fast reader
 // and a libovsdb cache compare equal and compile the same.
 func (t *Table) SortSets(row model.Model) {
-	v := reflect.ValueOf(row).Elem()
-	for _, i := range t.setFields {
-		f := v.Field(i)
-		if f.Len() < 2 {
-			continue
-		}
+	for f := range t.sets(row) {
 		if l, ok := f.Interface().([]string); ok {
 			sort.Strings(l)
 			continue
 		}
 		sort.Slice(f.Interface(), func(a, b int) bool { return f.Index(a).String() < f.Index(b).String() })
 	}
+}
+
+// sets yields the set columns of row, a pointer to t's model, that hold
+// two elements or more.
+func (t *Table) sets(row model.Model) iter.Seq[reflect.Value] {
+	return func(yield func(reflect.Value) bool) {
+		v := reflect.ValueOf(row).Elem()
+		for _, i := range t.setFields {
+			if f := v.Field(i); f.Len() >= 2 && !yield(f) {
+				return
+			}
+		}
+	}
+}
+
+// SetsSorted reports whether the set columns of row, a pointer to t's
+// model, are already in the order SortSets puts them in.
+func (t *Table) SetsSorted(row model.Model) bool {
+	for f := range t.sets(row) {
+		if l, ok := f.Interface().([]string); ok {
+			if !sort.StringsAreSorted(l) {
+				return false
+			}
+			continue
+		}
+		for j := 1; j < f.Len(); j++ {
+			if f.Index(j).String() < f.Index(j-1).String() {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // SetColumns and MapColumns name t's set and map columns.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
 // TestRegistryCoversSnapshot checks that every table map of Snapshot has
@@ -48,5 +49,19 @@ func TestSetColumns(t *testing.T) {
 		if got := nbschema.TableByName(name).SetColumns(); !reflect.DeepEqual(got, cols) {
 			t.Errorf("%s set columns %v, want %v", name, got, cols)
 		}
+	}
+}
+
+// TestSetsSorted checks SetsSorted against SortSets: a row with a set out
+// of order is not sorted until SortSets has put it in order.
+func TestSetsSorted(t *testing.T) {
+	tb := nbschema.TableByName(nbdb.LogicalSwitchTable)
+	ls := &nbdb.LogicalSwitch{UUID: "u", Ports: []string{"b", "a", "c"}, ACLs: []string{"x"}}
+	if tb.SetsSorted(ls) {
+		t.Fatalf("ports %v reported sorted", ls.Ports)
+	}
+	tb.SortSets(ls)
+	if !tb.SetsSorted(ls) || !reflect.DeepEqual(ls.Ports, []string{"a", "b", "c"}) {
+		t.Fatalf("after SortSets: ports %v, SetsSorted %v", ls.Ports, tb.SetsSorted(ls))
 	}
 }

@@ -246,6 +246,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err := nb.Monitor(ctx); err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
+	w.releaseReply(ctx)
 	// The initial rows come as add events too: let them arrive and drop
 	// them, the snapshot below holds those rows.
 	w.quiesce(ctx, 100*time.Millisecond, 30*time.Second)
@@ -281,6 +282,20 @@ func (w *Watcher) Run(ctx context.Context) error {
 		defer func() { cancel(); <-done }()
 	}
 	return w.loop(ctx)
+}
+
+// releaseReply makes the JSON-RPC codec drop the monitor reply: it keeps
+// the raw bytes of the last reply it read until the next reply replaces
+// them, and the initial monitor reply of a large NB (15 MB at 50k ACLs)
+// would otherwise stay resident through the compile and after, until the
+// first inactivity probe. An echo round trip replaces it. A failed echo
+// only costs that memory (a lost connection is the reconnect logic's).
+func (w *Watcher) releaseReply(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := w.nb.Client.Echo(ctx); err != nil {
+		w.log.Warn("echo after the initial monitor failed", "err", err)
+	}
 }
 
 // quiesce waits until no row event came for quiet (at most max).
@@ -502,13 +517,15 @@ func (w *Watcher) cacheSnapshot() (*nbschema.Snapshot, error) {
 }
 
 // sortedRow returns row, or a sorted copy of it when its sets are not
-// sorted.
+// sorted. It copies nothing when they are (as ovsdb-server sends them):
+// model.Clone goes through JSON, a second decoding of the whole NB for
+// the initial snapshot.
 func sortedRow(t *nbschema.Table, row model.Model) model.Model {
-	c := model.Clone(row)
-	t.SortSets(c)
-	if reflect.DeepEqual(c, row) {
+	if t.SetsSorted(row) {
 		return row
 	}
+	c := model.Clone(row)
+	t.SortSets(c)
 	return c
 }
 
@@ -534,8 +551,7 @@ func (w *Watcher) resync(_ context.Context, why string) error {
 			if old != nil && reflect.DeepEqual(old, row) {
 				continue
 			}
-			c := model.Clone(row)
-			nt.SortSets(c)
+			c := sortedRow(nt, row)
 			if old == nil || !reflect.DeepEqual(old, c) {
 				changes = append(changes, compile.RowChange{Table: table, UUID: id, Row: c})
 			}
