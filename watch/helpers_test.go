@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -63,9 +64,17 @@ func startWatch(t *testing.T, remotes string, cfg watch.Config) *running {
 	cfg.NB = nbschema.Options{Remotes: remotes, Timeout: 5 * time.Second}
 	cfg.Deltas = r.deltas
 	cfg.Log = slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	cfg.WriteSnapshot = func(data []byte) error {
+	cfg.WriteSnapshot = func(write func(io.Writer) error) error {
 		tmp := r.snapshot + ".tmp"
-		if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		f, err := os.Create(tmp)
+		if err != nil {
+			return err
+		}
+		err = write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			return err
 		}
 		return os.Rename(tmp, r.snapshot)

@@ -109,7 +109,7 @@ func runWatch(cmd *cobra.Command, _ []string) error {
 	cfg := watch.Config{NB: watchNB.options(), Log: log, Lacking: lacking}
 	if watchOpts.snapshot != "" {
 		path := watchOpts.snapshot
-		cfg.WriteSnapshot = func(data []byte) error { return atomicWrite(path, data) }
+		cfg.WriteSnapshot = func(write func(io.Writer) error) error { return atomicWriteWith(path, write) }
 	}
 	switch watchOpts.deltas {
 	case "":
