@@ -80,7 +80,7 @@ type Config struct {
 	// OnBatch, when set, is called after each batch has been emitted.
 	OnBatch func(*Batch)
 	// LoadGCPercent is the garbage collector's target (as GOGC) while the
-	// initial NB is read and compiled (default 20; <0: leave it alone),
+	// initial NB is read and compiled (default 15; <0: leave it alone),
 	// put back once the initial batch is out. Not applied when the GOGC
 	// environment variable is set. See loadGC.
 	LoadGCPercent int
@@ -225,7 +225,7 @@ func New(cfg Config) *Watcher {
 		cfg.Quiet = 50 * time.Microsecond
 	}
 	if cfg.LoadGCPercent == 0 {
-		cfg.LoadGCPercent = 20
+		cfg.LoadGCPercent = 15
 	}
 	if cfg.ResyncEvery == 0 {
 		cfg.ResyncEvery = 5 * time.Minute
@@ -304,10 +304,10 @@ func (w *Watcher) Run(ctx context.Context) error {
 // heap (the decoded monitor reply, then the cache, the engine's indexes
 // and the compiled flows: about 125 MiB at 50k ACLs) plus what the
 // collector lets grow on top of it: with GOGC=100 as much again, up to
-// the soft memory limit, so the load alone reached --memory-limit. At 20
-// the peak is about 1.4 times the live heap (165-175 MiB RSS at 50k),
-// for some 0.7 s more GC CPU during the load (3.2 -> 3.9 s); once the
-// watcher idles the default target is back. The target is the process's:
+// the soft memory limit, so the load alone reached --memory-limit. At 15
+// the peak is about 1.35 times the live heap (163-172 MiB RSS at 50k;
+// 171-185 at 20), for about 1 s more GC CPU during the load (3.4 -> 4.4
+// s under load); once the watcher idles the default target is back. The target is the process's:
 // with several watchers loading at once (tests), the first sets it and
 // the last puts it back.
 func (w *Watcher) loadGC() func() {
