@@ -48,7 +48,7 @@ type Engine struct {
 	portsByName refIndex // LSP name -> LSPs
 	// shareACLs indexes ACLs by the keys of the flows they may share
 	// with other ACLs (shareKeys).
-	shareACLs fanIndex
+	shareACLs fanMap[shareKey]
 
 	// Later releases' references (engine_release.go).
 	sampleACLs       fanIndex // Sample -> ACLs naming it in sample_new or sample_est
@@ -101,7 +101,7 @@ func (e *Engine) reset(s *nbschema.Snapshot) {
 	e.peerPorts = refIndex{}
 	e.meterACLs = fanIndex{}
 	e.portsByName = refIndex{}
-	e.shareACLs = fanIndex{}
+	e.shareACLs = fanMap[shareKey]{}
 	e.sampleACLs = fanIndex{}
 	e.collectorSamples = fanIndex{}
 	e.sampled = set{}

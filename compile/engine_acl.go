@@ -42,7 +42,7 @@ type aclPatch struct {
 	// oldFlows are each ACL's flows before the batch, by the flags of the
 	// switches it reached; oldKeys its share keys then.
 	oldFlows map[string]map[dpFlags][]lflow.Flow
-	oldKeys  map[string][]string
+	oldKeys  map[string][]shareKey
 }
 
 // newACLPatch returns the patch of a batch, computed on the state before
@@ -51,7 +51,7 @@ type aclPatch struct {
 // the ACLs whose samples change).
 func (e *Engine) newACLPatch(changes []rowChange, deps set) *aclPatch {
 	p := &aclPatch{acls: map[string][2]*nbdb.ACL{}, oldDPs: map[string]set{},
-		oldFlows: map[string]map[dpFlags][]lflow.Flow{}, oldKeys: map[string][]string{}}
+		oldFlows: map[string]map[dpFlags][]lflow.Flow{}, oldKeys: map[string][]shareKey{}}
 	listed := func(id string) {
 		if _, ok := p.acls[id]; !ok {
 			a := e.g.s.ACLs[id]
@@ -277,11 +277,11 @@ func (e *Engine) patchACLs(p *aclPatch, ids []string) ([]string, map[string]Data
 // sample flows. The candidates are the ACLs under that key or, when it has
 // more ACLs than the switch (a collector every sample uses), the switch's
 // ACLs that could have it.
-func (e *Engine) otherProducer(p *aclPatch, a *nbdb.ACL, keys []string, f lflow.Flow, sw string, fl dpFlags) bool {
+func (e *Engine) otherProducer(p *aclPatch, a *nbdb.ACL, keys []shareKey, f lflow.Flow, sw string, fl dpFlags) bool {
 	g := e.g
 	k := f.Key()
 	sampleFlow := isSampleStage(f.Stage)
-	var want []string // the keys a producer must have one of
+	var want []shareKey // the keys a producer must have one of
 	switch {
 	case sampleFlow:
 		want = keys[1:]

@@ -7,7 +7,10 @@ import "slices"
 // of every sample, the share key of a generic sample flow): a key with
 // many rows also indexes their positions, so that adding and removing one
 // stay O(1) instead of O(rows).
-type fanIndex map[string]*fan
+type fanIndex = fanMap[string]
+
+// fanMap is a fanIndex over keys of type K.
+type fanMap[K comparable] map[K]*fan
 
 type fan struct {
 	list []string
@@ -18,7 +21,7 @@ type fan struct {
 const fanIndexed = 32
 
 // Add records that v references k.
-func (m fanIndex) Add(k, v string) {
+func (m fanMap[K]) Add(k K, v string) {
 	f := m[k]
 	if f == nil {
 		m[k] = &fan{list: []string{v}}
@@ -40,7 +43,7 @@ func (m fanIndex) Add(k, v string) {
 }
 
 // Del forgets that v references k.
-func (m fanIndex) Del(k, v string) {
+func (m fanMap[K]) Del(k K, v string) {
 	f := m[k]
 	if f == nil {
 		return
@@ -65,7 +68,7 @@ func (m fanIndex) Del(k, v string) {
 }
 
 // Get returns the rows that reference k (shared: do not modify).
-func (m fanIndex) Get(k string) []string {
+func (m fanMap[K]) Get(k K) []string {
 	if f := m[k]; f != nil {
 		return f.list
 	}
