@@ -63,10 +63,18 @@ func CompileView(v *nbview.View, opts Options) *Result {
 	probs := make([][]Problem, len(ids))
 
 	// The NB-wide checks read only what newGlobal built: run them while
-	// the switches compile.
+	// the switches compile. Those of the ACLs of a port group present on
+	// a switch are made while its flows are (pgShared.info), with the ACL
+	// at hand.
 	var global []Problem
+	var present []*pgShared
 	done := make(chan struct{})
-	go func() { global = g.globalProblems(); close(done) }()
+	go func() {
+		var checked map[*nbdb.ACL]struct{}
+		present, checked = g.presentPortGroups(ids)
+		global = g.globalProblemsExcept(checked)
+		close(done)
+	}()
 
 	// Switches are independent: compile them on every core.
 	par.For(len(ids), 1, func(i int) { dps[i], probs[i] = g.compileSwitch(ids[i]) })
@@ -82,6 +90,9 @@ func CompileView(v *nbview.View, opts Options) *Result {
 	}
 	<-done
 	res.Problems = append(res.Problems, global...)
+	for _, sh := range present {
+		res.Problems = append(res.Problems, sh.info(g).problems...)
+	}
 	res.Problems = sortProblems(res.Problems)
 	return res
 }

@@ -97,19 +97,32 @@ func (g *global) describeACL(acl *nbdb.ACL) string {
 // globalProblems reports problems that do not depend on a datapath: empty
 // matches, references to address sets that do not exist, and ports two
 // switches list.
-func (g *global) globalProblems() []Problem {
+func (g *global) globalProblems() []Problem { return g.globalProblemsExcept(nil) }
+
+// globalProblemsExcept is globalProblems without the ACL problems of the
+// ACLs in checked (a full Compile checks a port group's ACLs with the
+// rest of its facts: pgShared.info).
+func (g *global) globalProblemsExcept(checked map[*nbdb.ACL]struct{}) []Problem {
 	out := g.duplicateProblems()
 	for _, acl := range g.s.ACLs {
-		if blank(acl.Match) {
-			out = append(out, g.aclProblem(KindEmptyMatch, acl, "", "", "empty match; northd copies it and every hypervisor rejects the flow"))
-			continue
+		if _, ok := checked[acl]; !ok {
+			out = g.appendGlobalACLProblems(out, acl)
 		}
-		// A name repeated gives the same Problem, which sortProblems drops.
-		for ref := range eachRef(acl.Match, '$') {
-			if g.v.CheckAddressSet(ref) == nbview.NoSuchAddressSet {
-				out = append(out, g.aclProblem(KindNoAddressSet, acl, ref, "",
-					fmt.Sprintf("match references address set $%s, which does not exist", ref)))
-			}
+	}
+	return out
+}
+
+// appendGlobalACLProblems appends acl's problems that do not depend on a
+// datapath: an empty match, references to address sets that do not exist.
+func (g *global) appendGlobalACLProblems(out []Problem, acl *nbdb.ACL) []Problem {
+	if blank(acl.Match) {
+		return append(out, g.aclProblem(KindEmptyMatch, acl, "", "", "empty match; northd copies it and every hypervisor rejects the flow"))
+	}
+	// A name repeated gives the same Problem, which sortProblems drops.
+	for ref := range eachRef(acl.Match, '$') {
+		if g.v.CheckAddressSet(ref) == nbview.NoSuchAddressSet {
+			out = append(out, g.aclProblem(KindNoAddressSet, acl, ref, "",
+				fmt.Sprintf("match references address set $%s, which does not exist", ref)))
 		}
 	}
 	return out

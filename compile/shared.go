@@ -31,6 +31,8 @@ type pgShared struct {
 	foreign     []*nbdb.ACL // ACLs whose match names a port group other than pg
 	samples     bool        // some ACL has sample_new or sample_est
 	nfGroups    bool        // some ACL has network_function_group
+	problems    []Problem   // its ACLs' appendGlobalACLProblems
+	touched     uintptr     // touch's result
 
 	// ACL-stage flows, sorted, one list per variant (flowVariant); a
 	// stateful variant includes the allow-stateless pre-ACL flows.
@@ -66,16 +68,59 @@ func (g *global) newShared() map[string]*pgShared {
 	return m
 }
 
+// presentPortGroups returns the port groups present on the switches ids
+// (whose switches take their flows from g.shared), each once, and their
+// ACLs.
+func (g *global) presentPortGroups(ids []string) ([]*pgShared, map[*nbdb.ACL]struct{}) {
+	var out []*pgShared
+	seen := make(map[*pgShared]bool, len(g.shared))
+	n := 0
+	for _, id := range ids {
+		for _, pg := range g.v.SwitchPortGroups(id) {
+			if sh := g.shared[pg]; sh != nil && !seen[sh] {
+				seen[sh] = true
+				out = append(out, sh)
+				n += len(sh.pg.ACLs)
+			}
+		}
+	}
+	acls := make(map[*nbdb.ACL]struct{}, n)
+	for _, sh := range out {
+		for _, acl := range g.v.PortGroupACLs(sh.id) {
+			acls[acl] = struct{}{}
+		}
+	}
+	return out, acls
+}
+
+// touch reads each ACL (all three cache lines of the row) and its match
+// before the ACLs are looked at one by one: in a full Compile they are no
+// longer in the cache, and these loads, independent of each other,
+// overlap their misses, where the loop over the ACLs would wait for each
+// in turn. It returns a value made of them, so that they stay.
+func touch(acls []*nbdb.ACL) uintptr {
+	var x uintptr
+	for _, acl := range acls {
+		x += uintptr(len(acl.Action)) + uintptr(len(acl.Match)) + uintptr(acl.Tier)
+		if m := acl.Match; m != "" {
+			x += uintptr(m[0]) + uintptr(m[len(m)/2]) + uintptr(m[len(m)-1])
+		}
+	}
+	return x
+}
+
 // info resolves the port group's ACLs once.
 func (sh *pgShared) info(g *global) *pgShared {
 	sh.infoOnce.Do(func() {
 		sh.acls = g.v.PortGroupACLs(sh.id)
+		sh.touched = touch(sh.acls)
 		for _, acl := range sh.acls {
 			if acl.Action == "allow-related" {
 				sh.hasStateful = true
 			}
 			sh.samples = sh.samples || hasSampleColumn(acl)
 			sh.nfGroups = sh.nfGroups || acl.NetworkFunctionGroup != nil
+			sh.problems = g.appendGlobalACLProblems(sh.problems, acl)
 			for ref := range eachRef(acl.Match, '@') {
 				// The port group's own name always resolves on the
 				// switches where its ACLs apply: it has ports there.
