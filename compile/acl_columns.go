@@ -110,11 +110,11 @@ func (g *global) aclID(uuid string) (int, bool) {
 // UUID order.
 func AllocateACLIDs(s *nbschema.Snapshot) map[string]int {
 	var persist []string
-	for id, acl := range s.ACLs {
+	eachACL(s.ACLs, func(id string, acl *nbdb.ACL) {
 		if persistsEstablished(acl) {
 			persist = append(persist, id)
 		}
-	}
+	})
 	slices.Sort(persist)
 	ids := make(map[string]int, len(persist))
 	for i, id := range persist {

@@ -104,11 +104,13 @@ func (g *global) globalProblems() []Problem { return g.globalProblemsExcept(nil)
 // rest of its facts: pgShared.info).
 func (g *global) globalProblemsExcept(checked map[*nbdb.ACL]struct{}) []Problem {
 	out := g.duplicateProblems()
+	var rest []*nbdb.ACL
 	for _, acl := range g.s.ACLs {
 		if _, ok := checked[acl]; !ok {
-			out = g.appendGlobalACLProblems(out, acl)
+			rest = append(rest, acl)
 		}
 	}
+	eachTouched(rest, func(acl *nbdb.ACL) { out = g.appendGlobalACLProblems(out, acl) })
 	return out
 }
 

@@ -93,22 +93,6 @@ func (g *global) presentPortGroups(ids []string) ([]*pgShared, map[*nbdb.ACL]str
 	return out, acls
 }
 
-// touch reads each ACL (all three cache lines of the row) and its match
-// before the ACLs are looked at one by one: in a full Compile they are no
-// longer in the cache, and these loads, independent of each other,
-// overlap their misses, where the loop over the ACLs would wait for each
-// in turn. It returns a value made of them, so that they stay.
-func touch(acls []*nbdb.ACL) uintptr {
-	var x uintptr
-	for _, acl := range acls {
-		x += uintptr(len(acl.Action)) + uintptr(len(acl.Match)) + uintptr(acl.Tier)
-		if m := acl.Match; m != "" {
-			x += uintptr(m[0]) + uintptr(m[len(m)/2]) + uintptr(m[len(m)-1])
-		}
-	}
-	return x
-}
-
 // info resolves the port group's ACLs once.
 func (sh *pgShared) info(g *global) *pgShared {
 	sh.infoOnce.Do(func() {

@@ -187,11 +187,14 @@ func (v *View) Snapshot() *nbschema.Snapshot { return v.s }
 func (v *View) portGroupFacts(pg *nbdb.PortGroup) pgFacts {
 	f := pgFacts{hasACLs: len(pg.ACLs) > 0, acls: make([]*nbdb.ACL, 0, len(pg.ACLs))}
 	for _, a := range pg.ACLs {
-		acl, ok := v.s.ACLs[a]
-		if !ok {
-			continue
+		if acl, ok := v.s.ACLs[a]; ok {
+			f.acls = append(f.acls, acl)
 		}
-		f.acls = append(f.acls, acl)
+	}
+	// The rows in a second loop: the lookups above, and the loads of
+	// the rows here, are independent of each other, so that their cache
+	// misses overlap.
+	for _, acl := range f.acls {
 		if acl.Action == "allow-related" {
 			f.hasStateful = true
 		}
