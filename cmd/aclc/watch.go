@@ -91,6 +91,15 @@ func runWatch(cmd *cobra.Command, _ []string) error {
 		// only when memory gets close to it.
 		debug.SetMemoryLimit(watchOpts.memoryLimit << 20)
 	}
+	if os.Getenv("GOGC") == "" {
+		// Between batches the live heap is the engine and the cache
+		// (118 MiB at 50k ACLs): at GOGC=100 a long run would let it
+		// double up to the soft limit before collecting. 50 keeps the
+		// heap within 1.5 times the live one (about 190 MiB resident at
+		// 50k); a one-ACL batch allocates ~30 KB, so the GC still runs
+		// only every few thousand batches.
+		debug.SetGCPercent(50)
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// The watcher reports what it does (batches, flushes) at info level.
