@@ -39,14 +39,19 @@ type solver struct {
 	// prerequisites of the fields mentioned.
 	noPrereqs bool
 	pending   []string // prerequisite expressions still to add
+	tmp       *scratch // shared by a solver and its clones (one goroutine)
 }
+
+// scratch holds the temporaries of assignOutcome, which runs for every
+// value of every set a match compares with.
+type scratch struct{ mask, val, shMask, shVal, overlap, a, b big.Int }
 
 func newSolver(t Symtab, r Resolver) *solver {
 	return &solver{t: t, r: r, m: NewMicroflowSymtab(t), known: map[string]*big.Int{}, applied: map[string]bool{}}
 }
 
 func (s *solver) clone() *solver {
-	c := &solver{t: s.t, r: s.r, m: s.m.shallowClone(), known: map[string]*big.Int{}, applied: map[string]bool{}, lenient: s.lenient, noPrereqs: s.noPrereqs}
+	c := &solver{t: s.t, r: s.r, m: s.m.shallowClone(), known: map[string]*big.Int{}, applied: map[string]bool{}, lenient: s.lenient, noPrereqs: s.noPrereqs, tmp: s.tmp}
 	for k, v := range s.known {
 		c.known[k] = v // values are never modified in place, only replaced
 	}
@@ -222,12 +227,29 @@ func (s *solver) assignOutcome(f Field, c Const) (contradicts, changes bool) {
 		cur, set := s.m.strs[sym.Name]
 		return set && cur != c.Str, !set
 	}
-	root, shMask, shVal, _, overlap := s.pinBits(f, c)
-	cur := s.m.ints[root]
-	if cur == nil {
-		cur = new(big.Int)
+	// pinBits' computation in scratch values: no allocation.
+	if s.tmp == nil {
+		s.tmp = new(scratch)
 	}
-	if new(big.Int).And(cur, overlap).Cmp(new(big.Int).And(shVal, overlap)) != 0 {
+	t := s.tmp
+	mask := ones(f.NBits)
+	if c.Kind == MaskedConst {
+		mask = t.mask.And(c.Mask, mask)
+	}
+	val := t.val.And(c.Value, mask)
+	r, ofs := f.Symbol.Root()
+	ofs += f.Ofs
+	shMask := t.shMask.Lsh(mask, uint(ofs))
+	shVal := t.shVal.Lsh(val, uint(ofs))
+	overlap := t.overlap.SetInt64(0)
+	if known := s.known[r.Name]; known != nil {
+		overlap.And(known, shMask)
+	}
+	cur := t.a.SetInt64(0)
+	if x := s.m.ints[r.Name]; x != nil {
+		cur.And(x, overlap)
+	}
+	if cur.Cmp(t.b.And(shVal, overlap)) != 0 {
 		return true, false
 	}
 	return false, overlap.Cmp(shMask) != 0

@@ -574,6 +574,22 @@ func portGroupMembers(ports []string) []Const {
 // expandSet returns the constants of cs with references expanded through
 // r; a reference needs a non-nil r and must exist.
 func expandSet(r Resolver, cs ConstSet) ([]Const, error) {
+	// Without references, or with a single one, the constants are a slice
+	// that exists already (callers only read it).
+	refs := 0
+	for _, c := range cs.Values {
+		if c.Kind == AddressSetRef || c.Kind == PortGroupRef {
+			refs++
+		}
+	}
+	if refs == 0 {
+		return cs.Values, nil
+	}
+	if refs == 1 && len(cs.Values) == 1 && r != nil {
+		if ms, ok := resolveRef(r, cs.Values[0]); ok {
+			return ms, nil
+		}
+	}
 	var out []Const
 	for _, c := range cs.Values {
 		if c.Kind != AddressSetRef && c.Kind != PortGroupRef {
