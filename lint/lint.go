@@ -248,6 +248,9 @@ type swView struct {
 	lbVIP  bool
 	lbs    []*nbdb.LoadBalancer
 	vips   []vipTraffic // cached by vipSetsCached
+
+	dynMu sync.Mutex
+	dyn   map[string]*set // splitSet's port group terms by text, converted here
 }
 
 // linter holds the NB-wide state of one run.
@@ -536,8 +539,7 @@ func (l *linter) splitSet(v *swView, in *inst) *set {
 		fs = cv.toSet(conj(fixed))
 		l.fixedCache.Store(in.a.acl.UUID, fs)
 	}
-	cv := &converter{r: v.res, as: l.as, cover: v.cover}
-	ds := cv.toSet(conj(dyn))
+	ds := v.dynSet(l, conj(dyn))
 	over, ok := andSets(ds.over, fs.over)
 	if !ok {
 		return nil
@@ -552,6 +554,25 @@ func (l *linter) splitSet(v *swView, in *inst) *set {
 		return nil
 	}
 	return &set{over: over, under: under}
+}
+
+// dynSet converts the port group terms of a match on the switch, once
+// per text: the ACLs of a port group mostly start with the same
+// `inport == @pg' (sets are never modified once built).
+func (v *swView) dynSet(l *linter, n expr.Node) *set {
+	key := n.String()
+	v.dynMu.Lock()
+	defer v.dynMu.Unlock()
+	if s, ok := v.dyn[key]; ok {
+		return s
+	}
+	cv := &converter{r: v.res, as: l.as, cover: v.cover}
+	s := cv.toSet(n)
+	if v.dyn == nil {
+		v.dyn = map[string]*set{}
+	}
+	v.dyn[key] = s
+	return s
 }
 
 func hasPGRef(n expr.Node) bool {
