@@ -86,6 +86,25 @@ func measure(ctx context.Context, bin string, args ...string) (run, error) {
 	return run{wall: sec(v[0]), cpu: sec(v[1] + v[2]), rssKiB: int64(v[3]), done: true}, nil
 }
 
+// target says whether lint run l meets issue 13's target against compile
+// run c: at most twice compile's wall time, at most 500 MB.
+func target(c, l run) string {
+	if !l.done {
+		return "not met"
+	}
+	var miss []string
+	if l.wall > 2*c.wall {
+		miss = append(miss, "wall")
+	}
+	if l.rssKiB > 500*1024 {
+		miss = append(miss, "RSS")
+	}
+	if len(miss) == 0 {
+		return "met"
+	}
+	return "not met (" + strings.Join(miss, ", ") + ")"
+}
+
 // loadAvg returns the machine's load averages over 1, 5 and 15 minutes.
 func loadAvg() string {
 	b, err := os.ReadFile("/proc/loadavg")
@@ -136,8 +155,8 @@ func mainErr() error {
 	ctx := context.Background()
 	started, loadBefore := time.Now().UTC(), loadAvg()
 	var b strings.Builder
-	fmt.Fprintf(&b, "| shape | ACLs | switches | PGs | ASs | compile --nb wall / CPU / RSS | lint --nb wall / CPU / RSS | lint/compile wall | CPU | RSS |\n")
-	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| shape | ACLs | switches | PGs | ASs | compile --nb wall / CPU / RSS | lint --nb wall / CPU / RSS | lint/compile wall | CPU | RSS | target (wall ≤ 2×, RSS ≤ 500 MB) |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for i, sz := range sizes {
 		p := nbgen.Default()
 		p.Shape, p.ACLs, p.Switches, p.PortGroups, p.AddressSets = sz.shape, sz.n, sz.s, sz.g, sz.a
@@ -178,8 +197,8 @@ func mainErr() error {
 				}
 				return fmt.Sprintf("%.2f×", a/b)
 			}
-			return fmt.Sprintf("| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s |\n", sz.shape, sz.n, sz.s, sz.g, sz.a, cell(c), cell(l),
-				ratio(l.wall.Seconds(), c.wall.Seconds()), ratio(l.cpu.Seconds(), c.cpu.Seconds()), ratio(float64(l.rssKiB), float64(c.rssKiB))), nil
+			return fmt.Sprintf("| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s |\n", sz.shape, sz.n, sz.s, sz.g, sz.a, cell(c), cell(l),
+				ratio(l.wall.Seconds(), c.wall.Seconds()), ratio(l.cpu.Seconds(), c.cpu.Seconds()), ratio(float64(l.rssKiB), float64(c.rssKiB)), target(c, l)), nil
 		}()
 		if err != nil {
 			return err
