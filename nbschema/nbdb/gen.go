@@ -11,4 +11,4 @@
 // Do not edit the generated files; change the schema and run go generate.
 package nbdb
 
-//go:generate go run github.com/ovn-kubernetes/libovsdb/cmd/modelgen -p nbdb -o . ovn-nb.ovsschema
+//go:generate go run github.com/ovn-kubernetes/libovsdb/cmd/modelgen -extended -p nbdb -o . ovn-nb.ovsschema

@@ -3,6 +3,8 @@
 
 package nbdb
 
+import "github.com/ovn-kubernetes/libovsdb/model"
+
 const NetworkFunctionGroupTable = "Network_Function_Group"
 
 type (
@@ -27,3 +29,163 @@ type NetworkFunctionGroup struct {
 	NetworkFunction       []string                      `ovsdb:"network_function"`
 	NetworkFunctionActive *string                       `ovsdb:"network_function_active"`
 }
+
+func (a *NetworkFunctionGroup) GetUUID() string {
+	return a.UUID
+}
+
+func (a *NetworkFunctionGroup) GetExternalIDs() map[string]string {
+	return a.ExternalIDs
+}
+
+func copyNetworkFunctionGroupExternalIDs(a map[string]string) map[string]string {
+	if a == nil {
+		return nil
+	}
+	b := make(map[string]string, len(a))
+	for k, v := range a {
+		b[k] = v
+	}
+	return b
+}
+
+func equalNetworkFunctionGroupExternalIDs(a, b map[string]string) bool {
+	if (a == nil) != (b == nil) {
+		return false
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || v != w {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *NetworkFunctionGroup) GetFallback() *NetworkFunctionGroupFallback {
+	return a.Fallback
+}
+
+func copyNetworkFunctionGroupFallback(a *NetworkFunctionGroupFallback) *NetworkFunctionGroupFallback {
+	if a == nil {
+		return nil
+	}
+	b := *a
+	return &b
+}
+
+func equalNetworkFunctionGroupFallback(a, b *NetworkFunctionGroupFallback) bool {
+	if (a == nil) != (b == nil) {
+		return false
+	}
+	if a == b {
+		return true
+	}
+	return *a == *b
+}
+
+func (a *NetworkFunctionGroup) GetID() int {
+	return a.ID
+}
+
+func (a *NetworkFunctionGroup) GetMode() NetworkFunctionGroupMode {
+	return a.Mode
+}
+
+func (a *NetworkFunctionGroup) GetName() string {
+	return a.Name
+}
+
+func (a *NetworkFunctionGroup) GetNetworkFunction() []string {
+	return a.NetworkFunction
+}
+
+func copyNetworkFunctionGroupNetworkFunction(a []string) []string {
+	if a == nil {
+		return nil
+	}
+	b := make([]string, len(a))
+	copy(b, a)
+	return b
+}
+
+func equalNetworkFunctionGroupNetworkFunction(a, b []string) bool {
+	if (a == nil) != (b == nil) {
+		return false
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for i, v := range a {
+		if b[i] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *NetworkFunctionGroup) GetNetworkFunctionActive() *string {
+	return a.NetworkFunctionActive
+}
+
+func copyNetworkFunctionGroupNetworkFunctionActive(a *string) *string {
+	if a == nil {
+		return nil
+	}
+	b := *a
+	return &b
+}
+
+func equalNetworkFunctionGroupNetworkFunctionActive(a, b *string) bool {
+	if (a == nil) != (b == nil) {
+		return false
+	}
+	if a == b {
+		return true
+	}
+	return *a == *b
+}
+
+func (a *NetworkFunctionGroup) DeepCopyInto(b *NetworkFunctionGroup) {
+	*b = *a
+	b.ExternalIDs = copyNetworkFunctionGroupExternalIDs(a.ExternalIDs)
+	b.Fallback = copyNetworkFunctionGroupFallback(a.Fallback)
+	b.NetworkFunction = copyNetworkFunctionGroupNetworkFunction(a.NetworkFunction)
+	b.NetworkFunctionActive = copyNetworkFunctionGroupNetworkFunctionActive(a.NetworkFunctionActive)
+}
+
+func (a *NetworkFunctionGroup) DeepCopy() *NetworkFunctionGroup {
+	b := new(NetworkFunctionGroup)
+	a.DeepCopyInto(b)
+	return b
+}
+
+func (a *NetworkFunctionGroup) CloneModelInto(b model.Model) {
+	c := b.(*NetworkFunctionGroup)
+	a.DeepCopyInto(c)
+}
+
+func (a *NetworkFunctionGroup) CloneModel() model.Model {
+	return a.DeepCopy()
+}
+
+func (a *NetworkFunctionGroup) Equals(b *NetworkFunctionGroup) bool {
+	return a.UUID == b.UUID &&
+		equalNetworkFunctionGroupExternalIDs(a.ExternalIDs, b.ExternalIDs) &&
+		equalNetworkFunctionGroupFallback(a.Fallback, b.Fallback) &&
+		a.ID == b.ID &&
+		a.Mode == b.Mode &&
+		a.Name == b.Name &&
+		equalNetworkFunctionGroupNetworkFunction(a.NetworkFunction, b.NetworkFunction) &&
+		equalNetworkFunctionGroupNetworkFunctionActive(a.NetworkFunctionActive, b.NetworkFunctionActive)
+}
+
+func (a *NetworkFunctionGroup) EqualsModel(b model.Model) bool {
+	c := b.(*NetworkFunctionGroup)
+	return a.Equals(c)
+}
+
+var _ model.CloneableModel = &NetworkFunctionGroup{}
+var _ model.ComparableModel = &NetworkFunctionGroup{}

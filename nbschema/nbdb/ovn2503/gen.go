@@ -6,4 +6,4 @@
 // Do not edit the generated files; change the schema and run go generate.
 package ovn2503
 
-//go:generate go run github.com/ovn-kubernetes/libovsdb/cmd/modelgen -p ovn2503 -o . ovn-nb.ovsschema
+//go:generate go run github.com/ovn-kubernetes/libovsdb/cmd/modelgen -extended -p ovn2503 -o . ovn-nb.ovsschema
