@@ -14,8 +14,14 @@ import (
 
 // DeltaRecord is one line of --deltas: what one change batch did.
 type DeltaRecord struct {
-	Seq  int       `json:"seq"`
+	Seq int `json:"seq"`
+	// Time is when the line was written: taken just before the one write
+	// of a line of at most streamFlows flows; a longer line (the initial
+	// one) is written as it is encoded and Time is its start.
 	Time time.Time `json:"time"`
+	// Received is when the batch's first NB row event reached the watcher
+	// (omitted for the initial and resync batches).
+	Received *time.Time `json:"received,omitempty"`
 	// Initial: the first record, every flow added. Resync: the batch came
 	// from comparing the whole NB after a reconnect.
 	Initial bool `json:"initial,omitempty"`
@@ -69,7 +75,7 @@ func deltaFlow(dd *compile.DatapathDelta, f lflow.Flow) DeltaFlow {
 // NewDeltaRecord builds the --deltas record of a batch.
 func NewDeltaRecord(b *Batch) *DeltaRecord {
 	d := b.Delta
-	r := &DeltaRecord{Seq: b.Seq, Time: time.Now().UTC(), Initial: b.Initial, Resync: b.Resync, NB: d.Changes, NbCfg: b.NbCfg,
+	r := &DeltaRecord{Seq: b.Seq, Time: time.Now().UTC(), Received: b.received(), Initial: b.Initial, Resync: b.Resync, NB: d.Changes, NbCfg: b.NbCfg,
 		CompileMicros: b.Compile.Microseconds(), CompileCPUMicros: b.CompileCPU.Microseconds(), LatencyMicros: b.Latency.Microseconds(), Recompiled: d.Recompiled, Patched: d.Patched, Full: d.Full,
 		Added: []DeltaFlow{}, Removed: []DeltaFlow{}}
 	if r.NB == nil {
@@ -88,38 +94,69 @@ func NewDeltaRecord(b *Batch) *DeltaRecord {
 	return r
 }
 
-// writeDeltaLine writes the record of b as one JSON line, encoding the
-// flows one by one: the initial record of a large NB holds every flow, and
-// building it whole would double the watcher's peak memory.
+// received returns the time of the batch's first row event, nil when it
+// came from none.
+func (b *Batch) received() *time.Time {
+	if b.Initial || b.Resync || b.First.IsZero() {
+		return nil
+	}
+	t := b.First.UTC()
+	return &t
+}
+
+// streamFlows is the most flows a delta line holds that writeDeltaLine
+// builds whole in memory before its one write; a longer one is streamed.
+const streamFlows = 2000
+
+// writeDeltaLine writes the record of b as one JSON line. A line of at
+// most streamFlows flows is built in memory and written with one write,
+// its time taken just before; a longer one is written as its flows are
+// encoded one by one: the initial record of a large NB holds every flow,
+// and building it whole would double the watcher's peak memory.
 func writeDeltaLine(w io.Writer, b *Batch) error {
 	var hb bytes.Buffer
 	enc := json.NewEncoder(&hb)
 	enc.SetEscapeHTML(false)
-	head := NewDeltaRecord(&Batch{Seq: b.Seq, Initial: b.Initial, Resync: b.Resync, Compile: b.Compile, CompileCPU: b.CompileCPU, Latency: b.Latency, NbCfg: b.NbCfg,
-		Delta: &compile.Delta{Changes: b.Delta.Changes, Recompiled: b.Delta.Recompiled, Patched: b.Delta.Patched, Full: b.Delta.Full}})
-	for i := range b.Delta.Datapaths {
-		dd := &b.Delta.Datapaths[i]
-		head.Datapaths = append(head.Datapaths, DeltaDPOp{UUID: dd.UUID, Name: dd.Name, Name2: dd.Name2, Created: dd.Created, Deleted: dd.Deleted})
+	header := func() (head, rest []byte, err error) {
+		hb.Reset()
+		rec := NewDeltaRecord(&Batch{Seq: b.Seq, Initial: b.Initial, Resync: b.Resync, Compile: b.Compile, CompileCPU: b.CompileCPU, Latency: b.Latency, NbCfg: b.NbCfg,
+			First: b.First, Delta: &compile.Delta{Changes: b.Delta.Changes, Recompiled: b.Delta.Recompiled, Patched: b.Delta.Patched, Full: b.Delta.Full}})
+		for i := range b.Delta.Datapaths {
+			dd := &b.Delta.Datapaths[i]
+			rec.Datapaths = append(rec.Datapaths, DeltaDPOp{UUID: dd.UUID, Name: dd.Name, Name2: dd.Name2, Created: dd.Created, Deleted: dd.Deleted})
+		}
+		if err := enc.Encode(rec); err != nil {
+			return nil, nil, err
+		}
+		// {"seq":…,"added":[],"removed":[],…}: cut it before "added".
+		h := bytes.TrimSpace(hb.Bytes())
+		i := bytes.Index(h, []byte(`,"added":[],"removed":[]`))
+		if i < 0 {
+			return nil, nil, errors.New("delta record: unexpected header encoding")
+		}
+		// h lives in hb, which the flows reuse: copy it out.
+		return bytes.Clone(h[:i]), bytes.Clone(h[i+len(`,"added":[],"removed":[]`):]), nil
 	}
-	if err := enc.Encode(head); err != nil {
-		return err
+	var bw *bufio.Writer
+	var body bytes.Buffer // the flows of a line built whole
+	out := io.Writer(&body)
+	var rest []byte
+	if b.Delta.NumAdded()+b.Delta.NumRemoved() > streamFlows {
+		head, r, err := header()
+		if err != nil {
+			return err
+		}
+		rest = r
+		bw = bufio.NewWriterSize(w, 256<<10)
+		bw.Write(head)
+		out = bw
 	}
-	// {"seq":…,"added":[],"removed":[],…}: cut it before "added".
-	h := bytes.TrimSpace(hb.Bytes())
-	i := bytes.Index(h, []byte(`,"added":[],"removed":[]`))
-	if i < 0 {
-		return errors.New("delta record: unexpected header encoding")
-	}
-	// h and rest live in hb, which the flows reuse: copy rest out.
-	rest := bytes.Clone(h[i+len(`,"added":[],"removed":[]`):])
-	bw := bufio.NewWriterSize(w, 256<<10)
-	bw.Write(h[:i])
 	// One DeltaFlow for every flow: encoding a fresh value would box each
 	// of the initial record's flows on the heap, hundreds of thousands
 	// of short-lived objects at 50k ACLs that only raise the peak.
 	df := new(DeltaFlow)
 	list := func(name string, removed bool) error {
-		bw.WriteString(`,"` + name + `":[`)
+		io.WriteString(out, `,"`+name+`":[`)
 		n := 0
 		for j := range b.Delta.Datapaths {
 			dd := &b.Delta.Datapaths[j]
@@ -134,13 +171,13 @@ func writeDeltaLine(w io.Writer, b *Batch) error {
 					return err
 				}
 				if n > 0 {
-					bw.WriteByte(',')
+					out.Write([]byte{','})
 				}
-				bw.Write(bytes.TrimRight(hb.Bytes(), "\n"))
+				out.Write(bytes.TrimRight(hb.Bytes(), "\n"))
 				n++
 			}
 		}
-		bw.WriteByte(']')
+		out.Write([]byte{']'})
 		return nil
 	}
 	if err := list("added", false); err != nil {
@@ -149,7 +186,17 @@ func writeDeltaLine(w io.Writer, b *Batch) error {
 	if err := list("removed", true); err != nil {
 		return err
 	}
-	bw.Write(rest)
-	bw.WriteByte('\n')
-	return bw.Flush()
+	if bw != nil {
+		bw.Write(rest)
+		bw.WriteByte('\n')
+		return bw.Flush()
+	}
+	head, rest, err := header()
+	if err != nil {
+		return err
+	}
+	line := make([]byte, 0, len(head)+body.Len()+len(rest)+1)
+	line = append(append(append(append(line, head...), body.Bytes()...), rest...), '\n')
+	_, err = w.Write(line)
+	return err
 }

@@ -106,6 +106,9 @@ type Batch struct {
 	// CompileCPU is the CPU time of the thread that ran the engine during
 	// Compile (0 when not measured).
 	CompileCPU time.Duration
+	// First is when the batch's first NB row event reached the watcher
+	// (zero for the initial and resync batches).
+	First time.Time
 	// NbCfg is NB_Global's nb_cfg after the batch (0 without NB_Global).
 	NbCfg int
 }
@@ -534,7 +537,7 @@ func (w *Watcher) process(ctx context.Context) error {
 	if len(d.Changes) == 0 {
 		return nil
 	}
-	return w.emit(&Batch{Delta: d, listing: w.engine.Listing, Compile: took, CompileCPU: cpu, Latency: time.Since(first), NbCfg: w.nbCfg()})
+	return w.emit(&Batch{Delta: d, listing: w.engine.Listing, Compile: took, CompileCPU: cpu, Latency: time.Since(first), First: first, NbCfg: w.nbCfg()})
 }
 
 // nbCfg returns NB_Global's nb_cfg as the engine has it.
