@@ -23,6 +23,23 @@ func (c countEvents) OnAdd(string, model.Model)                 { c.ch <- struct
 func (c countEvents) OnUpdate(string, model.Model, model.Model) { c.ch <- struct{}{} }
 func (c countEvents) OnDelete(string, model.Model)              { c.ch <- struct{}{} }
 
+// newCache returns an empty libovsdb cache of the newest NB model.
+func newCache(tb testing.TB) (*cache.TableCache, model.DatabaseModel) {
+	cdm, err := nbdb.FullDatabaseModel()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dbm, errs := model.NewDatabaseModel(nbdb.Schema(), cdm)
+	if len(errs) > 0 {
+		tb.Fatal(errs)
+	}
+	tc, err := cache.NewTableCache(dbm, nil, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tc, dbm
+}
+
 // BenchmarkClientUpdate50k is libovsdb's part of one NB transaction at the
 // 50k NB (an ACL's priority and NB_Global nb_cfg, as bench/watch sends):
 // decoding the update3 notification's parameters as libovsdb's client
@@ -32,18 +49,7 @@ func BenchmarkClientUpdate50k(b *testing.B) {
 	p := nbgen.Default()
 	p.ACLs, p.Switches, p.PortGroups, p.AddressSets = 50000, 500, 2500, 5000
 	snap := nbgen.Generate(p)
-	cdm, err := nbdb.FullDatabaseModel()
-	if err != nil {
-		b.Fatal(err)
-	}
-	dbm, errs := model.NewDatabaseModel(nbdb.Schema(), cdm)
-	if len(errs) > 0 {
-		b.Fatal(errs)
-	}
-	tc, err := cache.NewTableCache(dbm, nil, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	tc, dbm := newCache(b)
 	initial := ovsdb.TableUpdates2{}
 	for _, t := range nbschema.Tables() {
 		tu := ovsdb.TableUpdate2{}
@@ -118,4 +124,30 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestEventQueue: the watcher sees libovsdb's event queue (settle relies
+// on it; without it the watcher falls back to waiting for event silence).
+func TestEventQueue(t *testing.T) {
+	tc, _ := newCache(t)
+	queued, ok := eventQueue(tc)
+	if !ok {
+		t.Fatal("libovsdb's cache event channel not found")
+	}
+	if n := queued(); n != 0 {
+		t.Fatalf("%d events queued in a new cache", n)
+	}
+	rows := ovsdb.TableUpdate2{}
+	for i := range 3 {
+		rows[fmt.Sprintf("5e0fcd8a-7c7b-4bb2-9c7c-0a2d4c1f1b3%d", i)] = &ovsdb.RowUpdate2{Insert: &ovsdb.Row{"nb_cfg": i}}
+	}
+	if err := tc.Populate2(ovsdb.TableUpdates2{"NB_Global": rows}); err != nil {
+		t.Fatal(err)
+	}
+	if n := queued(); n != 3 {
+		t.Fatalf("%d events queued after inserting 3 rows, want 3", n)
+	}
+	if _, ok := eventQueue(nil); ok {
+		t.Fatal("a nil cache has an event queue")
+	}
 }

@@ -28,6 +28,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ovn-kubernetes/libovsdb/cache"
 	"github.com/ovn-kubernetes/libovsdb/model"
 	"golang.org/x/sys/unix"
 
@@ -71,7 +72,9 @@ type Config struct {
 	// Quiet is how long the event stream must be silent, once the NB
 	// update in flight is in the cache, before an idle watcher takes its
 	// batch (default 50µs): it only lets libovsdb's event goroutine hand
-	// over the rest of the transaction's row events.
+	// over the rest of the transaction's row events. Where the watcher can
+	// see that goroutine's queue it waits for the queue to be empty and
+	// then a tenth of Quiet.
 	Quiet time.Duration
 	// ResyncEvery is the period of the full comparison of the engine with
 	// the NB cache that backs up the row events (default 5 min; <0:
@@ -431,16 +434,15 @@ func (w *Watcher) loop(ctx context.Context) error {
 // NB update in flight: libovsdb applies one update (one NB transaction, or
 // several the server sent together) to its cache under the cache's lock,
 // queueing one row event per row as it goes, so once the lock is free every
-// event of the update is queued; then until the event stream has been
-// silent for Quiet, so that libovsdb's event goroutine has handed the
-// queued events over. An idle watcher then goes at once: a single
-// transaction is processed in tens of microseconds, not after a fixed
-// debounce. Under a burst (events that came while the last batch was
-// being processed, or within Debounce of its end) it coalesces: it waits
-// until no event came for Debounce, at most 20 Debounces.
+// event of the update is queued; then until libovsdb's event goroutine has
+// handed the queued events over (see handedOver). An idle watcher then goes
+// at once: a single transaction is processed in tens of microseconds, not
+// after a fixed debounce. Under a burst (events that came while the last
+// batch was being processed, or within Debounce of its end) it coalesces:
+// it waits until no event came for Debounce, at most 20 Debounces.
 func (w *Watcher) settle(ctx context.Context, burst bool) {
 	w.cacheBarrier()
-	w.track.quiet(w.cfg.Quiet, 40*w.cfg.Quiet)
+	w.handedOver()
 	if !burst {
 		return
 	}
@@ -459,7 +461,7 @@ func (w *Watcher) settle(ctx context.Context, burst bool) {
 		n = m
 	}
 	w.cacheBarrier()
-	w.track.quiet(w.cfg.Quiet, 40*w.cfg.Quiet)
+	w.handedOver()
 }
 
 // cacheBarrier returns once no update is being applied to the libovsdb
@@ -468,6 +470,44 @@ func (w *Watcher) cacheBarrier() {
 	if c := w.nb.Client.Cache(); c != nil {
 		c.Table(nbschema.Tables()[0].Name)
 	}
+}
+
+// handedOver returns once the row events queued in libovsdb's event
+// channel have reached the tracker: when the channel's length can be read,
+// once it is empty and a tenth of Quiet passed without an event (for the
+// one event the event goroutine may have taken but not handed over yet);
+// otherwise once no event came for Quiet. At most 40 Quiets either way.
+func (w *Watcher) handedOver() {
+	max := 40 * w.cfg.Quiet
+	queued, ok := eventQueue(w.nb.Client.Cache())
+	if !ok {
+		w.track.quiet(w.cfg.Quiet, max)
+		return
+	}
+	start := time.Now()
+	for queued() > 0 && time.Since(start) < max {
+		runtime.Gosched()
+	}
+	w.track.quiet(w.cfg.Quiet/10, max-time.Since(start))
+}
+
+// eventQueue returns a function reporting how many row events wait in
+// libovsdb's cache event channel (the unexported
+// TableCache.eventProcessor.events of libovsdb v0.8), and false when c has
+// no such channel.
+func eventQueue(c *cache.TableCache) (func() int, bool) {
+	if c == nil {
+		return nil, false
+	}
+	ep := reflect.ValueOf(c).Elem().FieldByName("eventProcessor")
+	if ep.Kind() != reflect.Pointer || ep.IsNil() {
+		return nil, false
+	}
+	ch := ep.Elem().FieldByName("events")
+	if ch.Kind() != reflect.Chan {
+		return nil, false
+	}
+	return ch.Len, true
 }
 
 // quiet returns once no row event has arrived for q (at most max). It
