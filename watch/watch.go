@@ -616,8 +616,8 @@ func (w *Watcher) cacheSnapshot() (*nbschema.Snapshot, error) {
 
 // sortedRow returns row, or a sorted copy of it when its sets are not
 // sorted. It copies nothing when they are (as ovsdb-server sends them):
-// model.Clone goes through JSON, a second decoding of the whole NB for
-// the initial snapshot.
+// a copy of every row would double the rows held for the initial
+// snapshot.
 func sortedRow(t *nbschema.Table, row model.Model) model.Model {
 	if t.SetsSorted(row) {
 		return row
