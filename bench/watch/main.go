@@ -60,13 +60,14 @@ import (
 )
 
 var (
-	flagOut     = flag.String("o", "", "also write the Markdown report to this file")
-	flagChanges = flag.Int("changes", 20, "single-ACL NB commits to measure")
-	flagACLs    = flag.Int("acls", 50000, "ACLs in the generated NB")
-	flagKeep    = flag.Bool("keep", false, "keep the sandbox directory")
-	flagMemLim  = flag.String("memory-limit", "200", "aclc watch --memory-limit (MiB)")
-	flagWrap    = flag.String("wrap", "", "run aclc watch under this command (e.g. \"perf record -g -o perf.data --\"), for profiling")
-	flagRelease = flag.String("release", "26.03", "OVN releases whose northd to measure against, comma-separated")
+	flagOut      = flag.String("o", "", "also write the Markdown report to this file")
+	flagChanges  = flag.Int("changes", 20, "single-ACL NB commits to measure")
+	flagACLs     = flag.Int("acls", 50000, "ACLs in the generated NB")
+	flagKeep     = flag.Bool("keep", false, "keep the sandbox directory")
+	flagMemLim   = flag.String("memory-limit", "200", "aclc watch --memory-limit (MiB)")
+	flagWrap     = flag.String("wrap", "", "run aclc watch under this command (e.g. \"perf record -g -o perf.data --\"), for profiling")
+	flagTxnFirst = flag.Bool("txn-first", false, "open the connection the changes go over before starting aclc watch (default: after its initial load)")
+	flagRelease  = flag.String("release", "26.03", "OVN releases whose northd to measure against, comma-separated")
 )
 
 func main() {
@@ -207,6 +208,14 @@ func runRelease(ctx context.Context, r *release.Release, bin, dir string, snap *
 	northdInitial := time.Since(start)
 	logf("northd synced the loaded NB in %v", northdInitial.Round(time.Millisecond))
 
+	var tx *rawConn
+	if *flagTxnFirst {
+		if tx, err = dialRaw(sb.NB); err != nil {
+			return nil, err
+		}
+		defer tx.Close()
+	}
+
 	// aclc watch, as its own process.
 	deltas := filepath.Join(dir, "deltas.jsonl")
 	if err := os.WriteFile(deltas, nil, 0o644); err != nil {
@@ -263,13 +272,14 @@ func runRelease(ctx context.Context, r *release.Release, bin, dir string, snap *
 	}
 
 	// The changes go over a connection of their own, opened now, after
-	// the watcher's (as a CMS or ovn-nbctl connects), as raw JSON-RPC: a
-	// change's clock starts just before its one write to the socket.
-	tx, err := dialRaw(sb.NB)
-	if err != nil {
-		return nil, err
+	// the watcher's (as ovn-nbctl connects; -txn-first: before it), as raw
+	// JSON-RPC: a change's clock starts just before its one write.
+	if tx == nil {
+		if tx, err = dialRaw(sb.NB); err != nil {
+			return nil, err
+		}
+		defer tx.Close()
 	}
-	defer tx.Close()
 	var samples []sample
 	for i := 0; i < *flagChanges; i++ {
 		kind, id := "port group ACL", pgACLs[(i*7919)%len(pgACLs)]
