@@ -18,6 +18,7 @@ package nbview
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/aclc/aclc/internal/par"
@@ -136,15 +137,24 @@ func (v *View) indexNames() {
 	for _, m := range s.Meters {
 		v.fairMeters[m.Name] = m.Fair != nil && *m.Fair
 	}
-	for _, as := range s.AddressSets {
-		v.asNames[as.Name] = true
-	}
+	// The address set names are copied into one string: a lookup (one
+	// per $name of every ACL in a compile) compares the key found, and
+	// keys side by side in memory stay in the cache.
 	ids := make([]string, 0, len(s.PortGroups))
 	for id, pg := range s.PortGroups {
 		ids = append(ids, id)
 		v.pgNames[pg.Name] = true
-		v.asNames[pg.Name+"_ip4"] = true
-		v.asNames[pg.Name+"_ip6"] = true
+	}
+	names := make([]string, 0, len(s.AddressSets)+2*len(ids))
+	for _, as := range s.AddressSets {
+		names = append(names, as.Name)
+	}
+	for _, id := range ids {
+		pg := s.PortGroups[id]
+		names = append(names, pg.Name+"_ip4", pg.Name+"_ip6")
+	}
+	for _, name := range packed(names) {
+		v.asNames[name] = true
 	}
 	// Every ACL of every port group: on every core.
 	facts := make([]pgFacts, len(ids))
@@ -152,6 +162,25 @@ func (v *View) indexNames() {
 	for i, id := range ids {
 		v.pgFacts[id] = facts[i]
 	}
+}
+
+// packed returns names, copied into one string.
+func packed(names []string) []string {
+	n := 0
+	for _, name := range names {
+		n += len(name)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, name := range names {
+		b.WriteString(name)
+	}
+	all := b.String()
+	out := make([]string, len(names))
+	for i, name := range names {
+		out[i], all = all[:len(name)], all[len(name):]
+	}
+	return out
 }
 
 // owners returns the owner of every ACL, building the index on first use
