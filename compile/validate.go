@@ -39,6 +39,15 @@ func ValidateMatches(s *nbschema.Snapshot, flows *lflow.Listing) []Problem {
 // as written; an invalid match can become valid inside them (`ip4) &&
 // (tcp'), so then every flow is.
 func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.Release) []Problem {
+	return ValidateMatchesWith(s, flows, r, nil)
+}
+
+// ValidateMatchesWith is ValidateMatchesFor, taking the parse of each ACL's
+// match from pre where pre parsed it for r (nil: parse them all here).
+func ValidateMatchesWith(s *nbschema.Snapshot, flows *lflow.Listing, r *release.Release, pre *MatchParser) []Problem {
+	if pre != nil {
+		pre.Wait()
+	}
 	if r == nil {
 		r = release.OVN2303
 	}
@@ -51,7 +60,17 @@ func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.R
 			acls = append(acls, acl)
 		}
 	}
-	raw := parallelValid(d, len(acls), func(i int) string { return acls[i].Match })
+	raw := make([]error, len(acls))
+	var todo []int // the matches pre did not parse
+	for i, acl := range acls {
+		var ok bool
+		if raw[i], ok = pre.result(r, acl.Match); !ok {
+			todo = append(todo, i)
+		}
+	}
+	for k, err := range parallelValid(d, len(todo), func(k int) string { return acls[todo[k]].Match }) {
+		raw[todo[k]] = err
+	}
 
 	// The distinct flow matches of each ACL; those that need parsing as
 	// written go into exact.

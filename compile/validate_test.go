@@ -1,6 +1,7 @@
 package compile
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -38,12 +39,25 @@ type problemsCase struct {
 }
 
 // checkProblems compiles snap for each case's release and checks the
-// problems ValidateMatchesFor reports.
+// problems ValidateMatchesFor reports, and that ValidateMatchesWith
+// reports the same with every other match parsed ahead by a MatchParser
+// (of the case's release, or of another one, which it must ignore).
 func checkProblems(t *testing.T, snap *nbschema.Snapshot, cases []problemsCase) {
 	t.Helper()
 	for _, tc := range cases {
 		res := CompileWith(snap, Options{Release: tc.r})
 		probs := ValidateMatchesFor(snap, res.Flows, tc.r)
+		for _, pr := range []*release.Release{tc.r, release.OVN2303, release.OVN2603} {
+			pre := NewMatchParser(pr)
+			for i, id := range nbschema.SortedKeys(snap.ACLs) {
+				if i%2 == 0 {
+					pre.Add(snap.ACLs[id])
+				}
+			}
+			if got := ValidateMatchesWith(snap, res.Flows, tc.r, pre); !reflect.DeepEqual(got, probs) {
+				t.Errorf("%s, matches parsed ahead for %s: %v, want %v", tc.r, pr, got, probs)
+			}
+		}
 		if len(probs) != len(tc.want) {
 			t.Errorf("%s: %d problems, want %d: %v", tc.r, len(probs), len(tc.want), probs)
 			continue

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/aclc/aclc/internal/ovsdbconn"
+	"github.com/aclc/aclc/release"
 )
 
 // FastRead is LoadLive with the read method ("transact" or "monitor")
@@ -15,7 +16,7 @@ func FastRead(ctx context.Context, opts Options, method string) (*Snapshot, erro
 		return nil, err
 	}
 	defer conn.Close()
-	return fastRead(ctx, conn, remote, method, opts.readTimeout(), opts.Release)
+	return fastRead(ctx, conn, remote, method, opts.readTimeout(), opts.Release, LiveHooks{})
 }
 
 // ReadColumns returns the tables and columns the fast reader asks for, and
@@ -48,4 +49,18 @@ func SetReadBufferSize(n int) (restore func()) {
 	old := readBufferSize
 	readBufferSize = n
 	return func() { readBufferSize = old }
+}
+
+// ReadTables are the tables LoadLive asks an NB of release r for, in the
+// order of its request (and of a transact reply's results).
+func ReadTables(r *release.Release) []string {
+	tds, err := tableDecoders(r)
+	if err != nil {
+		panic(err)
+	}
+	var out []string
+	for _, td := range tds {
+		out = append(out, td.Name)
+	}
+	return out
 }

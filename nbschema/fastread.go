@@ -50,7 +50,10 @@ var decoders sync.Map // *release.Release -> func() ([]*tableDecoder, error)
 
 // tableDecoders builds, once per release, the decoders of the registry's
 // tables that release r's schema has, for the columns it has, from the
-// `ovsdb` tags and field types of the models.
+// `ovsdb` tags and field types of the models. ACL comes first, the other
+// tables in the registry's order: the request asks for the tables in this
+// order and the reply carries them so, and ACL rows first let
+// LiveHooks.ACL's work start with the reply's first bytes.
 func tableDecoders(r *release.Release) ([]*tableDecoder, error) {
 	f, _ := decoders.LoadOrStore(r, sync.OnceValues(func() ([]*tableDecoder, error) {
 		var out []*tableDecoder
@@ -62,7 +65,11 @@ func tableDecoders(r *release.Release) ([]*tableDecoder, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, td)
+			if rt.Name == nbdb.ACLTable {
+				out = append([]*tableDecoder{td}, out...)
+			} else {
+				out = append(out, td)
+			}
 		}
 		return out, nil
 	}))
@@ -278,8 +285,16 @@ func (td *tableDecoder) row(j *jreader) (reflect.Value, string, error) {
 	return v, uuid, nil
 }
 
+// sink is where the decoded rows go: the Snapshot, and the caller's
+// LiveHooks.
+type sink struct {
+	s   *Snapshot
+	acl func(*nbdb.ACL) // LiveHooks.ACL's function, or nil
+}
+
 // add puts a decoded row into the Snapshot.
-func (td *tableDecoder) add(s *Snapshot, v reflect.Value, uuid string) error {
+func (td *tableDecoder) add(k *sink, v reflect.Value, uuid string) error {
+	s := k.s
 	if uuid == "" {
 		return fmt.Errorf("%s row without _uuid", td.Name)
 	}
@@ -288,7 +303,11 @@ func (td *tableDecoder) add(s *Snapshot, v reflect.Value, uuid string) error {
 	if td.Name == nbdb.NBGlobalTable && s.Global != nil {
 		return fmt.Errorf("NB has more than one NB_Global row, want at most 1")
 	}
-	td.set(s, uuid, v.Interface().(model.Model))
+	m := v.Interface().(model.Model)
+	td.set(s, uuid, m)
+	if k.acl != nil && td.Name == nbdb.ACLTable {
+		k.acl(m.(*nbdb.ACL))
+	}
 	return nil
 }
 
@@ -330,7 +349,7 @@ func readRequest(method string, tds []*tableDecoder) ([]byte, error) {
 // names it in messages) with one request, and returns them as a Snapshot.
 // It first asks for the NB's schema version: the release (override when
 // given) decides which tables and columns it asks for.
-func fastRead(ctx context.Context, conn net.Conn, remote string, method string, timeout time.Duration, override *release.Release) (*Snapshot, error) {
+func fastRead(ctx context.Context, conn net.Conn, remote string, method string, timeout time.Duration, override *release.Release, hooks LiveHooks) (*Snapshot, error) {
 	v, err := schemaVersion(conn, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("NB at %s: %w", remote, err)
@@ -355,9 +374,13 @@ func fastRead(ctx context.Context, conn net.Conn, remote string, method string, 
 	}
 	s := NewSnapshot()
 	s.Release = r
+	k := &sink{s: s}
+	if hooks.ACL != nil {
+		k.acl = hooks.ACL(r)
+	}
 	j := newJReader(conn)
 	for {
-		done, err := readMessage(j, conn, s, method, tds)
+		done, err := readMessage(j, conn, k, method, tds)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("read NB at %s: %w", remote, ctx.Err())
@@ -401,7 +424,7 @@ func (e *serverError) schema() bool {
 // readMessage reads one JSON-RPC message: the reply to the request,
 // decoded into s (done is true), or a request from the server such as
 // echo, answered.
-func readMessage(j *jreader, conn io.Writer, s *Snapshot, method string, tds []*tableDecoder) (done bool, err error) {
+func readMessage(j *jreader, conn io.Writer, k *sink, method string, tds []*tableDecoder) (done bool, err error) {
 	var (
 		rpcMethod string
 		params    json.RawMessage
@@ -431,9 +454,9 @@ func readMessage(j *jreader, conn io.Writer, s *Snapshot, method string, tds []*
 				continue
 			}
 			if method == "transact" {
-				err = readTransact(j, s, tds)
+				err = readTransact(j, k, tds)
 			} else {
-				err = readMonitor(j, s, tds)
+				err = readMonitor(j, k, tds)
 			}
 			if err != nil {
 				return false, err
@@ -477,7 +500,7 @@ func readMessage(j *jreader, conn io.Writer, s *Snapshot, method string, tds []*
 
 // readTransact decodes the result of the transaction: one {"rows": [...]}
 // per select, in the order of tds.
-func readTransact(j *jreader, s *Snapshot, tds []*tableDecoder) error {
+func readTransact(j *jreader, k *sink, tds []*tableDecoder) error {
 	n := 0
 	for more, err := j.open('['); more || err != nil; more, err = j.next(']') {
 		if err != nil {
@@ -510,7 +533,7 @@ func readTransact(j *jreader, s *Snapshot, tds []*tableDecoder) error {
 					if err != nil {
 						return err
 					}
-					if err := td.add(s, v, uuid); err != nil {
+					if err := td.add(k, v, uuid); err != nil {
 						return err
 					}
 				}
@@ -544,7 +567,7 @@ func readTransact(j *jreader, s *Snapshot, tds []*tableDecoder) error {
 
 // readMonitor decodes the initial contents of a monitor reply:
 // {table: {uuid: {"new": row}}}.
-func readMonitor(j *jreader, s *Snapshot, tds []*tableDecoder) error {
+func readMonitor(j *jreader, k *sink, tds []*tableDecoder) error {
 	byName := map[string]*tableDecoder{}
 	for _, td := range tds {
 		byName[td.Name] = td
@@ -600,7 +623,7 @@ func readMonitor(j *jreader, s *Snapshot, tds []*tableDecoder) error {
 				if err != nil {
 					return err
 				}
-				if err := td.add(s, v, uuid); err != nil {
+				if err := td.add(k, v, uuid); err != nil {
 					return err
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,18 +81,13 @@ func fakeNB(t *testing.T, reply string) (remote string, echoed <-chan json.RawMe
 }
 
 // transactReply is a transact result with the given rows (JSON arrays)
-// for the select operations by index, and no rows for the others: one
-// per registry table the fake NB's release (23.03) has.
-func transactReply(rows map[int]string) string {
+// for the select operations by table, and no rows for the others: one
+// per registry table the fake NB's release (23.03) has, in the order of
+// the reader's request.
+func transactReply(rows map[string]string) string {
 	var ops []string
-	n := 0
-	for _, t := range nbschema.Tables() {
-		if nbschema.HasTable(release.OVN2303, t.Name) {
-			n++
-		}
-	}
-	for i := range n {
-		r := rows[i]
+	for _, t := range nbschema.ReadTables(release.OVN2303) {
+		r := rows[t]
 		if r == "" {
 			r = "[]"
 		}
@@ -108,11 +104,11 @@ func ptr[T any](v T) *T { return &v }
 // the reply; then server errors.
 func TestFastReadDecode(t *testing.T) {
 	long := strings.Repeat(`ip4.src == 10.0.0.1 && \"x\" || `, 40)
-	reply := transactReply(map[int]string{
-		0: `[{"options":["map",[["k","v\"q"],["use_ct_inv_match","false"]]],"_uuid":["uuid","00000000-0000-0000-0000-0000000000g1"],"name":"","external_ids":["map",[]]}]`,
-		1: `[{"name":"sw\u00e9","_uuid":["uuid","ls1"],"ports":["uuid","p2"],"acls":["set",[["uuid","a2"],["uuid","a1"]]],"copp":["set",[]],"load_balancer":["set",[]],"other_config":["map",[["mcast_snoop","true"]]]}]`,
-		2: `[{"_uuid":["uuid","p2"],"name":"p2","tag":["set",[7]],"tag_request":["set",[]],"enabled":false,"addresses":"dynamic","dynamic_addresses":["set",["0a:00:00:00:00:02 10.0.0.2"]],"unknown":{"a":[1,2.5e3,{"b":null}],"c":"\\"}}]`,
-		5: `[{"_uuid":["uuid","a2"],"priority":1001,"match":"` + long + `","action":"drop","direction":"to-lport","log":true,"label":4294967295,"meter":["set",[]],"severity":"info","name":["set",["n"]],"options":["map",[]],"external_ids":["map",[["x","y"]]]},` +
+	reply := transactReply(map[string]string{
+		nbdb.NBGlobalTable:          `[{"options":["map",[["k","v\"q"],["use_ct_inv_match","false"]]],"_uuid":["uuid","00000000-0000-0000-0000-0000000000g1"],"name":"","external_ids":["map",[]]}]`,
+		nbdb.LogicalSwitchTable:     `[{"name":"sw\u00e9","_uuid":["uuid","ls1"],"ports":["uuid","p2"],"acls":["set",[["uuid","a2"],["uuid","a1"]]],"copp":["set",[]],"load_balancer":["set",[]],"other_config":["map",[["mcast_snoop","true"]]]}]`,
+		nbdb.LogicalSwitchPortTable: `[{"_uuid":["uuid","p2"],"name":"p2","tag":["set",[7]],"tag_request":["set",[]],"enabled":false,"addresses":"dynamic","dynamic_addresses":["set",["0a:00:00:00:00:02 10.0.0.2"]],"unknown":{"a":[1,2.5e3,{"b":null}],"c":"\\"}}]`,
+		nbdb.ACLTable: `[{"_uuid":["uuid","a2"],"priority":1001,"match":"` + long + `","action":"drop","direction":"to-lport","log":true,"label":4294967295,"meter":["set",[]],"severity":"info","name":["set",["n"]],"options":["map",[]],"external_ids":["map",[["x","y"]]]},` +
 			` {"match":"ip6","_uuid":["uuid","a1"],"priority":0,"action":"allow","direction":"from-lport","log":false,"label":0,"meter":"m","severity":["set",[]],"name":["set",[]],"options":["map",[["apply-after-lb","true"]]],"external_ids":["map",[]]}]`,
 	})
 	var longMatch string
@@ -152,11 +148,11 @@ func TestFastReadDecode(t *testing.T) {
 		{"monitor", "monitor", `"result":{"ACL":{"a1":{"new":{"match":"ip6","priority":0,"action":"allow","direction":"from-lport","meter":["set",["m"]],"options":["map",[["apply-after-lb","true"]]]}}},` +
 			`"Meter":{},"Unknown":{"x":{"new":{}}}},"error":null`, monitorWant, ""},
 		{"unknown column", "transact", `"result":[{"rows":[]},{"error":"syntax error","details":"Logical_Switch has no column named copp"}],"error":null`,
-			nil, "does not match the OVN NB schema of a supported release aclc was built for: select Logical_Switch: \"syntax error\""},
+			nil, "does not match the OVN NB schema of a supported release aclc was built for: select " + nbschema.ReadTables(release.OVN2303)[1] + ": \"syntax error\""},
 		{"request error", "monitor", `"result":null,"error":{"error":"unknown database"}`, nil, `read NB at unix:`},
-		{"two NB_Global", "transact", transactReply(map[int]string{0: `[{"_uuid":["uuid","g1"]},{"_uuid":["uuid","g2"]}]`}),
+		{"two NB_Global", "transact", transactReply(map[string]string{nbdb.NBGlobalTable: `[{"_uuid":["uuid","g1"]},{"_uuid":["uuid","g2"]}]`}),
 			nil, "more than one NB_Global row"},
-		{"bad set", "transact", transactReply(map[int]string{2: `[{"_uuid":["uuid","p"],"tag":["set",["x"]]}]`}),
+		{"bad set", "transact", transactReply(map[string]string{nbdb.LogicalSwitchPortTable: `[{"_uuid":["uuid","p"],"tag":["set",["x"]]}]`}),
 			nil, "Logical_Switch_Port column tag: OVSDB integer"},
 		{"malformed", "transact", `"result":[{"rows":[{"_uuid":["uuid","p"],"name":"p`, nil, "JSON: got 'i'"},
 		{"truncated", "transact", `RAW:{"id":1,"result":[{"rows":[{"_uuid":["uuid","p"],"name":"p`, nil, "unexpected EOF"},
@@ -193,5 +189,29 @@ func TestFastReadDecode(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestLoadLiveHooks checks that LoadLiveWith hands LiveHooks.ACL the
+// release and then every ACL row, in the reply's order, as decoded.
+func TestLoadLiveHooks(t *testing.T) {
+	remote, _ := fakeNB(t, transactReply(map[string]string{
+		nbdb.ACLTable: `[{"_uuid":["uuid","a2"],"match":"ip4"},{"_uuid":["uuid","a1"],"match":"ip6"}]`,
+	}))
+	var r *release.Release
+	var got []string
+	s, err := nbschema.LoadLiveWith(context.Background(), nbschema.Options{Remotes: remote, Timeout: 5 * time.Second},
+		nbschema.LiveHooks{ACL: func(rel *release.Release) func(*nbdb.ACL) {
+			r = rel
+			return func(a *nbdb.ACL) { got = append(got, a.UUID+" "+a.Match) }
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r != release.OVN2303 || s.Release != r {
+		t.Errorf("hook got release %v, snapshot %v, want %v", r, s.Release, release.OVN2303)
+	}
+	if want := []string{"a2 ip4", "a1 ip6"}; !slices.Equal(got, want) {
+		t.Errorf("hook got ACLs %q, want %q", got, want)
 	}
 }

@@ -120,10 +120,26 @@ func (nb *NB) Close() { nb.Client.Close() }
 // Snapshot (see fastread.go), without libovsdb's cache; the Snapshot is
 // the one Connect, Monitor and Snapshot would give.
 func LoadLive(ctx context.Context, opts Options) (*Snapshot, error) {
+	return LoadLiveWith(ctx, opts, LiveHooks{})
+}
+
+// LiveHooks let a caller of LoadLiveWith work on rows while the rest of
+// the reply is still being decoded.
+type LiveHooks struct {
+	// ACL, when set, is called once the NB's release is known (the
+	// Snapshot's Release); the function it returns is then called with
+	// each ACL row as it is decoded, on the decoding goroutine: it must
+	// return quickly (hand the work to another goroutine) and read the
+	// row only during the call (sets are sorted after the read).
+	ACL func(r *release.Release) func(*nbdb.ACL)
+}
+
+// LoadLiveWith is LoadLive calling hooks as it decodes the reply.
+func LoadLiveWith(ctx context.Context, opts Options, hooks LiveHooks) (*Snapshot, error) {
 	conn, remote, err := ovsdbconn.DialRaw(ctx, nbTarget, opts.conn())
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
-	return fastRead(ctx, conn, remote, readMethod, opts.readTimeout(), opts.Release)
+	return fastRead(ctx, conn, remote, readMethod, opts.readTimeout(), opts.Release, hooks)
 }

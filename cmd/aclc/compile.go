@@ -16,6 +16,7 @@ import (
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/release"
 	"github.com/aclc/aclc/sbschema"
 )
@@ -93,6 +94,11 @@ var compileNB nbFlags
 // NB's or the fixture's own (Snapshot.Release; nil for a fixture that
 // names none).
 func loadSnapshot(cmd *cobra.Command, args []string, nb *nbFlags) (*nbschema.Snapshot, error) {
+	return loadSnapshotWith(cmd, args, nb, nbschema.LiveHooks{})
+}
+
+// loadSnapshotWith is loadSnapshot calling hooks during a live read.
+func loadSnapshotWith(cmd *cobra.Command, args []string, nb *nbFlags, hooks nbschema.LiveHooks) (*nbschema.Snapshot, error) {
 	r, err := nb.release()
 	if err != nil {
 		return nil, err
@@ -103,7 +109,7 @@ func loadSnapshot(cmd *cobra.Command, args []string, nb *nbFlags) (*nbschema.Sna
 		}
 		return nbschema.LoadFixtureWith(args[0], nbschema.FixtureOptions{Release: r})
 	}
-	return nbschema.LoadLive(cmd.Context(), nb.options())
+	return nbschema.LoadLiveWith(cmd.Context(), nb.options(), hooks)
 }
 
 func runCompile(cmd *cobra.Command, args []string) error {
@@ -116,7 +122,17 @@ func runCompile(cmd *cobra.Command, args []string) error {
 	if compileOpts.format != "text" && compileOpts.format != "json" {
 		return withCode(2, fmt.Errorf("--format: want text or json, got %q", compileOpts.format))
 	}
-	snap, err := loadSnapshot(cmd, args, &compileNB)
+	// A live NB's matches are parsed while the rest of the reply is
+	// decoded, on the core the decoder leaves idle.
+	var pre *compile.MatchParser
+	hooks := nbschema.LiveHooks{ACL: func(r *release.Release) func(*nbdb.ACL) {
+		pre = compile.NewMatchParser(r)
+		return pre.Add
+	}}
+	snap, err := loadSnapshotWith(cmd, args, &compileNB, hooks)
+	if pre != nil {
+		defer pre.Wait()
+	}
 	if err != nil {
 		return err
 	}
@@ -140,7 +156,7 @@ func runCompile(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	res := compile.CompileWith(snap, opts)
-	problems := append(res.Problems, compile.ValidateMatchesFor(snap, res.Flows, snap.Release)...)
+	problems := append(res.Problems, compile.ValidateMatchesWith(snap, res.Flows, snap.Release, pre)...)
 	for _, p := range problems {
 		fmt.Fprintf(os.Stderr, "aclc: %s: %s\n", severityWord(compileOpts.strict), p)
 	}
