@@ -1,8 +1,8 @@
 package nbschema
 
 import (
-	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,12 +11,15 @@ import (
 )
 
 // jreader is a pull parser for the JSON of an OVSDB reply, reading
-// straight from the connection: no document tree, no generic maps. Short
-// strings (names, UUIDs, map keys and values) are interned so that the
-// many repeated ones share memory.
+// straight from the connection into a buffer of its own: no document tree,
+// no generic maps. Short strings (names, UUIDs, map keys and values) are
+// interned so that the many repeated ones share memory.
 type jreader struct {
-	r       *bufio.Reader
-	intern  map[string]string
+	r       io.Reader
+	buf     []byte // buf[pos:] is read but not consumed
+	pos     int
+	err     error // the reader's error, once it returned one
+	intern  internTable
 	scratch []byte
 	capture *[]byte // skip appends what it skips here when set
 }
@@ -24,26 +27,58 @@ type jreader struct {
 // maxIntern is the longest string interned: a UUID is 36 bytes.
 const maxIntern = 40
 
-// readBufferSize is the size of the reader's buffer.
+// readBufferSize is the initial size of the reader's buffer; a token
+// longer than the buffer grows it.
 var readBufferSize = 256 << 10
 
 func newJReader(r io.Reader) *jreader {
-	return &jreader{r: bufio.NewReaderSize(r, readBufferSize), intern: map[string]string{}}
+	return &jreader{r: r, buf: make([]byte, 0, max(readBufferSize, 16)), intern: newInternTable()}
 }
+
+// fill reads more bytes into the buffer, keeping the unconsumed ones
+// (moved to its start, or into a larger buffer when it is full); it
+// reports false when the reader has no more (j.err says why).
+func (j *jreader) fill() bool {
+	if j.err != nil {
+		return false
+	}
+	if j.pos > 0 {
+		n := copy(j.buf[:cap(j.buf)], j.buf[j.pos:])
+		j.buf, j.pos = j.buf[:n], 0
+	}
+	if len(j.buf) == cap(j.buf) {
+		j.buf = append(j.buf, make([]byte, cap(j.buf))...)[:len(j.buf)]
+	}
+	for {
+		n, err := j.r.Read(j.buf[len(j.buf):cap(j.buf)])
+		j.buf = j.buf[:len(j.buf)+n]
+		if err != nil {
+			j.err = err
+			return n > 0
+		}
+		if n > 0 {
+			return true
+		}
+	}
+}
+
+// eof is the error for input that ended early.
+func (j *jreader) eof() error { return unexpectedEOF(j.err) }
 
 // peek skips white space and returns the next byte without consuming it.
 func (j *jreader) peek() (byte, error) {
 	for {
-		c, err := j.r.ReadByte()
-		if err != nil {
-			return 0, unexpectedEOF(err)
+		for j.pos < len(j.buf) {
+			switch c := j.buf[j.pos]; c {
+			case ' ', '\t', '\n', '\r':
+				j.pos++
+			default:
+				return c, nil
+			}
 		}
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			continue
+		if !j.fill() {
+			return 0, j.eof()
 		}
-		j.r.UnreadByte()
-		return c, nil
 	}
 }
 
@@ -63,7 +98,7 @@ func (j *jreader) expect(c byte) error {
 	if got != c {
 		return fmt.Errorf("JSON: got %q, want %q", got, c)
 	}
-	j.r.ReadByte()
+	j.pos++
 	return nil
 }
 
@@ -75,7 +110,7 @@ func (j *jreader) next(end byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	j.r.ReadByte()
+	j.pos++
 	switch c {
 	case ',':
 		return true, nil
@@ -100,49 +135,58 @@ func (j *jreader) open(c byte) (bool, error) {
 		return false, err
 	}
 	if p == end {
-		j.r.ReadByte()
+		j.pos++
 		return false, nil
 	}
 	return true, nil
 }
 
 // strBytes reads a JSON string; the bytes are valid until the next read
-// (bufio may refill its buffer under them).
+// (a refill may move the buffer under them).
 func (j *jreader) strBytes() ([]byte, error) {
 	if err := j.expect('"'); err != nil {
 		return nil, err
 	}
-	line, err := j.r.ReadSlice('"')
-	if err == nil && bytes.IndexByte(line, '\\') < 0 {
-		if j.capture != nil {
-			*j.capture = append(append(*j.capture, '"'), line...)
-		}
-		return line[:len(line)-1], nil
-	}
-	// Slow path: escapes, or longer than the buffer.
-	raw := append(j.scratch[:0], '"')
+	// The closing quote: the first '"' after the opening one (at j.pos
+	// again) not escaped by an odd number of backslashes; offsets are
+	// relative to j.pos, which a refill moves.
+	j.pos--
+	from, esc := 1, false
+	var q int
 	for {
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return nil, unexpectedEOF(err)
+		rest := j.buf[j.pos+from:]
+		i := bytes.IndexByte(rest, '"')
+		if i < 0 {
+			esc = esc || bytes.IndexByte(rest, '\\') >= 0
+			from = len(j.buf) - j.pos
+			if !j.fill() {
+				return nil, j.eof()
+			}
+			continue
 		}
-		raw = append(raw, line...)
-		if err == nil && !escapedQuote(raw) {
+		q = from + i
+		if bytes.IndexByte(rest[:i], '\\') >= 0 {
+			esc = true
+		}
+		if !esc || !escapedQuote(j.buf[j.pos:j.pos+q+1]) {
 			break
 		}
-		line, err = j.r.ReadSlice('"')
+		from = q + 1
 	}
-	j.scratch = raw
+	raw := j.buf[j.pos : j.pos+q+1] // with its quotes
+	j.pos += q + 1
 	if j.capture != nil {
 		*j.capture = append(*j.capture, raw...)
 	}
-	if bytes.IndexByte(raw, '\\') < 0 {
+	if !esc {
 		return raw[1 : len(raw)-1], nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("JSON string: %w", err)
 	}
-	return []byte(s), nil
+	j.scratch = append(j.scratch[:0], s...)
+	return j.scratch, nil
 }
 
 // escapedQuote reports whether the final '"' of raw is escaped by an odd
@@ -162,12 +206,7 @@ func (j *jreader) str() (string, error) {
 		return "", err
 	}
 	if len(b) <= maxIntern {
-		if s, ok := j.intern[string(b)]; ok {
-			return s, nil
-		}
-		s := string(b)
-		j.intern[s] = s
-		return s, nil
+		return j.intern.get(b), nil
 	}
 	return string(b), nil
 }
@@ -178,22 +217,25 @@ func (j *jreader) literal() ([]byte, error) {
 	if _, err := j.peek(); err != nil {
 		return nil, err
 	}
-	buf := j.scratch[:0]
+	n := 0
 	for {
-		c, err := j.r.ReadByte()
-		if err != nil {
-			if errors.Is(err, io.EOF) && len(buf) > 0 {
-				break
+		if j.pos+n == len(j.buf) {
+			if !j.fill() {
+				if errors.Is(j.err, io.EOF) && n > 0 {
+					break
+				}
+				return nil, j.eof()
 			}
-			return nil, unexpectedEOF(err)
+			continue
 		}
+		c := j.buf[j.pos+n]
 		if c == ',' || c == ']' || c == '}' || c == ' ' || c == '\n' || c == '\r' || c == '\t' {
-			j.r.UnreadByte()
 			break
 		}
-		buf = append(buf, c)
+		n++
 	}
-	j.scratch = buf
+	buf := j.buf[j.pos : j.pos+n]
+	j.pos += n
 	if len(buf) == 0 {
 		return nil, fmt.Errorf("JSON: empty value")
 	}
@@ -317,7 +359,7 @@ func (j *jreader) atomString() (string, error) {
 	if c != '[' {
 		return j.str()
 	}
-	j.r.ReadByte()
+	j.pos++
 	tag, err := j.strBytes()
 	if err != nil {
 		return "", err
@@ -350,7 +392,7 @@ func (j *jreader) set(atom func() error, uuid func(string)) error {
 	if c != '[' {
 		return atom()
 	}
-	j.r.ReadByte()
+	j.pos++
 	tag, err := j.strBytes()
 	if err != nil {
 		return err
@@ -415,4 +457,37 @@ func (j *jreader) ovsMap(pair func() error) error {
 		}
 	}
 	return j.expect(']')
+}
+
+// internTable interns short strings lossily: a string's slot is picked by
+// a hash of its bytes, and a string that meets another one in its slot
+// replaces it. Most repeated strings (UUIDs referenced from other rows,
+// column values such as "to-lport") still share one copy, at the cost of
+// one hash and one comparison, with no map to grow.
+type internTable struct{ slots []string }
+
+const internBits = 17
+
+func newInternTable() internTable { return internTable{slots: make([]string, 1<<internBits)} }
+
+func (t internTable) get(b []byte) string {
+	var h uint64 = uint64(len(b))
+	if len(b) >= 8 {
+		h ^= binary.LittleEndian.Uint64(b) ^ binary.LittleEndian.Uint64(b[len(b)-8:])*0x9e3779b97f4a7c15
+		if len(b) >= 24 {
+			h ^= binary.LittleEndian.Uint64(b[len(b)/2-4:]) * 0xc2b2ae3d27d4eb4f
+		}
+	} else {
+		for _, c := range b {
+			h = h*31 + uint64(c)
+		}
+	}
+	h *= 0x9e3779b97f4a7c15
+	slot := &t.slots[h>>(64-internBits)]
+	if *slot == string(b) {
+		return *slot
+	}
+	s := string(b)
+	*slot = s
+	return s
 }

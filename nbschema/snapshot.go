@@ -77,7 +77,7 @@ type Snapshot struct {
 func NewSnapshot() *Snapshot {
 	s := &Snapshot{Origin: map[string]string{}, Positions: map[string]Position{}}
 	for _, t := range tables {
-		t.alloc(s)
+		t.alloc(s, 0)
 	}
 	return s
 }

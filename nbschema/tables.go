@@ -49,7 +49,7 @@ type Table struct {
 	get   func(s *Snapshot, uuid string) (model.Model, bool)
 	set   func(s *Snapshot, uuid string, row model.Model) // nil row: delete
 	count func(s *Snapshot) int
-	alloc func(s *Snapshot)
+	alloc func(s *Snapshot, n int) // a new, empty map for about n rows
 }
 
 // tables is the registry, in the order a Snapshot lists its tables.
@@ -304,7 +304,7 @@ func rowsOf[T model.Model](t *Table, field func(*Snapshot) *map[string]T) *Table
 		(*field(s))[id] = row.(T)
 	}
 	t.count = func(s *Snapshot) int { return len(*field(s)) }
-	t.alloc = func(s *Snapshot) { *field(s) = map[string]T{} }
+	t.alloc = func(s *Snapshot, n int) { *field(s) = make(map[string]T, n) }
 	return t
 }
 
@@ -340,7 +340,7 @@ func globalTable(t *Table) *Table {
 		}
 		return 1
 	}
-	t.alloc = func(*Snapshot) {}
+	t.alloc = func(*Snapshot, int) {}
 	return t
 }
 
