@@ -122,9 +122,17 @@ func lex(input string) []item { return lexMode(input, false) }
 
 // lexMode lexes input; with cont it goes on after lexical errors from where
 // OVN's lexer would resume, as lexer_parse_template_string does.
-func lexMode(input string, cont bool) []item {
+func lexMode(input string, cont bool) []item { return lexInto(input, cont, nil) }
+
+// lexInto is lexMode appending the items to buf[:0] (a buffer of an
+// earlier lex, for reuse) when it has room for a typical match of input's
+// length.
+func lexInto(input string, cont bool, buf []item) []item {
 	// About one item per four bytes of a typical match: one allocation.
-	l := &lexer{input: input, cont: cont, items: make([]item, 0, len(input)/4+4)}
+	if n := len(input)/4 + 4; cap(buf) < n {
+		buf = make([]item, 0, n)
+	}
+	l := &lexer{input: input, cont: cont, items: buf[:0]}
 	for state := lexAny; state != nil; {
 		state = state(l)
 	}
