@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"slices"
 	"strings"
@@ -150,10 +151,11 @@ func isTimeout(err error) bool {
 func dialList(ctx context.Context, remote string, tlsCfg *tls.Config, timeout time.Duration) (net.Conn, []string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c, err := dialRemote(ctx, remote, tlsCfg)
+	nc, err := dialRemote(ctx, remote, tlsCfg)
 	if err != nil {
 		return nil, nil, err
 	}
+	c := &bufConn{Conn: nc}
 	dl, _ := ctx.Deadline()
 	c.SetDeadline(dl)
 	dbs, err := listDBs(c)
@@ -276,22 +278,62 @@ func roleOf(c net.Conn, db string) (clusterRole, error) {
 	return clusterRole{clustered: true, leader: r.Leader, connected: r.Connected}, nil
 }
 
-// readMessage reads one JSON value (an object) from c without reading
-// past it. It is meant for the small messages of the handshake.
+// bufConn is a connection from DialRaw: the handshake reads from it in
+// chunks, and Read hands out what it read past the handshake's last
+// message before reading from the connection again.
+type bufConn struct {
+	net.Conn
+	pending []byte
+}
+
+func (c *bufConn) Read(p []byte) (int, error) {
+	if len(c.pending) > 0 {
+		n := copy(p, c.pending)
+		c.pending = c.pending[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}
+
+// nextByte returns the next byte from c: a bufConn's pending bytes, read
+// in chunks; any other connection's a byte at a time.
+func nextByte(c net.Conn) (byte, error) {
+	bc, ok := c.(*bufConn)
+	if !ok {
+		var b [1]byte
+		_, err := io.ReadFull(c, b[:])
+		return b[0], err
+	}
+	for len(bc.pending) == 0 {
+		buf := make([]byte, 64<<10)
+		n, err := bc.Conn.Read(buf)
+		if n == 0 && err != nil {
+			return 0, err
+		}
+		bc.pending = buf[:n]
+	}
+	b := bc.pending[0]
+	bc.pending = bc.pending[1:]
+	return b, nil
+}
+
+// readMessage reads one JSON value (an object) from c; from a bufConn it
+// keeps what follows for the next read, from another connection it reads
+// nothing past the value. It is meant for the small messages of the
+// handshake.
 func readMessage(c net.Conn) ([]byte, error) {
 	var (
 		buf      []byte
-		b        [1]byte
 		depth    int
 		inString bool
 		escaped  bool
 		started  bool
 	)
 	for {
-		if _, err := c.Read(b[:]); err != nil {
+		ch, err := nextByte(c)
+		if err != nil {
 			return nil, err
 		}
-		ch := b[0]
 		if !started {
 			if ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t' {
 				continue
