@@ -7,21 +7,22 @@ import (
 	"time"
 )
 
-// gcBudget runs a one-shot command without garbage collection until its
-// heap reaches budget bytes, then collects as GOGC=percent would: most of
-// what `aclc compile --nb` allocates while decoding the NB and compiling
-// stays live, so collecting early (20 cycles at 50k ACLs) only marks the
-// same rows again and again. Below the budget there are no cycles at all;
-// past it (a larger NB) the command collects as before. The memory limit
-// set here makes the runtime collect should the heap outgrow budget
-// before the watcher sees it. It returns a function that stops the
-// watcher.
-func gcBudget(budget int64, percent int) (stop func()) {
+// gcBudget runs a one-shot command with garbage collection driven by a
+// memory limit instead of GOGC: the runtime collects only as the heap
+// nears limit bytes. Most of what `aclc compile --nb` allocates while
+// decoding the NB and compiling stays live, so collecting by GOGC (20
+// cycles at 50k ACLs with GOGC=50) marks the same rows again and again;
+// under the limit there are a few cycles, each freeing the garbage of the
+// match parser. A larger NB, whose live heap would keep the collector
+// running near the limit, is handed back to GOGC=percent as soon as a
+// cycle finds three quarters of the limit live. It returns a function that
+// stops the watcher.
+func gcBudget(limit int64, percent int) (stop func()) {
 	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(budget + budget/4)
+	debug.SetMemoryLimit(limit)
 	done := make(chan struct{})
 	go func() {
-		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 		t := time.NewTicker(2 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -31,7 +32,7 @@ func gcBudget(budget int64, percent int) (stop func()) {
 			case <-t.C:
 			}
 			metrics.Read(sample)
-			if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() < uint64(budget) {
+			if sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() < uint64(limit/4*3) {
 				continue
 			}
 			debug.SetGCPercent(percent)
