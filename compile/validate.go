@@ -45,33 +45,64 @@ func ValidateMatchesFor(s *nbschema.Snapshot, flows *lflow.Listing, r *release.R
 // ValidateMatchesWith is ValidateMatchesFor, taking the parse of each ACL's
 // match from pre where pre parsed it for r (nil: parse them all here).
 func ValidateMatchesWith(s *nbschema.Snapshot, flows *lflow.Listing, r *release.Release, pre *MatchParser) []Problem {
+	return PrepareMatches(s, r, pre).Validate(flows)
+}
+
+// MatchCheck is the part of ValidateMatchesWith that needs no flows: the
+// ACLs and the parse of their matches, ready for Validate. `aclc compile`
+// prepares it while the compile runs.
+type MatchCheck struct {
+	s       *nbschema.Snapshot
+	r       *release.Release
+	d       *expr.Dialect
+	acls    []*nbdb.ACL // in UUID order
+	idx     map[string]int
+	raw     []error  // the parse of each ACL's match
+	wrapped []string // each ACL's match in parentheses
+	shallow []bool   // parentheses cannot nest too deeply
+}
+
+// PrepareMatches prepares the validation of s's ACL matches for release
+// r, taking the parse of each match from pre where pre parsed it for r
+// (nil: parse them all here). It only reads s.
+func PrepareMatches(s *nbschema.Snapshot, r *release.Release, pre *MatchParser) *MatchCheck {
 	if pre != nil {
 		pre.Wait()
 	}
 	if r == nil {
 		r = release.OVN2303
 	}
-	d := Dialect(r)
-	var acls []*nbdb.ACL // in UUID order
-	idx := make(map[string]int, len(s.ACLs))
+	c := &MatchCheck{s: s, r: r, d: Dialect(r), idx: make(map[string]int, len(s.ACLs))}
 	for _, id := range nbschema.SortedKeys(s.ACLs) {
 		if acl := s.ACLs[id]; !blank(acl.Match) { // empty matches are reported by Compile
-			idx[id] = len(acls)
-			acls = append(acls, acl)
+			c.idx[id] = len(c.acls)
+			c.acls = append(c.acls, acl)
 		}
 	}
-	raw := make([]error, len(acls))
+	acls := c.acls
+	c.raw = make([]error, len(acls))
 	var todo []int // the matches pre did not parse
 	for i, acl := range acls {
 		var ok bool
-		if raw[i], ok = pre.result(r, acl.Match); !ok {
+		if c.raw[i], ok = pre.result(r, acl.Match); !ok {
 			todo = append(todo, i)
 		}
 	}
-	for k, err := range parallelValid(d, len(todo), func(k int) string { return acls[todo[k]].Match }) {
-		raw[todo[k]] = err
+	for k, err := range parallelValid(c.d, len(todo), func(k int) string { return acls[todo[k]].Match }) {
+		c.raw[todo[k]] = err
 	}
+	c.wrapped, c.shallow = make([]string, len(acls)), make([]bool, len(acls))
+	for i, acl := range acls {
+		m := acl.Match
+		c.wrapped[i], c.shallow[i] = "("+m+")", strings.Count(m, "(") < expr.MaxParenDepth
+	}
+	return c
+}
 
+// Validate reports the problems of the flows' matches (see
+// ValidateMatchesFor).
+func (c *MatchCheck) Validate(flows *lflow.Listing) []Problem {
+	s, r, d, acls, idx, raw, wrapped, shallow := c.s, c.r, c.d, c.acls, c.idx, c.raw, c.wrapped, c.shallow
 	// The distinct flow matches of each ACL; those that need parsing as
 	// written go into exact.
 	type flowText struct {
@@ -85,12 +116,6 @@ func ValidateMatchesWith(s *nbschema.Snapshot, flows *lflow.Listing, r *release.
 	}
 	var exact []flowText
 	total := make([]int, len(acls))
-	wrapped := make([]string, len(acls))
-	shallow := make([]bool, len(acls)) // parentheses cannot nest too deeply
-	for i, acl := range acls {
-		m := acl.Match
-		wrapped[i], shallow[i] = "("+m+")", strings.Count(m, "(") < expr.MaxParenDepth
-	}
 	// Scan the flows on every CPU; most take the cheap path.
 	found := make([][]flowText, len(flows.Datapaths))
 	par.For(len(flows.Datapaths), 1, func(k int) {
