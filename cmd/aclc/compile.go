@@ -181,6 +181,9 @@ func runCompile(cmd *cobra.Command, args []string) error {
 	if compileOpts.output == "-" || compileOpts.output == "" {
 		// Stream to stdout: buffering the whole listing (56 MB at 50k
 		// ACLs) would add about 60 MB to the peak RSS.
+		if compileOpts.format == "text" {
+			return writeText(os.Stdout, out)
+		}
 		w := bufio.NewWriterSize(os.Stdout, 1<<20)
 		if err := write(w); err != nil {
 			return err
