@@ -145,6 +145,12 @@ func (l *linter) covered(v *swView, cs []cube, p int, layers []*layer, extra boo
 
 // coveredAt is covered, and says which cube is not covered (-1: all are).
 func (l *linter) coveredAt(v *swView, cs []cube, p int, layers []*layer, extra bool) ([]*inst, int) {
+	return coveredBy(cs, func(c cube) []cubeRef { return l.refsMeeting(v, c, p, layers, extra) })
+}
+
+// coveredBy is coveredAt with the cubes that meet c, in layer order, from
+// refs.
+func coveredBy(cs []cube, refsOf func(c cube) []cubeRef) ([]*inst, int) {
 	var by []*inst
 	use := func(in *inst) {
 		if !slices.Contains(by, in) {
@@ -152,7 +158,7 @@ func (l *linter) coveredAt(v *swView, cs []cube, p int, layers []*layer, extra b
 		}
 	}
 	for ci, c := range cs {
-		refs := l.refsMeeting(v, c, p, layers, extra)
+		refs := refsOf(c)
 		// The highest-priority ACLs first: a cube inside one of them is
 		// decided by it (or higher ones), whichever layer it comes from.
 		slices.SortStableFunc(refs, func(x, y cubeRef) int { return instCmp(x.in, y.in) })

@@ -73,6 +73,7 @@ func (l *linter) statelessMark(v *swView, x *inst, pipe []stage, layers func(sta
 	egress := x.a.stage == outACL
 	mode := egress && len(v.lbs) > 0 && compile.LBStatelessMode(l.rel, v.ls)
 	q := hull(sx.over)
+	near := newNear(sx)
 	var ys []*inst
 	allows := false
 	for _, st := range pipe {
@@ -81,7 +82,7 @@ func (l *linter) statelessMark(v *swView, x *inst, pipe []stage, layers func(sta
 				if !statefulVerdict(y) || !decidesBefore(y, x) || slices.Contains(ys, y) || mode && y.a.verdict != vAllow {
 					return true
 				}
-				if intersects(sx, l.setOf(v, y)) == yes && !l.decidedFirst(v, x, y, layers) {
+				if intersects(sx, l.setOf(v, y)) == yes && !l.decidedFirst(v, x, y, layers, near) {
 					ys = append(ys, y)
 					allows = allows || y.a.verdict == vAllow
 				}

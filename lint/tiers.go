@@ -223,8 +223,9 @@ func (l *linter) unpickedPass(v *swView, st stage, p *inst, t int, later []*laye
 
 // decidedFirst reports whether every packet both x and y match is proven
 // to be decided before y can decide it: by higher-priority ACLs of y's
-// tier (or stage, without tiers) or by earlier tiers.
-func (l *linter) decidedFirst(v *swView, x, y *inst, layers func(stage) []*layer) bool {
+// tier (or stage, without tiers) or by earlier tiers. near holds x's
+// neighbours (one per x, reused for each y).
+func (l *linter) decidedFirst(v *swView, x, y *inst, layers func(stage) []*layer, near *nearACLs) bool {
 	sx, sy := l.setOf(v, x), l.setOf(v, y)
 	var both []cube
 	for _, a := range sx.over {
@@ -244,39 +245,79 @@ func (l *linter) decidedFirst(v *swView, x, y *inst, layers func(stage) []*layer
 	}
 	// A cube inside one cube (from below) of an ACL above y is covered
 	// whatever else meets it (coveredAt's single-cube test and
-	// coverValues agree): look for one with an early exit, and leave only
-	// the others to the full proof.
+	// coverValues agree): look for one among the ACLs that meet x (every
+	// such cube lies in x), and leave only the others to the full proof.
 	p := y.a.acl.Priority
 	rest := both[:0]
 	for _, c := range both {
-		if !l.withinAbove(v, c, p, ls) {
+		if !near.within(l, v, c, p, ls) {
 			rest = append(rest, c)
 		}
 	}
 	if len(rest) == 0 {
 		return true
 	}
-	_, fail := l.coveredAt(v, rest, p, ls, false)
+	_, fail := coveredBy(rest, func(c cube) []cubeRef { return near.meeting(l, v, c, p, ls) })
 	return fail < 0
 }
 
-// withinAbove reports whether c lies inside one cube (from below) of an
-// ACL of the layers with a priority above p.
-func (l *linter) withinAbove(v *swView, c cube, p int, layers []*layer) bool {
-	found := false
+// nearACLs finds, per layer, the ACLs whose cubes from below meet an ACL
+// x's cubes from above, in the layer's order (built on first use): the
+// only ones that can hold a packet x matches.
+type nearACLs struct {
+	sx *set
+	by map[*layer][]*inst
+}
+
+func newNear(sx *set) *nearACLs { return &nearACLs{sx: sx, by: map[*layer][]*inst{}} }
+
+func (n *nearACLs) of(l *linter, v *swView, ly *layer) []*inst {
+	if list, ok := n.by[ly]; ok {
+		return list
+	}
+	var list []*inst
+	ly.idx.candidates(hull(n.sx.over), 0, len(ly.list), func(_ int, in *inst) bool {
+		if anyIntersect(n.sx.over, l.setOf(v, in).under) {
+			list = append(list, in)
+		}
+		return true
+	})
+	n.by[ly] = list
+	return list
+}
+
+// within reports whether c (a cube inside x) lies inside one cube (from
+// below) of an ACL of the layers with a priority above p.
+func (n *nearACLs) within(l *linter, v *swView, c cube, p int, layers []*layer) bool {
 	for _, ly := range layers {
-		ly.idx.candidates(c, 0, ly.idx.above(p), func(_ int, in *inst) bool {
+		for _, in := range n.of(l, v, ly) {
+			if in.a.acl.Priority <= p {
+				break
+			}
 			for _, d := range l.setOf(v, in).under {
 				if c.within(d) {
-					found = true
-					return false
+					return true
 				}
 			}
-			return true
-		})
-		if found {
-			return true
 		}
 	}
 	return false
+}
+
+// meeting is refsMeeting (from below) for c, a cube inside x.
+func (n *nearACLs) meeting(l *linter, v *swView, c cube, p int, layers []*layer) []cubeRef {
+	var out []cubeRef
+	for _, ly := range layers {
+		for _, in := range n.of(l, v, ly) {
+			if in.a.acl.Priority <= p {
+				break
+			}
+			for _, d := range l.setOf(v, in).under {
+				if c.meets(d) {
+					out = append(out, cubeRef{d, in})
+				}
+			}
+		}
+	}
+	return out
 }
