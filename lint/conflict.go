@@ -163,6 +163,9 @@ func coveredBy(cs []cube, refsOf func(c cube) []cubeRef) ([]*inst, int) {
 		// decided by it (or higher ones), whichever layer it comes from.
 		slices.SortStableFunc(refs, func(x, y cubeRef) int { return instCmp(x.in, y.in) })
 		if c.hasSet() {
+			if uncovered(c, refs) {
+				return nil, ci
+			}
 			users, ok := coverValues(c, refs)
 			if !ok {
 				return nil, ci
@@ -183,6 +186,9 @@ func coveredBy(cs []cube, refsOf func(c cube) []cubeRef) ([]*inst, int) {
 			use(r.in)
 			continue
 		}
+		if uncovered(c, refs) {
+			return nil, ci
+		}
 		users, ok, _ := coverByUnion(c, refs)
 		if !ok {
 			return nil, ci
@@ -192,6 +198,106 @@ func coveredBy(cs []cube, refsOf func(c cube) []cubeRef) ([]*inst, int) {
 		}
 	}
 	return by, -1
+}
+
+// uncovered reports whether a packet of c found without subtracting lies
+// in none of the cubes that meet it: then no proof can cover c, and the
+// subtraction, which on a set-valued field of thousands of values costs
+// as many cubes, need not run. The packets tried have c's bits, each of
+// its first witnessTries values of its first set-valued field (the first
+// value of the others), every other bit 0, and a name c admits.
+func uncovered(c cube, refs []cubeRef) bool {
+	si := slices.IndexFunc(c, func(f fc) bool { return f.set != nil })
+	tries := 1
+	if si >= 0 {
+		tries = min(witnessTries, len(c[si].set.vals))
+	}
+	p := make([]pointField, len(c))
+	for i, f := range c {
+		p[i].id = f.id
+		switch {
+		case f.str != nil:
+			name, ok := admittedName(*f.str)
+			if !ok {
+				return false
+			}
+			p[i].name = name
+		case f.set != nil:
+			p[i].bits = f.val.and(f.mask).or(f.set.vals[0])
+		default:
+			p[i].bits = f.val.and(f.mask)
+		}
+	}
+	for t := 0; t < tries; t++ {
+		if si >= 0 {
+			f := c[si]
+			p[si].bits = f.val.and(f.mask).or(f.set.vals[t])
+		}
+		if !slices.ContainsFunc(refs, func(r cubeRef) bool { return pointIn(p, r.c) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// witnessTries bounds the packets uncovered tries.
+const witnessTries = 4
+
+// pointField is one field of a packet: its bits, or its name for a
+// string field.
+type pointField struct {
+	id   fieldID
+	bits u128
+	name string
+}
+
+// noName is a name no constraint lists (names are never empty).
+const noName = ""
+
+// admittedName returns a name s admits.
+func admittedName(s strc) (string, bool) {
+	if s.in == nil {
+		if s.out[noName] {
+			return "", false
+		}
+		return noName, true
+	}
+	best, ok := "", false
+	for n := range s.in {
+		if !s.out[n] && (!ok || n < best) {
+			best, ok = n, true
+		}
+	}
+	return best, ok
+}
+
+// pointIn reports whether the packet p (its fields sorted; 0 bits and no
+// name on the others) is in cube d.
+func pointIn(p []pointField, d cube) bool {
+	i := 0
+	for _, dv := range d {
+		for i < len(p) && p[i].id < dv.id {
+			i++
+		}
+		var bits u128
+		name := noName
+		if i < len(p) && p[i].id == dv.id {
+			bits, name = p[i].bits, p[i].name
+		}
+		if dv.str != nil {
+			if dv.str.in != nil && !dv.str.in[name] || dv.str.out[name] {
+				return false
+			}
+			continue
+		}
+		if bits.and(dv.mask) != dv.val.and(dv.mask) {
+			return false
+		}
+		if dv.set != nil && !dv.set.has(bits.and(dv.set.mask)) {
+			return false
+		}
+	}
+	return true
 }
 
 // maxPieces bounds the pieces a cube is cut into while subtracting.
