@@ -61,6 +61,7 @@ type class struct {
 
 	mu        sync.Mutex
 	disturbed map[disturbKey]map[string]bool // switches where an ACL is disturbed, per rule
+	markCache map[*inst]*markEntry           // statelessmark.go
 }
 
 type tentative struct {

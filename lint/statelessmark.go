@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aclc/aclc/compile"
 )
@@ -72,24 +73,38 @@ func (l *linter) statelessMark(v *swView, x *inst, pipe []stage, layers func(sta
 	// ls_out_stateful's refusal to commit it is left.
 	egress := x.a.stage == outACL
 	mode := egress && len(v.lbs) > 0 && compile.LBStatelessMode(l.rel, v.ls)
-	q := hull(sx.over)
 	near := newNear(sx)
 	var ys []*inst
-	allows := false
+	c := v.cls
+	classOK := c != nil && x.shared
+	for _, st := range pipe {
+		classOK = classOK && v.tierLy[st] == nil
+	}
+	if classOK {
+		// The class's shared ACLs once per class; only the switch's own
+		// ACLs per switch.
+		ys = l.classMarks(v, c, x, near, mode, pipe, layers)
+	}
 	for _, st := range pipe {
 		for _, ly := range layers(st) {
-			ly.idx.candidates(q, 0, len(ly.list), func(_ int, y *inst) bool {
+			if classOK && ly == c.st[st] {
+				continue
+			}
+			ly.idx.candidates(hull(sx.over), 0, len(ly.list), func(_ int, y *inst) bool {
 				if !statefulVerdict(y) || !decidesBefore(y, x) || slices.Contains(ys, y) || mode && y.a.verdict != vAllow {
 					return true
 				}
-				if intersects(sx, l.setOf(v, y)) == yes && !l.decidedFirst(v, x, y, layers, near) {
+				if intersects(sx, l.setOf(v, y)) != yes {
+					return true
+				}
+				if ok, _ := l.decidedFirst(v, x, y, proofLayers(v, y, layers), near); !ok {
 					ys = append(ys, y)
-					allows = allows || y.a.verdict == vAllow
 				}
 				return true
 			})
 		}
 	}
+	allows := slices.ContainsFunc(ys, func(y *inst) bool { return y.a.verdict == vAllow })
 	if len(ys) == 0 {
 		return Finding{}, false
 	}
@@ -125,6 +140,103 @@ func (l *linter) statelessMark(v *swView, x *inst, pipe []stage, layers func(sta
 		f.Message += ", untracked: a drop/reject ACL drops them without marking an established connection blocked, so its replies are still let through"
 	}
 	return f, true
+}
+
+// markPair is a shared ACL y that decides some packets of a class's
+// shared allow-stateless ACL x before x, and whether the class's ACLs
+// prove those packets decided before y by the full proof (a proof by
+// single cubes holds on every switch of the class and is not kept).
+type markPair struct {
+	y       *inst
+	decided bool
+}
+
+// markEntry is the class's part of the rule for one shared
+// allow-stateless ACL.
+type markEntry struct {
+	once  sync.Once
+	pairs []markPair
+	near  map[*layer][]*inst // x's neighbours in the class's layers
+}
+
+// classMarks returns the shared ACLs that decide some packets of the
+// shared allow-stateless ACL x first on v, with the class's answer where
+// none of v's own ACLs above y meets y (none then meets what x and y both
+// match, so the proof reads the same cubes), and v's otherwise. It fills
+// near with x's neighbours among the class's ACLs.
+func (l *linter) classMarks(v *swView, c *class, x *inst, near *nearACLs, mode bool, pipe []stage, layers func(stage) []*layer) []*inst {
+	e := c.markEntry(x)
+	e.once.Do(func() {
+		sx := l.setOf(v, x)
+		cn := newNear(sx)
+		for _, st := range pipe {
+			ly := c.st[st]
+			only := []*layer{ly}
+			ly.idx.candidates(hull(sx.over), 0, len(ly.list), func(_ int, y *inst) bool {
+				if !statefulVerdict(y) || !decidesBefore(y, x) || intersects(sx, l.setOf(v, y)) != yes {
+					return true
+				}
+				if ok, inside := l.decidedFirst(v, x, y, only, cn); !inside {
+					e.pairs = append(e.pairs, markPair{y, ok})
+				}
+				return true
+			})
+		}
+		e.near = cn.by
+	})
+	for ly, list := range e.near {
+		near.by[ly] = list
+	}
+	var ys []*inst
+	for _, pr := range e.pairs {
+		y := pr.y
+		if mode && y.a.verdict != vAllow {
+			continue
+		}
+		decided := pr.decided
+		if l.ownMeetsAbove(v, c, y, near, layers) {
+			decided, _ = l.decidedFirst(v, x, y, proofLayers(v, y, layers), near)
+		}
+		if !decided {
+			ys = append(ys, y)
+		}
+	}
+	return ys
+}
+
+// ownMeetsAbove reports whether one of v's own ACLs of y's stage that
+// meets x (near) has a priority above y's and meets y.
+func (l *linter) ownMeetsAbove(v *swView, c *class, y *inst, near *nearACLs, layers func(stage) []*layer) bool {
+	sy := l.setOf(v, y)
+	for _, ly := range layers(y.a.stage) {
+		if ly == c.st[y.a.stage] {
+			continue
+		}
+		for _, o := range near.of(l, v, ly) {
+			if o.a.acl.Priority <= y.a.acl.Priority {
+				break
+			}
+			if anyIntersect(sy.over, l.setOf(v, o).under) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// markEntry returns the class's entry for x.
+func (c *class) markEntry(x *inst) *markEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.markCache == nil {
+		c.markCache = map[*inst]*markEntry{}
+	}
+	e := c.markCache[x]
+	if e == nil {
+		e = &markEntry{}
+		c.markCache[x] = e
+	}
+	return e
 }
 
 // statefulVerdict reports whether an ACL decides by conntrack on a

@@ -222,10 +222,11 @@ func (l *linter) unpickedPass(v *swView, st stage, p *inst, t int, later []*laye
 }
 
 // decidedFirst reports whether every packet both x and y match is proven
-// to be decided before y can decide it: by higher-priority ACLs of y's
-// tier (or stage, without tiers) or by earlier tiers. near holds x's
-// neighbours (one per x, reused for each y).
-func (l *linter) decidedFirst(v *swView, x, y *inst, layers func(stage) []*layer, near *nearACLs) bool {
+// to be decided before y can decide it by the ACLs of ls (proofLayers),
+// and whether each of those packets' cubes lies inside one cube of a
+// single ACL above y (then more ACLs cannot change the answer). near holds
+// x's neighbours (one per x, reused for each y).
+func (l *linter) decidedFirst(v *swView, x, y *inst, ls []*layer, near *nearACLs) (decided, inside bool) {
 	sx, sy := l.setOf(v, x), l.setOf(v, y)
 	var both []cube
 	for _, a := range sx.over {
@@ -236,12 +237,7 @@ func (l *linter) decidedFirst(v *swView, x, y *inst, layers func(stage) []*layer
 		}
 	}
 	if len(both) == 0 || len(both) > maxPieces {
-		return false
-	}
-	ls := layers(y.a.stage)
-	if m := v.tierLy[y.a.stage]; m != nil {
-		p := m[tierOf(y)]
-		ls = []*layer{p[0], p[1]}
+		return false, false
 	}
 	// A cube inside one cube (from below) of an ACL above y is covered
 	// whatever else meets it (coveredAt's single-cube test and
@@ -255,10 +251,21 @@ func (l *linter) decidedFirst(v *swView, x, y *inst, layers func(stage) []*layer
 		}
 	}
 	if len(rest) == 0 {
-		return true
+		return true, true
 	}
 	_, fail := coveredBy(rest, func(c cube) []cubeRef { return near.meeting(l, v, c, p, ls) })
-	return fail < 0
+	return fail < 0, false
+}
+
+// proofLayers returns the layers that decide before y: the higher
+// priorities of its tier and the earlier tiers (tierStage's), or its
+// stage's layers without tiers.
+func proofLayers(v *swView, y *inst, layers func(stage) []*layer) []*layer {
+	if m := v.tierLy[y.a.stage]; m != nil {
+		p := m[tierOf(y)]
+		return []*layer{p[0], p[1]}
+	}
+	return layers(y.a.stage)
 }
 
 // nearACLs finds, per layer, the ACLs whose cubes from below meet an ACL
