@@ -238,17 +238,27 @@ func (x *aclIndex) candidates(q cube, lo, hi int, fn func(i int, in *inst) bool)
 			}
 		} else {
 			comp.copyFrom(p.free)
+			qm, qv := f.fixed()
 			for _, g := range p.groups {
-				common := g.mask.and(f.mask)
+				common := g.mask.and(qm)
+				if f.set != nil && setNarrows(f.set, g) {
+					want := qv.and(common)
+					for j, v := range g.vals {
+						if v.and(common) == want && f.set.anyAgree(g.mask, v) {
+							comp.or(g.sets[j])
+						}
+					}
+					continue
+				}
 				switch {
 				case common == g.mask:
-					if j, ok := g.byVal[f.val.and(g.mask)]; ok {
+					if j, ok := g.byVal[qv.and(g.mask)]; ok {
 						comp.or(g.sets[j])
 					}
 				case common.zero():
 					comp.or(g.all)
 				default:
-					want := f.val.and(common)
+					want := qv.and(common)
 					for j, v := range g.vals {
 						if v.and(common) == want {
 							comp.or(g.sets[j])
@@ -269,4 +279,16 @@ func (x *aclIndex) candidates(q cube, lo, hi int, fn func(i int, in *inst) bool)
 		}
 	}
 	return true
+}
+
+// setNarrows reports whether a query's set s is worth testing value by
+// value against group g: g fixes bits of s on which its values differ,
+// and the test is cheap (a lookup, or few values on either side). The
+// fixed bits all of s's values share are tested anyway (fc.fixed).
+func setNarrows(s *vset, g *maskGroup) bool {
+	m := g.mask.and(s.mask)
+	if m.andNot(s.cm).zero() {
+		return false
+	}
+	return m == s.mask && s.idx != nil || len(g.vals)*len(s.vals) <= 256
 }
