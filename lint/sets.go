@@ -405,6 +405,7 @@ type converter struct {
 	// is no constraint at all, and such an ACL's cubes are the same on
 	// every switch the group covers.
 	cover map[string]bool
+	sc    *scratch // during toSet: where the cubes are built
 }
 
 // asCache caches address set members converted to constants, and the
@@ -482,15 +483,28 @@ func parsedText(s string) expr.Node {
 
 // toSet converts a parsed match.
 func (cv *converter) toSet(n expr.Node) *set {
+	if cv.sc == nil {
+		cv.sc = getScratch()
+		defer func() { cv.sc.release(); cv.sc = nil }()
+	}
 	cv.inexs = false
 	over := cv.node(n, false, true)
 	exact := !cv.inexs
 	if exact {
+		over = compact(over)
 		return &set{over: over, under: over, exact: true}
 	}
 	cv.inexs = false
 	under := cv.node(n, false, false)
-	return &set{over: over, under: under}
+	return &set{over: compact(over), under: compact(under)}
+}
+
+// and is andSets during a conversion: the result in the scratch.
+func (cv *converter) and(a, b []cube) ([]cube, bool) {
+	if cv.sc == nil {
+		return andSets(a, b)
+	}
+	return cv.sc.and(a, b)
 }
 
 // approx is what an unrepresentable constraint becomes.
@@ -502,41 +516,142 @@ func (cv *converter) approx(up bool) []cube {
 	return nil
 }
 
+// andSets returns the conjunction of two cube lists in an allocation of
+// its own (ok false when it would exceed maxCubes).
 func andSets(a, b []cube) ([]cube, bool) {
-	if len(a) == 1 && len(a[0]) == 0 {
+	if isTrue(a) {
 		return b, true
 	}
-	if len(b) == 1 && len(b[0]) == 0 {
+	if isTrue(b) {
+		return a, true
+	}
+	sc := getScratch()
+	defer sc.release()
+	out, ok := sc.and(a, b)
+	if !ok || out == nil {
+		return out, ok
+	}
+	return compact(out), true
+}
+
+func isTrue(cs []cube) bool { return len(cs) == 1 && len(cs[0]) == 0 }
+
+// scratch is where one conversion builds its cubes, the products of each
+// step of a conjunction included: most of them are garbage once the next
+// step is done, so they are carved from chunks reused across conversions
+// instead of a new block per step, and the result is copied out (compact)
+// in one block of its exact size. Nothing built in a scratch may outlive
+// its release but through compact.
+type scratch struct {
+	fcs   []fc   // the current chunk of constraints; cubes slice it
+	cubes []cube // the current chunk of cube lists
+	tmp   []cube // and's result while it is built
+}
+
+const (
+	scratchFcs   = 8192
+	scratchCubes = 1024
+)
+
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{fcs: make([]fc, 0, scratchFcs), cubes: make([]cube, 0, scratchCubes)}
+}}
+
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+// release makes the scratch's memory reusable: nothing may still refer
+// to it. Chunks grown far beyond the usual size are dropped.
+func (sc *scratch) release() {
+	if cap(sc.fcs) > 16*scratchFcs {
+		sc.fcs = make([]fc, 0, scratchFcs)
+	}
+	if cap(sc.cubes) > 16*scratchCubes {
+		sc.cubes = make([]cube, 0, scratchCubes)
+	}
+	if cap(sc.tmp) > 16*scratchCubes {
+		sc.tmp = nil
+	}
+	clear(sc.fcs) // drop the pointers to sets, names and old chunks
+	clear(sc.cubes)
+	sc.fcs, sc.cubes, sc.tmp = sc.fcs[:0], sc.cubes[:0], sc.tmp[:0]
+	scratchPool.Put(sc)
+}
+
+// room returns the unused part of the current chunk of constraints with
+// room for n, starting a new chunk when the current one is full (the old
+// one stays with the cubes that slice it).
+func (sc *scratch) room(n int) []fc {
+	if cap(sc.fcs)-len(sc.fcs) < n {
+		sc.fcs = make([]fc, 0, max(cap(sc.fcs), 2*n, scratchFcs))
+	}
+	return sc.fcs[len(sc.fcs):len(sc.fcs):cap(sc.fcs)]
+}
+
+// cubeList returns a list of the cubes cs in the scratch.
+func (sc *scratch) cubeList(cs []cube) []cube {
+	n := len(cs)
+	if cap(sc.cubes)-len(sc.cubes) < n {
+		sc.cubes = make([]cube, 0, max(cap(sc.cubes), 2*n, scratchCubes))
+	}
+	start := len(sc.cubes)
+	sc.cubes = append(sc.cubes, cs...)
+	return sc.cubes[start:len(sc.cubes):len(sc.cubes)]
+}
+
+// and is andSets with the result in the scratch (or a or b themselves).
+func (sc *scratch) and(a, b []cube) ([]cube, bool) {
+	if isTrue(a) {
+		return b, true
+	}
+	if isTrue(b) {
 		return a, true
 	}
 	if len(a)*len(b) > 64*maxCubes {
 		return nil, false
 	}
-	// One slab holds every result cube: far fewer allocations.
-	na, nb := 0, 0
-	for _, x := range a {
-		na += len(x)
-	}
-	for _, y := range b {
-		nb += len(y)
-	}
-	slab := make([]fc, 0, na*len(b)+nb*len(a))
-	out := make([]cube, 0, max(len(a), len(b)))
+	out := sc.tmp[:0]
+	defer func() { clear(out); sc.tmp = out[:0] }()
 	for _, x := range a {
 		for _, y := range b {
-			start := len(slab)
-			z, ok := x.andInto(slab[start:start:start+len(x)+len(y)], y)
+			z, ok := x.andInto(sc.room(len(x)+len(y)), y)
 			if !ok {
 				continue
 			}
-			slab = slab[:start+len(z)]
+			sc.fcs = sc.fcs[:len(sc.fcs)+len(z)]
 			out = append(out, z[:len(z):len(z)])
 			if len(out) > maxCubes {
 				return nil, false
 			}
 		}
 	}
-	return out, true
+	if len(out) == 0 {
+		return make([]cube, 0), true
+	}
+	return sc.cubeList(out), true
+}
+
+// compact copies cs into one block of its exact size (empty cubes keep
+// their nil-ness).
+func compact(cs []cube) []cube {
+	if cs == nil {
+		return nil
+	}
+	n := 0
+	for _, c := range cs {
+		n += len(c)
+	}
+	slab := make([]fc, n)
+	out := make([]cube, len(cs))
+	k := 0
+	for i, c := range cs {
+		if c == nil {
+			continue
+		}
+		copy(slab[k:], c)
+		out[i] = slab[k : k+len(c) : k+len(c)]
+		k += len(c)
+	}
+	return out
 }
 
 // node converts n (negated when neg); up selects the approximation from
@@ -557,7 +672,7 @@ func (cv *converter) node(n expr.Node, neg, up bool) []cube {
 			acc := []cube{trueCube}
 			for _, t := range n.Terms {
 				var ok bool
-				acc, ok = andSets(acc, cv.node(t, neg, up))
+				acc, ok = cv.and(acc, cv.node(t, neg, up))
 				if !ok {
 					return cv.approx(up)
 				}
@@ -608,7 +723,7 @@ func (cv *converter) node(n expr.Node, neg, up bool) []cube {
 			b = cv.cmp(n.Field, hi.Invert(), n.High, up)
 			return cv.withPrereqs(n.Field.Symbol, append(a, b...), up)
 		}
-		ab, ok := andSets(a, b)
+		ab, ok := cv.and(a, b)
 		if !ok {
 			return cv.approx(up)
 		}
@@ -629,13 +744,14 @@ func (cv *converter) textCubes(text string, neg, up bool) []cube {
 	if x, ok := textCubeCache.Load(k); ok {
 		return x.([]cube)
 	}
-	sub := &converter{as: cv.as}
+	sub := &converter{as: cv.as, sc: cv.sc}
 	cs := sub.node(parsedText(text), neg, true)
 	if sub.inexs {
 		cv.inexs = true
 		sub.inexs = false
 		return sub.node(parsedText(text), neg, up)
 	}
+	cs = compact(cs) // kept: out of the scratch
 	textCubeCache.Store(k, cs)
 	return cs
 }
@@ -647,7 +763,7 @@ func (cv *converter) withPrereqs(sym *expr.Symbol, cs []cube, up bool) []cube {
 	if sym.Prereqs == "" || len(cs) == 0 {
 		return cs
 	}
-	out, ok := andSets(cs, cv.textCubes(sym.Prereqs, false, up))
+	out, ok := cv.and(cs, cv.textCubes(sym.Prereqs, false, up))
 	if !ok {
 		return cv.approx(up)
 	}
@@ -845,7 +961,7 @@ func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool)
 				}
 			}
 			var ok bool
-			if acc, ok = andSets(acc, alts); !ok {
+			if acc, ok = cv.and(acc, alts); !ok {
 				return cv.approx(up)
 			}
 		}
