@@ -70,6 +70,13 @@ func fromBig(x *big.Int) u128 {
 	if x == nil {
 		return u128{}
 	}
+	if x.Sign() >= 0 && bits.UintSize == 64 { // the words themselves
+		var v u128
+		for i, w := range x.Bits()[:min(2, len(x.Bits()))] {
+			v[i] = uint64(w)
+		}
+		return v
+	}
 	lo := new(big.Int).And(x, new(big.Int).SetUint64(^uint64(0))).Uint64()
 	hi := new(big.Int).Rsh(x, 64).Uint64()
 	return u128{lo, hi}
@@ -279,7 +286,8 @@ func hull(cs []cube) cube {
 	if len(cs) == 0 {
 		return nil
 	}
-	var out cube
+	var buf [16]fc // built here, kept at its exact size
+	out := buf[:0]
 	for _, f := range cs[0] {
 		if f.str != nil {
 			continue
@@ -301,7 +309,10 @@ func hull(cs []cube) cube {
 			out = append(out, fc{id: f.id, val: val.and(mask), mask: mask})
 		}
 	}
-	return out
+	if len(out) == 0 {
+		return nil
+	}
+	return slices.Clone(out)
 }
 
 // set is a match as cubes, approximated from above (over) and from below
@@ -852,6 +863,15 @@ func bitCube(f expr.Field, val, mask u128) cube {
 // resolved. all is set when cs names a port group that covers the
 // datapath.
 func (cv *converter) expand(cs expr.ConstSet) (out []expr.Const, all, ok bool) {
+	if len(cs.Values) == 1 && cs.Values[0].Kind == expr.AddressSetRef && cv.r != nil {
+		// The cached members themselves, not a copy (never modified).
+		name := cs.Values[0].Str
+		addrs, ok := cv.r.AddressSet(name)
+		if !ok {
+			return nil, false, false
+		}
+		return cv.as.members(name, addrs), false, true
+	}
 	for _, c := range cs.Values {
 		switch c.Kind {
 		case expr.AddressSetRef:
