@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -550,7 +551,13 @@ func (p *parser) constant(st *setState) Const {
 			p.syntaxf("expecting address set name")
 		}
 		p.assign(st, isStr)
-		st.members = append(st.members, members...)
+		if len(st.members) == 0 {
+			// The resolver's slice is shared and only read here; clipped, a
+			// later member appended to the set copies it.
+			st.members = slices.Clip(members)
+		} else {
+			st.members = append(st.members, members...)
+		}
 	default:
 		p.syntaxf("expecting constant")
 	}
