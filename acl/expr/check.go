@@ -3,6 +3,7 @@ package expr
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -81,7 +82,7 @@ func newFactSolver(t Symtab, r Resolver, prereqs bool) *solver {
 // symbols they test positively by name (tcp, ct.trk, nd).
 type facts struct {
 	explicit, full *solver
-	names          map[string]bool
+	names          []string
 }
 
 // walk visits n under neg enclosing negations.
@@ -102,13 +103,10 @@ func (c *checker) walk(n Node, neg bool, fs facts) {
 			return
 		}
 		explicit, full := fs.explicit.clone(), fs.full.clone()
-		names := map[string]bool{}
-		for k := range fs.names {
-			names[k] = true
-		}
+		names := slices.Clip(fs.names) // appended to: a copy when it grows
 		for _, t := range n.Terms {
 			if ft, ok := unparen(t).(*FieldTest); ok && !neg && ft.Field.NBits == 1 {
-				names[ft.Field.Symbol.Name] = true
+				names = append(names, ft.Field.Symbol.Name)
 			}
 			// A failing term may leave partial facts behind; for the
 			// explicit facts (used to suppress warnings) that is harmless.
@@ -159,7 +157,7 @@ func unparen(n Node) Node {
 // field warns when f's prerequisite is not implied by the explicit facts.
 func (c *checker) field(f Field, fs facts) {
 	pre := f.Symbol.Prereqs
-	if pre == "" || fs.names[pre] {
+	if pre == "" || slices.Contains(fs.names, pre) {
 		return
 	}
 	if !fs.explicit.implied(expansion(c.t, pre)) {

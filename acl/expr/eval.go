@@ -108,8 +108,13 @@ func (m *Microflow) Set(name string, v any) error {
 			return fmt.Errorf("%s: only true can be set on a predicate", name)
 		}
 		s := newSolver(m.symtab, nil)
-		s.m, s.lenient = m, true
-		return s.constrainAll(mustParse(m.symtab, f.Symbol.Predicate), false)
+		s.lenient = true
+		for name, v := range m.strs { // the ports set so far must agree
+			s.strs = append(s.strs, strPin{name, v})
+		}
+		err := s.constrainAll(mustParse(m.symtab, f.Symbol.Predicate), false)
+		s.apply(m)
+		return err
 	}
 	m.setBits(f, n, nil)
 	return nil

@@ -3,6 +3,8 @@ package expr
 import (
 	"fmt"
 	"math/big"
+	"math/bits"
+	"slices"
 )
 
 // ParseMicroflow parses an ovn-trace style microflow description such as
@@ -23,43 +25,157 @@ func solveMicroflow(e *Expr, t Symtab, r Resolver) (*Microflow, error) {
 	if err := sv.constrainAll(e.Root, false); err != nil {
 		return nil, err
 	}
-	return sv.m, nil
+	m := NewMicroflowSymtab(t)
+	sv.apply(m)
+	return m, nil
 }
 
-// solver turns conjunctive constraints into field values.
+// solver turns conjunctive constraints into field values. Its state is a
+// few small slices, so that the clones a disjunction makes are cheap.
 type solver struct {
-	t       Symtab
-	r       Resolver
-	m       *Microflow
-	known   map[string]*big.Int // root field → mask of pinned bits
-	applied map[string]bool     // symbols whose prerequisites were added
+	t    Symtab
+	r    Resolver
+	ints []pin    // the bits pinned so far, by root field
+	strs []strPin // the string fields pinned so far
+	// applied lists the symbols whose prerequisites were added and pending
+	// the prerequisite expressions still to add. Both only grow at the end
+	// (pending is consumed from the front), so clones share them clipped.
+	applied []*Symbol
+	pending []string
 	changed bool
 	lenient bool // leave ambiguous disjunctions open instead of failing
 	// noPrereqs records only what is stated, without the implicit
 	// prerequisites of the fields mentioned.
 	noPrereqs bool
-	pending   []string // prerequisite expressions still to add
-	tmp       *scratch // shared by a solver and its clones (one goroutine)
 }
 
-// scratch holds the temporaries of assignOutcome, which runs for every
-// value of every set a match compares with.
-type scratch struct{ mask, val, shMask, shVal, overlap, a, b big.Int }
-
-func newSolver(t Symtab, r Resolver) *solver {
-	return &solver{t: t, r: r, m: NewMicroflowSymtab(t), known: map[string]*big.Int{}, applied: map[string]bool{}}
+// pin is what is known of a root field: the bits of known have the values
+// of val (val is zero elsewhere).
+type pin struct {
+	root       *Symbol
+	known, val w128
 }
+
+type strPin struct{ name, val string }
+
+// w128 holds the bits of a field of at most 128 bits, low word first (the
+// widest OVN field is 128 bits: ip6.src, xxreg0).
+type w128 [2]uint64
+
+func (a w128) and(b w128) w128    { return w128{a[0] & b[0], a[1] & b[1]} }
+func (a w128) or(b w128) w128     { return w128{a[0] | b[0], a[1] | b[1]} }
+func (a w128) andNot(b w128) w128 { return w128{a[0] &^ b[0], a[1] &^ b[1]} }
+
+// shl shifts a left by n < 128 bits.
+func (a w128) shl(n int) w128 {
+	switch {
+	case n == 0:
+		return a
+	case n >= 64:
+		return w128{0, a[0] << (n - 64)}
+	}
+	return w128{a[0] << n, a[1]<<n | a[0]>>(64-n)}
+}
+
+// ones128 returns 2^n-1 for n ≤ 128.
+func ones128(n int) w128 {
+	switch {
+	case n >= 128:
+		return w128{^uint64(0), ^uint64(0)}
+	case n >= 64:
+		return w128{^uint64(0), ^uint64(0) >> (128 - n)}
+	case n <= 0:
+		return w128{}
+	}
+	return w128{^uint64(0) >> (64 - n), 0}
+}
+
+// words returns the low 128 bits of x (two's complement for negative x).
+func words(x *big.Int) (w w128) {
+	if x.Sign() < 0 {
+		x = new(big.Int).And(x, ones(128))
+	}
+	for i, d := range x.Bits() {
+		b := i * bits.UintSize
+		if b >= 128 {
+			break
+		}
+		w[b/64] |= uint64(d) << (b % 64)
+	}
+	return w
+}
+
+func (a w128) big() *big.Int {
+	x := new(big.Int).SetUint64(a[1])
+	x.Lsh(x, 64)
+	return x.Or(x, new(big.Int).SetUint64(a[0]))
+}
+
+func newSolver(t Symtab, r Resolver) *solver { return &solver{t: t, r: r} }
 
 func (s *solver) clone() *solver {
-	c := &solver{t: s.t, r: s.r, m: s.m.shallowClone(), known: map[string]*big.Int{}, applied: map[string]bool{}, lenient: s.lenient, noPrereqs: s.noPrereqs, tmp: s.tmp}
-	for k, v := range s.known {
-		c.known[k] = v // values are never modified in place, only replaced
+	c := *s
+	c.ints = slices.Clone(s.ints) // modified in place
+	c.strs = slices.Clip(s.strs)  // only appended to
+	c.applied = slices.Clip(s.applied)
+	c.pending = slices.Clip(s.pending)
+	return &c
+}
+
+// apply stores what s pinned into m.
+func (s *solver) apply(m *Microflow) {
+	for _, p := range s.ints {
+		cur := m.ints[p.root.Name]
+		if cur == nil {
+			m.ints[p.root.Name] = p.val.big()
+			continue
+		}
+		v := new(big.Int).AndNot(cur, p.known.big())
+		m.ints[p.root.Name] = v.Or(v, p.val.big())
 	}
-	for k, v := range s.applied {
-		c.applied[k] = v
+	for _, p := range s.strs {
+		m.strs[p.name] = p.val
 	}
-	c.pending = append([]string(nil), s.pending...)
-	return c
+}
+
+// str returns the value pinned for string field name.
+func (s *solver) str(name string) (string, bool) {
+	for _, p := range s.strs {
+		if p.name == name {
+			return p.val, true
+		}
+	}
+	return "", false
+}
+
+// pinOf returns the index of root's entry in s.ints, -1 if none.
+func (s *solver) pinOf(root *Symbol) int {
+	for i := range s.ints {
+		if s.ints[i].root == root {
+			return i
+		}
+	}
+	return -1
+}
+
+// fits reports whether the solver can represent f's root field (every
+// field of OVN's symbol tables; a custom table might have wider ones).
+func fits(f Field) bool {
+	r, _ := f.Symbol.Root()
+	return r.Width <= 128
+}
+
+// shifted returns the root field of f and c's mask and value shifted into
+// it.
+func shifted(f Field, c Const) (root *Symbol, mask, val w128) {
+	mask = ones128(f.NBits)
+	if c.Kind == MaskedConst {
+		mask = mask.and(words(c.Mask))
+	}
+	val = words(c.Value).and(mask)
+	root, ofs := f.Symbol.Root()
+	ofs += f.Ofs
+	return root, mask.shl(ofs), val.shl(ofs)
 }
 
 // constrainAll adds n's constraints and then the prerequisites of every
@@ -106,6 +222,9 @@ func (s *solver) constrain(n Node, neg bool) error {
 		}
 		return nil
 	case *FieldTest:
+		if !fits(n.Field) {
+			return ambiguous(n)
+		}
 		one := Const{Kind: IntConst, Value: bigOne}
 		if n.Field.NBits > 1 {
 			one.Value = bigZero // only `!field' parses: field == 0
@@ -116,6 +235,9 @@ func (s *solver) constrain(n Node, neg bool) error {
 		}
 		return s.assign(n.Field, one, n)
 	case *Cmp:
+		if !fits(n.Field) {
+			return ambiguous(n)
+		}
 		op := n.FieldOp()
 		if neg {
 			op = op.Invert()
@@ -139,7 +261,10 @@ func (s *solver) constrain(n Node, neg bool) error {
 			return s.choose(alts, n)
 		case len(vals) == 1 && op == Ne && n.Field.NBits == 1 && vals[0].Kind == IntConst:
 			flipped := vals[0]
-			flipped.Value = new(big.Int).Xor(new(big.Int).And(flipped.Value, bigOne), bigOne)
+			flipped.Value = bigOne // (v & 1) ^ 1
+			if vals[0].Value.Bit(0) == 1 {
+				flipped.Value = bigZero
+			}
 			return s.assign(n.Field, flipped, n)
 		}
 		return ambiguous(n)
@@ -222,57 +347,20 @@ func (s *solver) chooseValue(f Field, vals []Const, n Node) error {
 // assignOutcome says what assign(f, c) would do to a field that is not a
 // predicate: fail as contradictory, or change what is pinned.
 func (s *solver) assignOutcome(f Field, c Const) (contradicts, changes bool) {
-	sym := f.Symbol
-	if sym.IsString() {
-		cur, set := s.m.strs[sym.Name]
+	if f.Symbol.IsString() {
+		cur, set := s.str(f.Symbol.Name)
 		return set && cur != c.Str, !set
 	}
-	// pinBits' computation in scratch values: no allocation.
-	if s.tmp == nil {
-		s.tmp = new(scratch)
+	root, mask, val := shifted(f, c)
+	var p pin
+	if i := s.pinOf(root); i >= 0 {
+		p = s.ints[i]
 	}
-	t := s.tmp
-	mask := ones(f.NBits)
-	if c.Kind == MaskedConst {
-		mask = t.mask.And(c.Mask, mask)
-	}
-	val := t.val.And(c.Value, mask)
-	r, ofs := f.Symbol.Root()
-	ofs += f.Ofs
-	shMask := t.shMask.Lsh(mask, uint(ofs))
-	shVal := t.shVal.Lsh(val, uint(ofs))
-	overlap := t.overlap.SetInt64(0)
-	if known := s.known[r.Name]; known != nil {
-		overlap.And(known, shMask)
-	}
-	cur := t.a.SetInt64(0)
-	if x := s.m.ints[r.Name]; x != nil {
-		cur.And(x, overlap)
-	}
-	if cur.Cmp(t.b.And(shVal, overlap)) != 0 {
+	overlap := p.known.and(mask)
+	if p.val.and(overlap) != val.and(overlap) {
 		return true, false
 	}
-	return false, overlap.Cmp(shMask) != 0
-}
-
-// pinBits returns what pinning field f to c touches: the root field, c's
-// mask and value shifted into it, the root's bits pinned so far and those
-// of them c's mask covers.
-func (s *solver) pinBits(f Field, c Const) (root string, shMask, shVal, known, overlap *big.Int) {
-	mask := ones(f.NBits)
-	if c.Kind == MaskedConst {
-		mask = new(big.Int).And(c.Mask, mask)
-	}
-	val := new(big.Int).And(c.Value, mask)
-	r, ofs := f.Symbol.Root()
-	ofs += f.Ofs
-	shMask = new(big.Int).Lsh(mask, uint(ofs))
-	shVal = new(big.Int).Lsh(val, uint(ofs))
-	known = s.known[r.Name]
-	if known == nil {
-		known = new(big.Int)
-	}
-	return r.Name, shMask, shVal, known, new(big.Int).And(known, shMask)
+	return false, overlap != mask
 }
 
 // assign pins field f to constant c, then adds f's prerequisites.
@@ -287,12 +375,12 @@ func (s *solver) assign(f Field, c Const, n Node) error {
 			return err
 		}
 	case sym.IsString():
-		cur, set := s.m.strs[sym.Name]
+		cur, set := s.str(sym.Name)
 		if set && cur != c.Str {
 			return ErrContradictory
 		}
 		if !set {
-			s.m.strs[sym.Name] = c.Str
+			s.strs = append(s.strs, strPin{sym.Name, c.Str})
 			s.changed = true
 		}
 	default:
@@ -301,18 +389,20 @@ func (s *solver) assign(f Field, c Const, n Node) error {
 			return ErrContradictory
 		}
 		if changes {
-			root, shMask, _, known, _ := s.pinBits(f, c)
-			mask := ones(f.NBits)
-			if c.Kind == MaskedConst {
-				mask = new(big.Int).And(c.Mask, mask)
+			root, mask, val := shifted(f, c)
+			i := s.pinOf(root)
+			if i < 0 {
+				i = len(s.ints)
+				s.ints = append(s.ints, pin{root: root})
 			}
+			p := &s.ints[i]
+			p.val = p.val.andNot(mask).or(val)
+			p.known = p.known.or(mask)
 			s.changed = true
-			s.m.setBits(f, new(big.Int).And(c.Value, mask), mask)
-			s.known[root] = new(big.Int).Or(known, shMask)
 		}
 	}
-	if sym.Prereqs != "" && !s.applied[sym.Name] && !s.noPrereqs {
-		s.applied[sym.Name] = true
+	if sym.Prereqs != "" && !s.noPrereqs && !slices.Contains(s.applied, sym) {
+		s.applied = append(s.applied, sym)
 		s.pending = append(s.pending, sym.Prereqs)
 	}
 	return nil
@@ -362,19 +452,12 @@ func (s *solver) pinned(f Field, c Const) bool {
 	case sym.IsPredicate():
 		return c.Value.Bit(0) == 1 && s.implied(expansion(s.t, sym.Predicate))
 	case sym.IsString():
-		cur, ok := s.m.strs[sym.Name]
+		cur, ok := s.str(sym.Name)
 		return ok && cur == c.Str
-	}
-	mask := ones(f.NBits)
-	if c.Kind == MaskedConst {
-		mask = new(big.Int).And(c.Mask, mask)
-	}
-	root, ofs := sym.Root()
-	ofs += f.Ofs
-	shMask := new(big.Int).Lsh(mask, uint(ofs))
-	known := s.known[root.Name]
-	if known == nil || new(big.Int).And(known, shMask).Cmp(shMask) != 0 {
+	case !fits(f):
 		return false
 	}
-	return s.m.bits(f).And(s.m.bits(f), mask).Cmp(new(big.Int).And(c.Value, mask)) == 0
+	root, mask, val := shifted(f, c)
+	i := s.pinOf(root)
+	return i >= 0 && s.ints[i].known.and(mask) == mask && s.ints[i].val.and(mask) == val
 }
