@@ -250,7 +250,7 @@ type swView struct {
 	vips   []vipTraffic // cached by vipSetsCached
 
 	dynMu sync.Mutex
-	dyn   map[string]*set // splitSet's port group terms by text, converted here
+	dyn   map[dynKey]*set // splitSet's port group terms, converted here
 }
 
 // linter holds the NB-wide state of one run.
@@ -560,7 +560,7 @@ func (l *linter) splitSet(v *swView, in *inst) *set {
 // per text: the ACLs of a port group mostly start with the same
 // `inport == @pg' (sets are never modified once built).
 func (v *swView) dynSet(l *linter, n expr.Node) *set {
-	key := n.String()
+	key := termKey(n)
 	v.dynMu.Lock()
 	defer v.dynMu.Unlock()
 	if s, ok := v.dyn[key]; ok {
@@ -569,10 +569,26 @@ func (v *swView) dynSet(l *linter, n expr.Node) *set {
 	cv := &converter{r: v.res, as: l.as, cover: v.cover}
 	s := cv.toSet(n)
 	if v.dyn == nil {
-		v.dyn = map[string]*set{}
+		v.dyn = map[dynKey]*set{}
 	}
 	v.dyn[key] = s
 	return s
+}
+
+// dynKey identifies a port group term: `field op @pg' by its parts (no
+// text to build: most terms are of this form), any other by its text.
+type dynKey struct {
+	sym  *expr.Symbol
+	op   expr.Relop
+	pg   string
+	text string
+}
+
+func termKey(n expr.Node) dynKey {
+	if c, ok := n.(*expr.Cmp); ok && !c.Field.Sliced && len(c.Values.Values) == 1 && c.Values.Values[0].Kind == expr.PortGroupRef {
+		return dynKey{sym: c.Field.Symbol, op: c.FieldOp(), pg: c.Values.Values[0].Str}
+	}
+	return dynKey{text: n.String()}
 }
 
 func hasPGRef(n expr.Node) bool {

@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"fmt"
 	"math/big"
 	"math/bits"
 	"slices"
@@ -47,6 +46,12 @@ type solver struct {
 	// noPrereqs records only what is stated, without the implicit
 	// prerequisites of the fields mentioned.
 	noPrereqs bool
+	// Room for the usual state, so that a solver and each clone are one
+	// allocation.
+	intsBuf    [4]pin
+	strsBuf    [1]strPin
+	appliedBuf [4]*Symbol
+	pendingBuf [2]string
 }
 
 // pin is what is known of a root field: the bits of known have the values
@@ -111,15 +116,20 @@ func (a w128) big() *big.Int {
 	return x.Or(x, new(big.Int).SetUint64(a[0]))
 }
 
-func newSolver(t Symtab, r Resolver) *solver { return &solver{t: t, r: r} }
+func newSolver(t Symtab, r Resolver) *solver {
+	s := &solver{t: t, r: r}
+	s.ints, s.strs, s.applied, s.pending = s.intsBuf[:0], s.strsBuf[:0], s.appliedBuf[:0], s.pendingBuf[:0]
+	return s
+}
 
 func (s *solver) clone() *solver {
-	c := *s
-	c.ints = slices.Clone(s.ints) // modified in place
-	c.strs = slices.Clip(s.strs)  // only appended to
-	c.applied = slices.Clip(s.applied)
-	c.pending = slices.Clip(s.pending)
-	return &c
+	c := new(solver)
+	c.t, c.r, c.changed, c.lenient, c.noPrereqs = s.t, s.r, s.changed, s.lenient, s.noPrereqs
+	c.ints = append(c.intsBuf[:0], s.ints...)
+	c.strs = append(c.strsBuf[:0], s.strs...)
+	c.applied = append(c.appliedBuf[:0], s.applied...)
+	c.pending = append(c.pendingBuf[:0], s.pending...)
+	return c
 }
 
 // apply stores what s pinned into m.
@@ -195,7 +205,14 @@ func (s *solver) constrainAll(n Node, neg bool) error {
 	return nil
 }
 
-func ambiguous(n Node) error { return fmt.Errorf("%w: %s", ErrAmbiguous, n) }
+func ambiguous(n Node) error { return ambiguousError{n} }
+
+// ambiguousError is ErrAmbiguous about a node, formatted only when read:
+// the checker meets many and reads none.
+type ambiguousError struct{ n Node }
+
+func (e ambiguousError) Error() string { return ErrAmbiguous.Error() + ": " + e.n.String() }
+func (e ambiguousError) Unwrap() error { return ErrAmbiguous }
 
 // constrain adds the constraints n asserts (negated when neg).
 func (s *solver) constrain(n Node, neg bool) error {
