@@ -1,7 +1,9 @@
 package lint
 
 import (
+	"cmp"
 	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -19,13 +21,13 @@ type aclIndex struct {
 	live   bitset // entries with at least one cube
 	words  int
 	fields map[fieldID]*fieldPosting
+	slab   []uint64 // where newSet carves the bitsets (while building)
 }
 
 // fieldPosting is one field's part of an index.
 type fieldPosting struct {
 	free   bitset            // ACLs that do not constrain the field
 	groups []*maskGroup      // bit fields: the ACLs by mask, then value
-	byMask map[u128]int      // mask → index in groups (while building)
 	names  map[string]bitset // string fields: admitted name → ACLs
 }
 
@@ -33,10 +35,57 @@ type fieldPosting struct {
 // mask, by value: slices, not maps, for the queries that scan them.
 type maskGroup struct {
 	mask  u128
-	vals  []u128
+	vals  []u128       // sorted once built when there are more than maxScan
 	sets  []bitset     // sets[i]: the ACLs with vals[i]
-	byVal map[u128]int // value → index in vals
+	byVal map[u128]int // value → index in vals, while building a large group
 	all   bitset       // the union of sets
+}
+
+// maxScan is the most values of a mask group looked up by a scan rather
+// than by a map (while building) or a binary search.
+const maxScan = 8
+
+// find returns the index of val in g.vals, -1 if none.
+func (g *maskGroup) find(val u128) int {
+	if g.byVal != nil {
+		if j, ok := g.byVal[val]; ok {
+			return j
+		}
+		return -1
+	}
+	if len(g.vals) <= maxScan {
+		for j, v := range g.vals {
+			if v == val {
+				return j
+			}
+		}
+		return -1
+	}
+	j, ok := slices.BinarySearchFunc(g.vals, val, cmpU128)
+	if !ok {
+		return -1
+	}
+	return j
+}
+
+func cmpU128(a, b u128) int { return cmp.Or(cmp.Compare(a[1], b[1]), cmp.Compare(a[0], b[0])) }
+
+// seal drops the building map, sorting a large group's values.
+func (g *maskGroup) seal() {
+	g.byVal = nil
+	if len(g.vals) <= maxScan {
+		return
+	}
+	ord := make([]int, len(g.vals))
+	for i := range ord {
+		ord[i] = i
+	}
+	slices.SortFunc(ord, func(i, j int) int { return cmpU128(g.vals[i], g.vals[j]) })
+	vals, sets := make([]u128, len(ord)), make([]bitset, len(ord))
+	for k, i := range ord {
+		vals[k], sets[k] = g.vals[i], g.sets[i]
+	}
+	g.vals, g.sets = vals, sets
 }
 
 type bitset []uint64
@@ -56,11 +105,22 @@ func (b bitset) copyFrom(c bitset) { copy(b, c) }
 func (b bitset) fill(n int)        { fillBits(b, n) }
 func newBitset(words int) bitset   { return make(bitset, words) }
 func (x *aclIndex) empty() bool    { return x == nil || len(x.list) == 0 }
-func (x *aclIndex) newSet() bitset { return newBitset(x.words) }
+
+// newSet returns an empty bitset for the index's entries, carved from a
+// slab: only while building (the index is then read concurrently).
+func (x *aclIndex) newSet() bitset {
+	if len(x.slab) < x.words {
+		x.slab = make([]uint64, max(64*x.words, 512))
+	}
+	b := bitset(x.slab[:x.words:x.words])
+	x.slab = x.slab[x.words:]
+	return b
+}
+
 func (x *aclIndex) posting(id fieldID) *fieldPosting {
 	p := x.fields[id]
 	if p == nil {
-		p = &fieldPosting{free: x.newSet(), byMask: map[u128]int{}, names: map[string]bitset{}}
+		p = &fieldPosting{free: x.newSet()}
 		x.fields[id] = p
 	}
 	return p
@@ -94,26 +154,29 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 		}
 		x.live.set(i)
 		for _, f := range h {
-			x.posting(f.id).add(f.mask, f.val, i, x.words)
+			x.posting(f.id).add(x, f.mask, f.val, i)
 			x.mark(constrained, f.id, i)
 		}
-		for id, names := range nameHull(cs) {
-			p := x.posting(id)
-			for n := range names {
-				b := p.names[n]
-				if b == nil {
-					b = x.newSet()
-					p.names[n] = b
-				}
-				b.set(i)
-			}
+		nameHull(cs, func(id fieldID) {
+			x.posting(id)
 			x.mark(constrained, id, i)
-		}
+		}, func(id fieldID, n string) {
+			p := x.posting(id)
+			if p.names == nil {
+				p.names = map[string]bitset{}
+			}
+			b := p.names[n]
+			if b == nil {
+				b = x.newSet()
+				p.names[n] = b
+			}
+			b.set(i)
+		})
 	}
 	for id, p := range x.fields {
-		p.byMask = nil
 		for _, g := range p.groups {
-			g.all = newBitset(x.words)
+			g.seal()
+			g.all = x.newSet()
 			for _, b := range g.sets {
 				g.all.or(b)
 			}
@@ -124,25 +187,33 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 			p.free[w] &^= c[w]
 		}
 	}
+	x.slab = nil
 	return x
 }
 
-// add records that entry i constrains the posting's field to val under
-// mask.
-func (p *fieldPosting) add(mask, val u128, i, words int) {
-	k, ok := p.byMask[mask]
-	if !ok {
+// add records that entry i of x constrains the posting's field to val
+// under mask.
+func (p *fieldPosting) add(x *aclIndex, mask, val u128, i int) {
+	k := slices.IndexFunc(p.groups, func(g *maskGroup) bool { return g.mask == mask })
+	if k < 0 {
 		k = len(p.groups)
-		p.byMask[mask] = k
-		p.groups = append(p.groups, &maskGroup{mask: mask, byVal: map[u128]int{}})
+		p.groups = append(p.groups, &maskGroup{mask: mask})
 	}
 	g := p.groups[k]
-	j, ok := g.byVal[val]
-	if !ok {
+	j := g.find(val)
+	if j < 0 {
 		j = len(g.vals)
-		g.byVal[val] = j
 		g.vals = append(g.vals, val)
-		g.sets = append(g.sets, newBitset(words))
+		g.sets = append(g.sets, x.newSet())
+		switch {
+		case g.byVal != nil:
+			g.byVal[val] = j
+		case len(g.vals) > maxScan:
+			g.byVal = make(map[u128]int, 2*len(g.vals))
+			for j, v := range g.vals {
+				g.byVal[v] = j
+			}
+		}
 	}
 	g.sets[j].set(i)
 }
@@ -156,36 +227,34 @@ func (x *aclIndex) mark(m map[fieldID]bitset, id fieldID, i int) {
 	b.set(i)
 }
 
-// nameHull returns, for each string field every cube constrains to a
-// finite set of names, the union of the names the cubes admit.
-func nameHull(cs []cube) map[fieldID]map[string]bool {
-	var out map[fieldID]map[string]bool
+// nameHull calls field for each string field every cube constrains to a
+// finite set of names, then name with each name some cube admits (a name
+// possibly more than once).
+func nameHull(cs []cube, field func(id fieldID), name func(id fieldID, n string)) {
 	for _, f := range cs[0] {
 		if f.str == nil || f.str.in == nil {
 			continue
 		}
-		names := map[string]bool{}
 		ok := true
-		for _, c := range cs {
-			g, has := c.field(f.id)
-			if !has || g.str == nil || g.str.in == nil {
+		for _, c := range cs[1:] {
+			if g, has := c.field(f.id); !has || g.str == nil || g.str.in == nil {
 				ok = false
 				break
 			}
+		}
+		if !ok {
+			continue
+		}
+		field(f.id)
+		for _, c := range cs {
+			g, _ := c.field(f.id)
 			for n := range g.str.in {
 				if !g.str.out[n] {
-					names[n] = true
+					name(f.id, n)
 				}
 			}
 		}
-		if ok {
-			if out == nil {
-				out = map[fieldID]map[string]bool{}
-			}
-			out[f.id] = names
-		}
 	}
-	return out
 }
 
 // below returns the number of list entries with a priority above p (they
@@ -211,7 +280,7 @@ func (x *aclIndex) candidates(q cube, lo, hi int, fn func(i int, in *inst) bool)
 	if x.words <= len(buf)/2 {
 		cand, comp = buf[:x.words:x.words], buf[x.words:2*x.words:2*x.words]
 	} else {
-		cand, comp = x.newSet(), x.newSet()
+		cand, comp = newBitset(x.words), newBitset(x.words)
 	}
 	cand.fill(hi)
 	cand.and(x.live)
@@ -252,7 +321,7 @@ func (x *aclIndex) candidates(q cube, lo, hi int, fn func(i int, in *inst) bool)
 				}
 				switch {
 				case common == g.mask:
-					if j, ok := g.byVal[qv.and(g.mask)]; ok {
+					if j := g.find(qv.and(g.mask)); j >= 0 {
 						comp.or(g.sets[j])
 					}
 				case common.zero():
