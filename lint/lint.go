@@ -268,7 +268,7 @@ type linter struct {
 	lbModeKnown    bool             // rel reads enable-stateless-acl-with-lb
 	exprCache      sync.Map         // cache key → *expr.Expr or error
 	shared         sync.Map         // *aclInfo → its shared *inst
-	fixedCache     sync.Map         // ACL UUID → *set of its terms without port groups
+	fixedCache     sync.Map         // ACL UUID → its *split (splitSet)
 	validCache     sync.Map         // reject flow key → error (nil: valid)
 
 	// uses counts, per ACL, the switches still to be linted that see it:
@@ -514,32 +514,26 @@ func (l *linter) splitSet(v *swView, in *inst) *set {
 	if !ok || b.Or {
 		return nil
 	}
-	var fixed, dyn []expr.Node
-	for _, t := range b.Terms {
-		if hasPGRef(t) {
-			dyn = append(dyn, t)
-		} else {
-			fixed = append(fixed, t)
-		}
+	var sp *split
+	if x, ok := l.fixedCache.Load(in.a.acl.UUID); ok {
+		sp = x.(*split)
 	}
-	if len(fixed) == 0 || len(dyn) == 0 {
+	if sp == nil || sp.terms != len(b.Terms) {
+		sp = l.split(v, b)
+		l.fixedCache.Store(in.a.acl.UUID, sp)
+	}
+	if sp.fixed == nil {
 		return nil
 	}
-	conj := func(ts []expr.Node) expr.Node {
-		if len(ts) == 1 {
-			return ts[0]
+	dyn := b.Terms[sp.dyn[0]]
+	if len(sp.dyn) > 1 {
+		ts := make([]expr.Node, len(sp.dyn))
+		for k, t := range sp.dyn {
+			ts[k] = b.Terms[t]
 		}
-		return &expr.Binary{Pos: ts[0].Position(), Terms: ts}
+		dyn = &expr.Binary{Pos: ts[0].Position(), Terms: ts}
 	}
-	var fs *set
-	if x, ok := l.fixedCache.Load(in.a.acl.UUID); ok {
-		fs = x.(*set)
-	} else {
-		cv := &converter{r: v.res, as: l.as}
-		fs = cv.toSet(conj(fixed))
-		l.fixedCache.Store(in.a.acl.UUID, fs)
-	}
-	ds := v.dynSet(l, conj(dyn))
+	ds, fs := v.dynSet(l, dyn), sp.fixed
 	over, ok := andSets(ds.over, fs.over)
 	if !ok {
 		return nil
@@ -554,6 +548,38 @@ func (l *linter) splitSet(v *swView, in *inst) *set {
 		return nil
 	}
 	return &set{over: over, under: under}
+}
+
+// split is how a conjunctive match splits, the same on every switch (the
+// terms that name port groups are the same): the set of the terms without
+// port groups (nil when the match does not split) and the indexes of the
+// others among its terms.
+type split struct {
+	fixed *set
+	dyn   []int
+	terms int // the conjunction's number of terms
+}
+
+func (l *linter) split(v *swView, b *expr.Binary) *split {
+	sp := &split{terms: len(b.Terms)}
+	var fixed []expr.Node
+	for k, t := range b.Terms {
+		if hasPGRef(t) {
+			sp.dyn = append(sp.dyn, k)
+		} else {
+			fixed = append(fixed, t)
+		}
+	}
+	if len(fixed) == 0 || len(sp.dyn) == 0 {
+		return sp
+	}
+	var n expr.Node = fixed[0]
+	if len(fixed) > 1 {
+		n = &expr.Binary{Pos: fixed[0].Position(), Terms: fixed}
+	}
+	cv := &converter{r: v.res, as: l.as}
+	sp.fixed = cv.toSet(n)
+	return sp
 }
 
 // dynSet converts the port group terms of a match on the switch, once

@@ -1,10 +1,10 @@
 package lint
 
 import (
-	"fmt"
 	"math/big"
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -784,7 +784,7 @@ func (cv *converter) withPrereqs(sym *expr.Symbol, cs []cube, up bool) []cube {
 // eqCubes converts `f == {vals}' (cs resolved): the values with one mask
 // are one cube whose field is set-valued (valueset.go). The cubes of a set
 // naming an address set are converted once per run and shared.
-func (cv *converter) eqCubes(f expr.Field, key string, vals []expr.Const, up bool) []cube {
+func (cv *converter) eqCubes(f expr.Field, key *eqKey, vals []expr.Const, up bool) []cube {
 	full := onesN(f.NBits)
 	type group struct {
 		mask u128
@@ -811,24 +811,67 @@ func (cv *converter) eqCubes(f expr.Field, key string, vals []expr.Const, up boo
 	for _, g := range groups {
 		out = append(out, setCube(f, g.mask, g.vals))
 	}
-	if key != "" {
-		cv.as.cubes.Store(key, out)
+	if key != nil {
+		cv.as.cubes.Store(*key, out)
 	}
 	return out
 }
 
-// eqKey is the key of `f == {cs}' in the cache of cubes: "" when cs
-// names no address set (or there is no cache).
-func (cv *converter) eqKey(f expr.Field, cs expr.ConstSet) string {
-	if cv.as == nil || cv.r == nil || !slices.ContainsFunc(cs.Values, func(c expr.Const) bool { return c.Kind == expr.AddressSetRef }) {
-		return ""
+// eqKey identifies `f == {cs}' in the cache of cubes: the field's bits
+// and, for a single constant or address set, the constant (no text to
+// build), else the constants as text.
+type eqKey struct {
+	sym         *expr.Symbol
+	ofs, nbits  int
+	kind        expr.ConstKind
+	str         string // the address set; or the constants as text
+	val, mask   u128
+	single, set bool
+}
+
+// eqKeyOf returns the key of `f == {cs}' in the cache of cubes, ok false
+// when it is not cached: cs names no address set and is more than one
+// constant (or there is no cache).
+func (cv *converter) eqKeyOf(f expr.Field, cs expr.ConstSet) (k eqKey, ok bool) {
+	if cv.as == nil {
+		return k, false
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s[%d+%d]", f.Symbol.Name, f.Ofs, f.NBits)
+	k = eqKey{sym: f.Symbol, ofs: f.Ofs, nbits: f.NBits}
+	if len(cs.Values) == 1 {
+		c := cs.Values[0]
+		switch c.Kind {
+		case expr.AddressSetRef:
+			k.single, k.kind, k.str = true, c.Kind, c.Str
+			return k, cv.r != nil
+		case expr.IntConst, expr.MaskedConst:
+			if c.Value == nil || c.Value.Sign() < 0 || c.Value.BitLen() > 128 || c.Mask != nil && (c.Mask.Sign() < 0 || c.Mask.BitLen() > 128) {
+				return k, false
+			}
+			k.single, k.kind, k.val, k.mask = true, c.Kind, fromBig(c.Value), fromBig(c.Mask)
+			return k, true
+		}
+		return k, false
+	}
+	if cv.r == nil || !slices.ContainsFunc(cs.Values, func(c expr.Const) bool { return c.Kind == expr.AddressSetRef }) {
+		return k, false
+	}
+	var b []byte
 	for _, c := range cs.Values {
-		fmt.Fprintf(&b, "\x00%d:%s:%v/%v", c.Kind, c.Str, c.Value, c.Mask)
+		b = append(b, 0)
+		b = strconv.AppendInt(b, int64(c.Kind), 10)
+		b = append(b, ':')
+		b = append(b, c.Str...)
+		b = append(b, ':')
+		if c.Value != nil {
+			b = c.Value.Append(b, 16)
+		}
+		b = append(b, '/')
+		if c.Mask != nil {
+			b = c.Mask.Append(b, 16)
+		}
 	}
-	return b.String()
+	k.set, k.str = true, string(b)
+	return k, true
 }
 
 // setCube constrains field f (its selected bits) under mask to one of
@@ -907,12 +950,13 @@ func (cv *converter) expand(cs expr.ConstSet) (out []expr.Const, all, ok bool) {
 
 // cmp converts `f op values' (without prerequisites).
 func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool) []cube {
-	var key string
+	var key *eqKey
 	if op == expr.Eq && !f.Symbol.IsString() && !f.Symbol.IsPredicate() && f.NBits <= 128 {
-		if key = cv.eqKey(f, cs); key != "" {
-			if out, ok := cv.as.cubes.Load(key); ok {
+		if k, ok := cv.eqKeyOf(f, cs); ok {
+			if out, ok := cv.as.cubes.Load(k); ok {
 				return out.([]cube)
 			}
+			key = &k
 		}
 	}
 	vals, all, ok := cv.expand(cs)
