@@ -479,12 +479,13 @@ func (l *linter) setOf(v *swView, in *inst) *set {
 	if in.set != nil {
 		return in.set
 	}
-	s := l.splitSet(v, in)
+	s, h := l.splitSet(v, in)
 	if s == nil {
 		cv := &converter{r: v.res, as: l.as, cover: v.cover}
 		s = cv.toSet(in.e.Root)
+		h = hull(s.over)
 	}
-	in.set, in.hull = s, hull(s.over)
+	in.set, in.hull = s, h
 	return in.set
 }
 
@@ -498,9 +499,10 @@ func (l *linter) hullOf(v *swView, in *inst) cube {
 // splitSet converts a conjunctive match that references port groups in
 // two parts: the terms without port groups once per ACL (shared by every
 // switch), the others on this switch; nil when the match does not split.
-func (l *linter) splitSet(v *swView, in *inst) *set {
+// It returns the set's hull too.
+func (l *linter) splitSet(v *swView, in *inst) (*set, cube) {
 	if len(in.a.pgRefs) == 0 {
-		return nil
+		return nil, nil
 	}
 	root := in.e.Root
 	for {
@@ -512,7 +514,7 @@ func (l *linter) splitSet(v *swView, in *inst) *set {
 	}
 	b, ok := root.(*expr.Binary)
 	if !ok || b.Or {
-		return nil
+		return nil, nil
 	}
 	var sp *split
 	if x, ok := l.fixedCache.Load(in.a.acl.UUID); ok {
@@ -523,7 +525,7 @@ func (l *linter) splitSet(v *swView, in *inst) *set {
 		l.fixedCache.Store(in.a.acl.UUID, sp)
 	}
 	if sp.fixed == nil {
-		return nil
+		return nil, nil
 	}
 	dyn := b.Terms[sp.dyn[0]]
 	if len(sp.dyn) > 1 {
@@ -536,18 +538,35 @@ func (l *linter) splitSet(v *swView, in *inst) *set {
 	ds, fs := v.dynSet(l, dyn), sp.fixed
 	over, ok := andSets(ds.over, fs.over)
 	if !ok {
-		return nil
+		return nil, nil
+	}
+	// The hull ignores string fields: when the port group terms are one
+	// cube of string constraints that drops none of the others' cubes,
+	// the product's hull is theirs.
+	h := sp.hull
+	if len(ds.over) != 1 || !strOnly(ds.over[0]) || len(over) != len(fs.over) {
+		h = hull(over)
 	}
 	if fs.exact && ds.exact {
 		// Both exact: under is over (toSet shares them too), and the
 		// product, the bulk of a 50k-ACL lint's allocations, is built once.
-		return &set{over: over, under: over, exact: true}
+		return &set{over: over, under: over, exact: true}, h
 	}
 	under, ok := andSets(ds.under, fs.under)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	return &set{over: over, under: under}
+	return &set{over: over, under: under}, h
+}
+
+// strOnly reports whether c constrains only string fields.
+func strOnly(c cube) bool {
+	for _, f := range c {
+		if f.str == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // split is how a conjunctive match splits, the same on every switch (the
@@ -556,6 +575,7 @@ func (l *linter) splitSet(v *swView, in *inst) *set {
 // others among its terms.
 type split struct {
 	fixed *set
+	hull  cube // hull(fixed.over)
 	dyn   []int
 	terms int // the conjunction's number of terms
 }
@@ -579,6 +599,7 @@ func (l *linter) split(v *swView, b *expr.Binary) *split {
 	}
 	cv := &converter{r: v.res, as: l.as}
 	sp.fixed = cv.toSet(n)
+	sp.hull = hull(sp.fixed.over)
 	return sp
 }
 
