@@ -294,7 +294,7 @@ func (p *parser) expr() Node {
 	if t != itemAnd && t != itemOr {
 		return e
 	}
-	b := &Binary{Pos: pos, Or: t == itemOr, Terms: []Node{e}}
+	b := &Binary{Pos: pos, Or: t == itemOr, Terms: append(make([]Node, 0, 4), e)}
 	p.next()
 	for {
 		b.Terms = append(b.Terms, p.notExpr())
@@ -381,12 +381,12 @@ func (p *parser) primary() (Node, bool) {
 			} else if f.NBits > 1 && !p.not {
 				p.errorf("Explicit `!= 0' is required for inequality test of multibit field against 0.")
 			}
-			p.checkNominal(f, Ne, []Const{{Kind: IntConst, Format: Hexadecimal, Value: bigZero}})
+			p.checkNominal(f, Ne, zeroConsts)
 			return &FieldTest{Pos: start.pos, Field: f}, true
 		}
 		p.next()
 		cs, st := p.constSet()
-		p.makeCmp(f, r, cs, st)
+		p.makeCmp(f, r, cs, &st)
 		return &Cmp{Pos: start.pos, Field: f, Op: r, Values: cs}, false
 	}
 
@@ -405,7 +405,7 @@ func (p *parser) primary() (Node, bool) {
 	f := p.field()
 	r2, ok := isRelop(p.tok().typ)
 	if !ok {
-		p.makeCmp(f, r1.Turn(), c1, st1)
+		p.makeCmp(f, r1.Turn(), c1, &st1)
 		return &Cmp{Pos: start.pos, Field: f, Op: r1, Values: c1, ConstFirst: true}, false
 	}
 	p.next()
@@ -415,8 +415,8 @@ func (p *parser) primary() (Node, bool) {
 	if !((lower(r1) && lower(r2)) || (upper(r1) && upper(r2))) {
 		p.errorf("Range expressions must have the form `x < field < y' or `x > field > y', with each `<' optionally replaced by `<=' or `>' by `>=').")
 	}
-	p.makeCmp(f, r1.Turn(), c1, st1)
-	p.makeCmp(f, r2, c2, st2)
+	p.makeCmp(f, r1.Turn(), c1, &st1)
+	p.makeCmp(f, r2, c2, &st2)
 	return &Range{Pos: start.pos, Low: c1, LowOp: r1, Field: f, HighOp: r2, High: c2}, false
 }
 
@@ -468,34 +468,59 @@ func (p *parser) smallInt() int {
 
 // constSet is parse_constant_set. It returns the set as written and its
 // resolved state (type and members) for make_cmp's checks.
-func (p *parser) constSet() (ConstSet, *setState) {
+func (p *parser) constSet() (ConstSet, setState) {
 	cs := ConstSet{Pos: p.tok().pos}
-	st := &setState{}
+	var st setState
 	if p.match(itemLCurly) {
 		cs.Curly = true
 		for {
-			cs.Values = append(cs.Values, p.constant(st))
+			cs.Values = append(cs.Values, p.constant(&st, cs.Values))
 			p.match(itemComma)
 			if p.match(itemRCurly) {
 				break
 			}
 		}
 	} else {
-		cs.Values = append(cs.Values, p.constant(st))
+		cs.Values = append(cs.Values, p.constant(&st, nil))
+	}
+	if !st.refs {
+		st.members = cs.Values // the same constants: no copy (read only)
 	}
 	return cs, st
 }
 
 // setState is what OVN's struct expr_constant_set knows while a set is
 // parsed: its type and its resolved members. Unresolved references (nil
-// resolver) are assumed to exist and to be non-empty.
+// resolver) are assumed to exist and to be non-empty. Until a reference
+// is met, the members are the set's constants themselves: only counted
+// (plain), and the set's values once it is parsed.
 type setState struct {
 	isStr   bool // cs->type == EXPR_C_STRING
 	unknown bool // holds an unresolved reference
+	refs    bool // a reference was met: members holds every member so far
+	plain   int  // the constants so far while !refs
 	members []Const
 }
 
-func (st *setState) nonEmpty() bool { return len(st.members) > 0 || st.unknown }
+func (st *setState) nonEmpty() bool { return len(st.members) > 0 || st.plain > 0 || st.unknown }
+
+// member records a constant of the set.
+func (st *setState) member(c Const) {
+	if st.refs {
+		st.members = append(st.members, c)
+		return
+	}
+	st.plain++
+}
+
+// reference records that a reference follows the constants sofar.
+func (st *setState) reference(sofar []Const) {
+	if !st.refs {
+		st.refs = true
+		st.members = slices.Clone(sofar[:st.plain])
+		st.plain = 0
+	}
+}
 
 // assign is assign_constant_set_type.
 func (p *parser) assign(st *setState, isStr bool) {
@@ -515,8 +540,11 @@ var (
 	bigIntMax = newInt(1<<31 - 1)
 )
 
-// constant is parse_constant.
-func (p *parser) constant(st *setState) Const {
+// zeroConsts is `0' as a set, for the check of `!field' (read only).
+var zeroConsts = []Const{{Kind: IntConst, Format: Hexadecimal, Value: bigZero}}
+
+// constant is parse_constant; sofar are the set's constants before it.
+func (p *parser) constant(st *setState, sofar []Const) Const {
 	t := p.tok()
 	c := Const{Pos: t.pos, Text: t.val}
 	switch t.typ {
@@ -525,14 +553,14 @@ func (p *parser) constant(st *setState) Const {
 	case itemString:
 		p.assign(st, true)
 		c.Kind, c.Str = StringConst, t.str
-		st.members = append(st.members, c)
+		st.member(c)
 	case itemInteger, itemMaskedInteger:
 		p.assign(st, false)
 		c.Kind, c.Format, c.Value = IntConst, t.fmt, t.num
 		if t.typ == itemMaskedInteger {
 			c.Kind, c.Mask, c.HostBits = MaskedConst, t.mask, t.hostb
 		}
-		st.members = append(st.members, c)
+		st.member(c)
 	case itemMacro, itemPortGroup:
 		isStr := t.typ == itemPortGroup
 		c.Kind, c.Str = AddressSetRef, t.str
@@ -541,6 +569,7 @@ func (p *parser) constant(st *setState) Const {
 		}
 		if p.res == nil {
 			p.assign(st, isStr)
+			st.reference(sofar)
 			st.unknown = true
 			break
 		}
@@ -551,6 +580,7 @@ func (p *parser) constant(st *setState) Const {
 			p.syntaxf("expecting address set name")
 		}
 		p.assign(st, isStr)
+		st.reference(sofar)
 		if len(st.members) == 0 {
 			// The resolver's slice is shared and only read here; clipped, a
 			// later member appended to the set copies it.
