@@ -251,6 +251,7 @@ type swView struct {
 
 	dynMu sync.Mutex
 	dyn   map[dynKey]*set // splitSet's port group terms, converted here
+	arena arena           // splitSet's products
 }
 
 // linter holds the NB-wide state of one run.
@@ -536,7 +537,7 @@ func (l *linter) splitSet(v *swView, in *inst) (*set, cube) {
 		dyn = &expr.Binary{Pos: ts[0].Position(), Terms: ts}
 	}
 	ds, fs := v.dynSet(l, dyn), sp.fixed
-	over, ok := andSets(ds.over, fs.over)
+	over, ok := andSetsIn(&v.arena, ds.over, fs.over)
 	if !ok {
 		return nil, nil
 	}
@@ -552,7 +553,7 @@ func (l *linter) splitSet(v *swView, in *inst) (*set, cube) {
 		// product, the bulk of a 50k-ACL lint's allocations, is built once.
 		return &set{over: over, under: over, exact: true}, h
 	}
-	under, ok := andSets(ds.under, fs.under)
+	under, ok := andSetsIn(&v.arena, ds.under, fs.under)
 	if !ok {
 		return nil, nil
 	}

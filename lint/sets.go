@@ -529,7 +529,11 @@ func (cv *converter) approx(up bool) []cube {
 
 // andSets returns the conjunction of two cube lists in an allocation of
 // its own (ok false when it would exceed maxCubes).
-func andSets(a, b []cube) ([]cube, bool) {
+func andSets(a, b []cube) ([]cube, bool) { return andSetsIn(nil, a, b) }
+
+// andSetsIn is andSets with the result in ar (nil: an allocation of its
+// own).
+func andSetsIn(ar *arena, a, b []cube) ([]cube, bool) {
 	if isTrue(a) {
 		return b, true
 	}
@@ -542,7 +546,10 @@ func andSets(a, b []cube) ([]cube, bool) {
 	if !ok || out == nil {
 		return out, ok
 	}
-	return compact(out), true
+	if ar == nil {
+		return compact(out), true
+	}
+	return ar.compact(out), true
 }
 
 func isTrue(cs []cube) bool { return len(cs) == 1 && len(cs[0]) == 0 }
@@ -647,12 +654,22 @@ func compact(cs []cube) []cube {
 	if cs == nil {
 		return nil
 	}
+	out := make([]cube, len(cs))
+	copyCubes(out, make([]fc, constraints(cs)), cs)
+	return out
+}
+
+// constraints counts the constraints of cs.
+func constraints(cs []cube) int {
 	n := 0
 	for _, c := range cs {
 		n += len(c)
 	}
-	slab := make([]fc, n)
-	out := make([]cube, len(cs))
+	return n
+}
+
+// copyCubes copies the cubes cs into out, their constraints into slab.
+func copyCubes(out []cube, slab []fc, cs []cube) {
 	k := 0
 	for i, c := range cs {
 		if c == nil {
@@ -662,6 +679,42 @@ func compact(cs []cube) []cube {
 		out[i] = slab[k : k+len(c) : k+len(c)]
 		k += len(c)
 	}
+}
+
+// arena holds the cubes of sets that all live as long as one switch's
+// view (splitSet's products, thousands per switch): carved from chunks
+// instead of two allocations each. Safe for concurrent use.
+type arena struct {
+	mu    sync.Mutex
+	fcs   []fc
+	cubes []cube
+}
+
+const (
+	arenaFcs   = 2048
+	arenaCubes = 512
+)
+
+// compact is compact with the copy in the arena.
+func (ar *arena) compact(cs []cube) []cube {
+	if cs == nil {
+		return nil
+	}
+	n, m := constraints(cs), len(cs)
+	if n > arenaFcs/4 || m > arenaCubes/4 {
+		return compact(cs)
+	}
+	ar.mu.Lock()
+	if len(ar.fcs) < n {
+		ar.fcs = make([]fc, arenaFcs)
+	}
+	if len(ar.cubes) < m {
+		ar.cubes = make([]cube, arenaCubes)
+	}
+	slab, out := ar.fcs[:n:n], ar.cubes[:m:m]
+	ar.fcs, ar.cubes = ar.fcs[n:], ar.cubes[m:]
+	ar.mu.Unlock()
+	copyCubes(out, slab, cs)
 	return out
 }
 
