@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -132,21 +133,30 @@ func caret(match string, ofs int) string {
 }
 
 // WriteJSON writes the report as one JSON object {"findings": [...],
-// "stats": {...}}, indented, one finding at a time (a whole report of
-// many findings marshalled at once took several copies of its text).
+// "stats": {...}}, indented. The findings are marshalled a chunk at a time
+// on every core and written in order as each chunk is ready (at 50k ACLs
+// the 12k-20k findings, 19-45 MB of JSON, took 0.3-0.4 s on one core, and
+// the whole report marshalled at once took several copies of its text).
 func WriteJSON(w io.Writer, r *Report) error {
-	bw := bufio.NewWriter(w)
+	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.WriteString("{\n  \"findings\": [")
-	for i, f := range r.Findings {
-		b, err := json.MarshalIndent(f, "    ", "  ")
-		if err != nil {
-			return fmt.Errorf("lint: writing JSON: %w", err)
+	err := eachChunk(len(r.Findings), func(start, end int) ([]byte, error) {
+		var b []byte
+		for i := start; i < end; i++ {
+			m, err := json.MarshalIndent(r.Findings[i], "    ", "  ")
+			if err != nil {
+				return nil, err
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n    "...)
+			b = append(b, m...)
 		}
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		bw.WriteString("\n    ")
-		bw.Write(b)
+		return b, nil
+	}, func(b []byte) { bw.Write(b) })
+	if err != nil {
+		return fmt.Errorf("lint: writing JSON: %w", err)
 	}
 	if len(r.Findings) > 0 {
 		bw.WriteString("\n  ")
@@ -162,4 +172,45 @@ func WriteJSON(w io.Writer, r *Report) error {
 		return fmt.Errorf("lint: writing JSON: %w", err)
 	}
 	return nil
+}
+
+// jsonChunk is how many findings one WriteJSON worker marshals at a time.
+const jsonChunk = 128
+
+// eachChunk calls format on [start, end) chunks of n items, up to
+// GOMAXPROCS at once and a few chunks ahead of the writer, and hands the
+// results to write in order. It returns format's first error, after
+// which it writes nothing more.
+func eachChunk(n int, format func(start, end int) ([]byte, error), write func([]byte)) error {
+	chunks := (n + jsonChunk - 1) / jsonChunk
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make([]chan result, chunks)
+	for i := range done {
+		done[i] = make(chan result, 1)
+	}
+	ahead := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	go func() {
+		for i := range chunks {
+			ahead <- struct{}{}
+			go func() {
+				b, err := format(i*jsonChunk, min(n, (i+1)*jsonChunk))
+				done[i] <- result{b, err}
+			}()
+		}
+	}()
+	var first error
+	for i := range chunks {
+		res := <-done[i]
+		<-ahead
+		if first == nil && res.err != nil {
+			first = res.err
+		}
+		if first == nil {
+			write(res.b)
+		}
+	}
+	return first
 }
