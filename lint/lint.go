@@ -234,6 +234,7 @@ type swView struct {
 	id, name string
 	ls       *nbdb.LogicalSwitch
 	res      expr.MapResolver
+	parseRes swResolver      // res for the parser: address sets' members from the NB-wide cache
 	cover    map[string]bool // port groups holding every port of the switch
 	cls      *class
 	acls     []*inst
@@ -401,6 +402,7 @@ func (l *linter) view(id string) *swView {
 	sw := l.nb.Switch(id)
 	v := &swView{id: id, name: sw.LS.Name, ls: sw.LS}
 	v.res = expr.MapResolver{AddressSets: l.globalRes.AddressSets, PortGroups: l.nb.SwitchPortGroupPorts(id)}
+	v.parseRes = swResolver{v.res, l.globalRes}
 	owned := len(l.nb.Ports(sw))
 	v.cover = map[string]bool{}
 	for pg, ports := range v.res.PortGroups {
@@ -425,6 +427,21 @@ func (l *linter) view(id string) *swView {
 	v.stateful = sw.Stateful()
 	v.maxTier = sw.MaxTier
 	return v
+}
+
+// swResolver is a switch's resolver for the parser: its port groups, and
+// the NB's address sets with their members converted once for the whole
+// run by the global resolver's cache (a switch's parse converted every
+// address set it references anew: $cluster_ip4's 5,000 addresses for each
+// reject flow checked at 50k ACLs of the cluster shape, 0.9 s of CPU).
+type swResolver struct {
+	expr.MapResolver                  // the switch's; AddressSets are global's
+	global           expr.MapResolver // the NB-wide resolver, with its MemberCache
+}
+
+// AddressSetMembers implements expr.MemberResolver.
+func (r swResolver) AddressSetMembers(name string) ([]expr.Const, bool) {
+	return r.global.AddressSetMembers(name)
 }
 
 // refKey is the part of the datapath resolver an ACL's parse depends on:
@@ -455,7 +472,7 @@ func (l *linter) parse(v *swView, a *aclInfo) (*expr.Expr, error) {
 		}
 		return nil, x.(error)
 	}
-	e, err := l.dialect.Parse(a.acl.Match, v.res)
+	e, err := l.dialect.Parse(a.acl.Match, v.parseRes)
 	if err != nil {
 		l.exprCache.Store(key, err)
 		return nil, err

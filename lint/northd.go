@@ -23,7 +23,7 @@ func (l *linter) rejectOr(v *swView, in *inst) (Finding, bool) {
 		if x, ok := l.validCache.Load(key); ok {
 			err, _ = x.(error)
 		} else {
-			err = l.dialect.Valid(text, v.res)
+			err = l.dialect.Valid(text, v.parseRes)
 			l.validCache.Store(key, err)
 		}
 		if err == nil {
