@@ -216,6 +216,7 @@ type aclInfo struct {
 	asPos   []int      // asPos[i]: the offset of asRefs[i]'s first reference
 	pgPos   []int      // the same for pgRefs
 	pgOwner string     // the port group that lists it, "" when a switch does
+	listed  int        // how many switch and port group rows list it
 }
 
 // inst is an ACL on one switch, or, when shared, on every switch where
@@ -260,6 +261,7 @@ type linter struct {
 	s              *nbschema.Snapshot
 	nb             *nbview.View
 	acls           map[string]*aclInfo
+	pgACLs         map[string][]*aclInfo // by port group UUID, the ACLs it lists that exist
 	globalRes      expr.MapResolver
 	as             *asCache
 	defaultACLDrop bool
@@ -296,6 +298,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 	for i, id := range ids {
 		l.acls[id] = infos[i]
 	}
+	l.countListings()
 
 	var (
 		mu  sync.Mutex
@@ -410,23 +413,76 @@ func (l *linter) view(id string) *swView {
 			v.cover[pg] = true
 		}
 	}
-	for _, acl := range l.nb.AppliedACLs(sw) {
-		a := l.acls[acl.UUID]
-		in := &inst{a: a}
+	l.appliedACLs(sw, func(a *aclInfo) {
+		var in *inst
 		if v.isShared(a) {
 			in = l.sharedInst(a)
 			v.shared = append(v.shared, in)
 		} else {
+			in = &inst{a: a}
 			v.own = append(v.own, in)
 		}
 		v.acls = append(v.acls, in)
-	}
+	})
 	v.hasACLs = sw.HasACLs
 	v.lbs = l.nb.SwitchLBs(sw.LS, true)
 	v.lbVIP = sw.HasLBVIP
 	v.stateful = sw.Stateful()
 	v.maxTier = sw.MaxTier
 	return v
+}
+
+// countListings fills l.pgACLs and each ACL's listed count.
+func (l *linter) countListings() {
+	for _, ls := range l.s.Switches {
+		for _, id := range ls.ACLs {
+			if a := l.acls[id]; a != nil {
+				a.listed++
+			}
+		}
+	}
+	l.pgACLs = make(map[string][]*aclInfo, len(l.s.PortGroups))
+	for id, pg := range l.s.PortGroups {
+		as := make([]*aclInfo, 0, len(pg.ACLs))
+		for _, aid := range pg.ACLs {
+			if a := l.acls[aid]; a != nil {
+				a.listed++
+				as = append(as, a)
+			}
+		}
+		l.pgACLs[id] = as
+	}
+}
+
+// appliedACLs calls fn with each ACL that applies on the switch, once, in
+// nbview.AppliedACLs's order (the switch's own, then each port group's),
+// from the port groups' ACLs looked up once per run; only ACLs that two
+// rows list need the check for a second listing (a map per switch of
+// every ACL, and its lookups, were most of building a view at 50k ACLs of
+// the cluster shape, where each switch has the cluster-wide group's
+// thousands).
+func (l *linter) appliedACLs(sw *nbview.Switch, fn func(*aclInfo)) {
+	var seen map[*aclInfo]bool
+	add := func(a *aclInfo) {
+		if a.listed > 1 {
+			if seen[a] {
+				return
+			}
+			if seen == nil {
+				seen = map[*aclInfo]bool{}
+			}
+			seen[a] = true
+		}
+		fn(a)
+	}
+	for _, acl := range sw.ACLs {
+		add(l.acls[acl.UUID])
+	}
+	for _, pg := range sw.PortGroups { // each group once (nbview)
+		for _, a := range l.pgACLs[pg.UUID] {
+			add(a)
+		}
+	}
 }
 
 // swResolver is a switch's resolver for the parser: its port groups, and
