@@ -36,11 +36,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,11 +67,15 @@ var (
 	flagMemLim   = flag.String("memory-limit", "200", "aclc watch --memory-limit (MiB)")
 	flagWrap     = flag.String("wrap", "", "run aclc watch under this command (e.g. \"perf record -g -o perf.data --\"), for profiling")
 	flagTxnFirst = flag.Bool("txn-first", false, "open the connection the changes go over before starting aclc watch (default: after its initial load)")
+	flagTrace    = flag.Bool("trace", false, "follow the changes' syscalls in ovsdb-server, aclc watch and the bench with perf trace (slows every traced syscall a little) and report when the NB sent the watcher's update and when the watcher read it")
 	flagRelease  = flag.String("release", "26.03", "OVN releases whose northd to measure against, comma-separated")
 )
 
 func main() {
 	flag.Parse()
+	// Spare Ps for the real-time reading threads (rtConn): a thread whose
+	// blocking read returns takes an idle P at once instead of queueing.
+	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), numCPU()+4))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx); err != nil {
@@ -90,8 +94,10 @@ type sample struct {
 	inWatch           time.Duration // first row event in the watcher -> delta
 	ack               time.Duration // transaction sent -> NB's reply
 	toWatch           time.Duration // transaction sent -> first row event in the watcher
+	toBefore, toAfter time.Duration // transaction sent -> update's first bytes at the raw monitors connected before / after the watcher
 	out               time.Duration // delta ready -> delta line written
 	cpu               time.Duration // CPU time of the engine for the delta
+	tr                tracedChange  // -trace
 	recompiled, flows int
 	patched           int
 }
@@ -216,6 +222,14 @@ func runRelease(ctx context.Context, r *release.Release, bin, dir string, snap *
 		defer tx.Close()
 	}
 
+	// The raw monitors that bracket the watcher's connection: one now,
+	// one once the watcher is connected (see rawMonitor).
+	before, err := dialRawMonitor(sb.NB)
+	if err != nil {
+		return nil, err
+	}
+	defer before.Close()
+
 	// aclc watch, as its own process.
 	deltas := filepath.Join(dir, "deltas.jsonl")
 	if err := os.WriteFile(deltas, nil, 0o644); err != nil {
@@ -252,6 +266,11 @@ func runRelease(ctx context.Context, r *release.Release, bin, dir string, snap *
 	logf("aclc watch compiled the NB in %v (%d flows; engine %v)", watchInitial.Round(time.Millisecond), initialFlows,
 		(time.Duration(first.CompileMicros) * time.Microsecond).Round(time.Millisecond))
 	first = nil
+	after, err := dialRawMonitor(sb.NB)
+	if err != nil {
+		return nil, err
+	}
+	defer after.Close()
 	time.Sleep(2 * time.Second) // let the initial no-op batch of cache events settle
 	drain(lines)
 
@@ -280,7 +299,20 @@ func runRelease(ctx context.Context, r *release.Release, bin, dir string, snap *
 		}
 		defer tx.Close()
 	}
+	var tr *syscallTrace
+	if *flagTrace {
+		nbPid, err := pidFile(filepath.Join(sb.Dir, "nb.pid"))
+		if err != nil {
+			return nil, err
+		}
+		if tr, err = startTrace(filepath.Join(dir, "perf-trace.txt"), nbPid, cmd.Process.Pid); err != nil {
+			return nil, err
+		}
+		defer tr.cmd.Process.Kill()
+	}
 	var samples []sample
+	var t0s, received []time.Time
+	var sizes []int
 	for i := 0; i < *flagChanges; i++ {
 		kind, id := "port group ACL", pgACLs[(i*7919)%len(pgACLs)]
 		if i%2 == 1 {
@@ -297,21 +329,45 @@ func runRelease(ctx context.Context, r *release.Release, bin, dir string, snap *
 		if err != nil {
 			return nil, fmt.Errorf("change %d: aclc watch: %w", i, err)
 		}
+		t0s, sizes = append(t0s, t0), append(sizes, tx.size)
+		if rec.Received != nil {
+			received = append(received, *rec.Received)
+		} else {
+			received = append(received, time.Time{})
+		}
 		e2e := rec.Time.Sub(t0)
+		tb, err := before.wait(nbCfg, time.Minute)
+		if err != nil {
+			return nil, fmt.Errorf("change %d: %w", i, err)
+		}
+		ta, err := after.wait(nbCfg, time.Minute)
+		if err != nil {
+			return nil, fmt.Errorf("change %d: %w", i, err)
+		}
 		if err := waitSbCfg(ctx, cfgs, nbCfg, 10*time.Minute); err != nil {
 			return nil, fmt.Errorf("change %d: northd: %w", i, err)
 		}
 		nd := time.Since(t0)
 		s := sample{kind: kind, e2e: e2e, compile: time.Duration(rec.CompileMicros) * time.Microsecond, ndd: nd,
 			inWatch: time.Duration(rec.LatencyMicros) * time.Microsecond, cpu: time.Duration(rec.CompileCPUMicros) * time.Microsecond,
-			recompiled: rec.Recompiled, patched: rec.Patched, flows: len(rec.Added) + len(rec.Removed), ack: ack}
+			recompiled: rec.Recompiled, patched: rec.Patched, flows: len(rec.Added) + len(rec.Removed), ack: ack,
+			toBefore: tb.Sub(t0), toAfter: ta.Sub(t0)}
 		if rec.Received != nil {
 			s.toWatch = rec.Received.Sub(t0)
 			s.out = e2e - s.toWatch - s.inWatch
 		}
 		samples = append(samples, s)
-		logf("change %2d (%s): aclc watch %v (NB reply %v, to the watcher %v, in watcher %v, engine %v, CPU %v, line %v, %d flows, %d/%d datapaths patched, rows %v), northd %v", i, kind,
-			e2e.Round(10*time.Microsecond), ack, s.toWatch, s.inWatch, s.compile, s.cpu, s.out, s.flows, s.patched, s.recompiled, rec.NB, nd.Round(time.Millisecond))
+		logf("change %2d (%s): aclc watch %v (NB reply %v, update at the raw sockets %v / %v, to the watcher %v, in watcher %v, engine %v, CPU %v, line %v, %d flows, %d/%d datapaths patched, rows %v), northd %v", i, kind,
+			e2e.Round(10*time.Microsecond), ack, s.toBefore, s.toAfter, s.toWatch, s.inWatch, s.compile, s.cpu, s.out, s.flows, s.patched, s.recompiled, rec.NB, nd.Round(time.Millisecond))
+	}
+	if tr != nil {
+		calls, err := tr.stop(threadsOf(tr.pids.nb, tr.pids.watch, tr.pids.bench))
+		if err != nil {
+			return nil, fmt.Errorf("perf trace: %w", err)
+		}
+		for k, tc := range tr.changes(calls, tx.c.fd, sizes, t0s, received) {
+			samples[k].tr = tc
+		}
 	}
 	rss, hwm := procMem(cmd.Process.Pid)
 	return &result{rel: r, samples: samples, northdInitial: northdInitial, watchInitial: watchInitial, flows: initialFlows, rss: rss, hwm: hwm}, nil
@@ -374,78 +430,89 @@ func setNbCfg(ctx context.Context, c client.Client, globalUUID string, cfg int) 
 
 // rawConn sends the measured NB transactions as raw JSON-RPC on a unix
 // socket of its own, so that a change's clock starts at its write to the
-// NB, not before a client library's encoding.
+// NB, not before a client library's encoding; its replies are read on an
+// rtConn, so that their time is when they reached the socket.
 type rawConn struct {
-	conn net.Conn
-	dec  *json.Decoder
-	id   int
+	c       *rtConn
+	id      int
+	size    int // of the last transaction written
+	replies map[int]timedReply
+}
+
+type timedReply struct {
+	msg rpcMessage
+	at  time.Time
 }
 
 func dialRaw(remote string) (*rawConn, error) {
-	path, ok := strings.CutPrefix(remote, "unix:")
-	if !ok {
-		return nil, fmt.Errorf("NB remote %q: want unix:PATH", remote)
-	}
-	c, err := net.Dial("unix", path)
+	r := &rawConn{replies: map[int]timedReply{}}
+	c, err := dialRT(remote, func(c *rtConn, raw []byte, at time.Time) {
+		var msg rpcMessage
+		if json.Unmarshal(raw, &msg) != nil || c.answerEcho(&msg) || msg.Method != "" {
+			return
+		}
+		var id int
+		if json.Unmarshal(msg.ID, &id) != nil {
+			return
+		}
+		c.mu.Lock()
+		r.replies[id] = timedReply{msg, at}
+		c.cond.Broadcast()
+		c.mu.Unlock()
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &rawConn{conn: c, dec: json.NewDecoder(c)}, nil
+	r.c = c
+	return r, nil
 }
 
-func (r *rawConn) Close() error { return r.conn.Close() }
+func (r *rawConn) Close() error { return r.c.Close() }
 
 // change commits, in one transaction, nb_cfg = cfg and acl's priority. It
 // returns the time just before the transaction was written and how long
 // the NB took to reply.
 func (r *rawConn) change(globalUUID string, cfg int, acl *nbdb.ACL) (time.Time, time.Duration, error) {
 	r.id++
+	id := r.id
 	where := func(id string) []any { return []any{[]any{"_uuid", "==", []any{"uuid", id}}} }
-	req, err := json.Marshal(map[string]any{"id": r.id, "method": "transact", "params": []any{"OVN_Northbound",
+	req, err := json.Marshal(map[string]any{"id": id, "method": "transact", "params": []any{"OVN_Northbound",
 		map[string]any{"op": "update", "table": "NB_Global", "where": where(globalUUID), "row": map[string]any{"nb_cfg": cfg}},
 		map[string]any{"op": "update", "table": "ACL", "where": where(acl.UUID), "row": map[string]any{"priority": acl.Priority}}}})
 	if err != nil {
 		return time.Time{}, 0, err
 	}
+	r.size = len(req)
 	t0 := time.Now()
-	if _, err := r.conn.Write(req); err != nil {
+	if err := r.c.write(req); err != nil {
 		return t0, 0, fmt.Errorf("NB transaction: %w", err)
 	}
-	for {
-		var msg struct {
-			ID     any               `json:"id"`
-			Method string            `json:"method"`
-			Result []json.RawMessage `json:"result"`
-			Error  any               `json:"error"`
-		}
-		if err := r.dec.Decode(&msg); err != nil {
-			return t0, 0, fmt.Errorf("NB transaction: %w", err)
-		}
-		if msg.Method == "echo" { // the server's inactivity probe
-			reply, _ := json.Marshal(map[string]any{"id": msg.ID, "result": []any{}, "error": nil})
-			if _, err := r.conn.Write(reply); err != nil {
-				return t0, 0, err
-			}
-			continue
-		}
-		if id, ok := msg.ID.(float64); !ok || int(id) != r.id {
-			continue
-		}
-		ack := time.Since(t0)
-		if msg.Error != nil {
-			return t0, ack, fmt.Errorf("NB transaction: %v", msg.Error)
-		}
-		for _, res := range msg.Result {
-			var o struct {
-				Count int    `json:"count"`
-				Error string `json:"error"`
-			}
-			if json.Unmarshal(res, &o) != nil || o.Error != "" || o.Count != 1 {
-				return t0, ack, fmt.Errorf("NB transaction: result %s", res)
-			}
-		}
-		return t0, ack, nil
+	rep, err := waitFor(r.c, time.Minute, func() (timedReply, bool) {
+		rep, ok := r.replies[id]
+		delete(r.replies, id)
+		return rep, ok
+	}, func() error { return fmt.Errorf("NB transaction: no reply within a minute") })
+	if err != nil {
+		return t0, 0, err
 	}
+	ack := rep.at.Sub(t0)
+	if len(rep.msg.Error) > 0 && string(rep.msg.Error) != "null" {
+		return t0, ack, fmt.Errorf("NB transaction: %s", rep.msg.Error)
+	}
+	var results []json.RawMessage
+	if err := json.Unmarshal(rep.msg.Result, &results); err != nil {
+		return t0, ack, fmt.Errorf("NB transaction: result %s", rep.msg.Result)
+	}
+	for _, res := range results {
+		var o struct {
+			Count int    `json:"count"`
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(res, &o) != nil || o.Error != "" || o.Count != 1 {
+			return t0, ack, fmt.Errorf("NB transaction: result %s", res)
+		}
+	}
+	return t0, ack, nil
 }
 
 func waitSbCfg(ctx context.Context, ch chan int, want int, d time.Duration) error {
@@ -572,8 +639,8 @@ func reportMarkdown(p nbgen.Params, results []*result) string {
 		*flagRelease, *flagChanges, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	fmt.Fprintf(&b, "NB: %d ACLs, %d switches, %d port groups, %d address sets (nbgen seed %d).\n",
 		p.ACLs, p.Switches, p.PortGroups, p.AddressSets, p.Seed)
-	fmt.Fprintf(&b, "Machine: %d CPUs shared with other work, load average at the end %s. aclc watch ran with --memory-limit %s (MiB).\n\n",
-		numCPU(), strings.Join(strings.Fields(string(load))[:3], " "), *flagMemLim)
+	fmt.Fprintf(&b, "Machine: %d CPUs shared with other work, load average at the end %s. aclc watch ran with --memory-limit %s (MiB). The bench read the NB's replies and updates on threads at real-time priority: %s.\n\n",
+		numCPU(), strings.Join(strings.Fields(string(load))[:3], " "), *flagMemLim, map[bool]string{false: "yes", true: "NO (no permission; its times are late by its scheduling delays)"}[rtDenied.Load()])
 	check := func(ok bool) string {
 		if ok {
 			return "met"
@@ -581,25 +648,29 @@ func reportMarkdown(p nbgen.Params, results []*result) string {
 		return "NOT met"
 	}
 	fmt.Fprintf(&b, "## Summary (p50 / p90 / max over the changes)\n\n")
-	fmt.Fprintf(&b, "| northd | changes | aclc watch: commit → delta | NB: commit → reply | commit → first row event in the watcher | in the watcher (first row event → delta) | engine: delta compile (wall) | engine CPU | delta line | northd: commit → SB synced | ratio (p50) | watch RSS / peak |\n")
-	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	type sum struct{ e2e, ack, tow, inw, comp, cpu, out, nd stats }
+	fmt.Fprintf(&b, "| northd | changes | aclc watch: commit → delta | NB: commit → reply | commit → update at a socket connected before the watcher's | … after the watcher's | commit → first row event in the watcher | update at the after-socket → first row event | in the watcher (first row event → delta) | engine: delta compile (wall) | engine CPU | delta line | northd: commit → SB synced | ratio (p50) | watch RSS / peak |\n")
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	type sum struct{ e2e, ack, tob, toa, tow, cli, inw, comp, cpu, out, nd stats }
 	sums := make([]sum, len(results))
 	for i, r := range results {
-		var e2e, ack, tow, inw, comp, cpu, out, nd []time.Duration
+		var e2e, ack, tob, toa, tow, cli, inw, comp, cpu, out, nd []time.Duration
 		for _, s := range r.samples {
 			e2e, ack, tow, inw = append(e2e, s.e2e), append(ack, s.ack), append(tow, s.toWatch), append(inw, s.inWatch)
+			tob, toa, cli = append(tob, s.toBefore), append(toa, s.toAfter), append(cli, s.toWatch-s.toAfter)
 			comp, cpu, out, nd = append(comp, s.compile), append(cpu, s.cpu), append(out, s.out), append(nd, s.ndd)
 		}
-		sm := sum{statsOf(e2e), statsOf(ack), statsOf(tow), statsOf(inw), statsOf(comp), statsOf(cpu), statsOf(out), statsOf(nd)}
+		sm := sum{statsOf(e2e), statsOf(ack), statsOf(tob), statsOf(toa), statsOf(tow), statsOf(cli), statsOf(inw), statsOf(comp), statsOf(cpu), statsOf(out), statsOf(nd)}
 		sums[i] = sm
-		fmt.Fprintf(&b, "| %s | %d | %v | %v | %v | %v | %v | %v | %v | %v | **%.0f×** | %d / %d MiB |\n", r.rel, len(r.samples), sm.e2e, sm.ack, sm.tow, sm.inw,
+		fmt.Fprintf(&b, "| %s | %d | %v | %v | %v | %v | %v | %v | %v | %v | %v | %v | %v | **%.0f×** | %d / %d MiB |\n", r.rel, len(r.samples), sm.e2e, sm.ack, sm.tob, sm.toa, sm.tow, sm.cli, sm.inw,
 			sm.comp, sm.cpu, sm.out, sm.nd, float64(sm.nd.p50)/float64(sm.e2e.p50), r.rss>>10, r.hwm>>10)
 	}
 	fmt.Fprintf(&b, "\nCommit is the moment the bench writes the transaction (the ACL's new priority and NB_Global nb_cfg) to the NB socket, on a connection opened after the watcher's; ")
 	fmt.Fprintf(&b, "delta is the `time` of the watcher's delta line, taken just before its one write; SB synced is the bench seeing NB_Global sb_cfg reach that nb_cfg. ")
 	fmt.Fprintf(&b, "The watcher's hops: the NB's commit and update notification, the socket and libovsdb's decoding and cache update up to the first row event; ")
-	fmt.Fprintf(&b, "then the batch (cache barrier, event silence), the engine, and encoding the delta line.\n")
+	fmt.Fprintf(&b, "then the batch (cache barrier, event silence), the engine, and encoding the delta line. ")
+	fmt.Fprintf(&b, "The update columns are two raw monitors of NB_Global nb_cfg of the bench's own, connected just before and just after the watcher, read with blocking reads on threads of their own: ")
+	fmt.Fprintf(&b, "when the first bytes of the commit's update notification reached each socket. ovsdb-server writes one commit's notifications to its sessions in the order they connected, ")
+	fmt.Fprintf(&b, "so the two bracket the arrival at the watcher's socket; from the after-socket to the watcher's first row event is the client's part (socket wake-up, libovsdb's decoding and cache update, its event goroutine) or less.\n")
 	fmt.Fprintf(&b, "\n")
 	for i, r := range results {
 		sm := sums[i]
@@ -608,15 +679,16 @@ func reportMarkdown(p nbgen.Params, results []*result) string {
 			r.rel, check(ratio >= 100), ratio, check(sm.comp.p50 <= 300*time.Microsecond), sm.comp.p50, check(sm.cpu.p50 <= 300*time.Microsecond), sm.cpu.p50,
 			check(r.hwm*1024 <= 200<<20), r.hwm>>10)
 	}
+	traceReport(&b, results)
 	for _, r := range results {
 		fmt.Fprintf(&b, "## OVN %s\n\n", r.rel)
 		fmt.Fprintf(&b, "Initial: northd synced the loaded NB in %v; aclc watch connected, read and compiled it in %v (%d ACL-stage flows).\n\n",
 			r.northdInitial.Round(time.Millisecond), r.watchInitial.Round(time.Millisecond), r.flows)
-		fmt.Fprintf(&b, "| change | aclc watch: commit → delta | NB: commit → reply | commit → first row event | in the watcher | engine: delta compile (wall) | engine CPU | delta line | flows changed | datapaths patched / touched | northd: commit → SB synced | ratio |\n")
-		fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		fmt.Fprintf(&b, "| change | aclc watch: commit → delta | NB: commit → reply | update at the sockets before / after the watcher's | commit → first row event | in the watcher | engine: delta compile (wall) | engine CPU | delta line | flows changed | datapaths patched / touched | northd: commit → SB synced | ratio |\n")
+		fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, s := range r.samples {
-			fmt.Fprintf(&b, "| %s | %v | %v | %v | %v | %v | %v | %v | %d | %d / %d | %v | %.0f× |\n", s.kind, s.e2e.Round(10*time.Microsecond), s.ack.Round(time.Microsecond),
-				s.toWatch.Round(time.Microsecond), s.inWatch, s.compile, s.cpu, s.out.Round(time.Microsecond), s.flows,
+			fmt.Fprintf(&b, "| %s | %v | %v | %v / %v | %v | %v | %v | %v | %v | %d | %d / %d | %v | %.0f× |\n", s.kind, s.e2e.Round(10*time.Microsecond), s.ack.Round(time.Microsecond),
+				s.toBefore.Round(time.Microsecond), s.toAfter.Round(time.Microsecond), s.toWatch.Round(time.Microsecond), s.inWatch, s.compile, s.cpu, s.out.Round(time.Microsecond), s.flows,
 				s.patched, s.recompiled, s.ndd.Round(time.Millisecond), float64(s.ndd)/float64(s.e2e))
 		}
 		fmt.Fprintf(&b, "\n")
@@ -627,4 +699,36 @@ func reportMarkdown(p nbgen.Params, results []*result) string {
 func numCPU() int {
 	data, _ := os.ReadFile("/proc/cpuinfo")
 	return strings.Count(string(data), "processor\t:")
+}
+
+// traceReport writes the -trace table: the hops as the kernel saw them.
+func traceReport(b *strings.Builder, results []*result) {
+	header := false
+	for _, r := range results {
+		var reply, send, read, wire, decode, inw, e2e []time.Duration
+		for _, s := range r.samples {
+			if !s.tr.ok {
+				continue
+			}
+			reply, send, read = append(reply, s.tr.reply), append(send, s.tr.sendWatch), append(read, s.tr.readWatch)
+			wire, decode = append(wire, s.tr.readWatch-s.tr.sendWatch), append(decode, s.tr.readToEvent)
+			inw, e2e = append(inw, s.inWatch), append(e2e, s.e2e)
+		}
+		if len(send) == 0 {
+			continue
+		}
+		if !header {
+			header = true
+			fmt.Fprintf(b, "## Syscall trace (-trace; p50 / p90 / max)\n\n")
+			fmt.Fprintf(b, "perf trace followed ovsdb-server, aclc watch and the bench during the changes: times after the bench's write of the transaction returned, on the kernel's clock. ")
+			fmt.Fprintf(b, "Tracing costs every traced syscall a few microseconds, ovsdb-server's most (a dozen per change).\n\n")
+			fmt.Fprintf(b, "| northd | changes traced | NB sends the reply | NB sends the watcher's update | the watcher's read returns it | send → read (wake-up) | read → first row event (libovsdb) | first row event → delta | commit → delta (traced run) |\n")
+			fmt.Fprintf(b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		}
+		fmt.Fprintf(b, "| %s | %d | %v | %v | %v | %v | %v | %v | %v |\n", r.rel, len(send), statsOf(reply), statsOf(send), statsOf(read),
+			statsOf(wire), statsOf(decode), statsOf(inw), statsOf(e2e))
+	}
+	if header {
+		fmt.Fprintf(b, "\n")
+	}
 }

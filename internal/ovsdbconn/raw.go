@@ -323,49 +323,67 @@ func nextByte(c net.Conn) (byte, error) {
 // handshake.
 func readMessage(c net.Conn) ([]byte, error) {
 	var (
-		buf      []byte
-		depth    int
-		inString bool
-		escaped  bool
-		started  bool
+		buf  []byte
+		scan MessageScanner
 	)
 	for {
 		ch, err := nextByte(c)
 		if err != nil {
 			return nil, err
 		}
-		if !started {
-			if ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t' {
-				continue
-			}
-			if ch != '{' {
-				return nil, fmt.Errorf("unexpected %q from server, want a JSON-RPC message", ch)
-			}
-			started = true
+		in, end, err := scan.Step(ch)
+		if err != nil {
+			return nil, err
+		}
+		if !in {
+			continue
 		}
 		buf = append(buf, ch)
 		if len(buf) > 1<<20 {
 			return nil, fmt.Errorf("handshake message longer than 1 MiB")
 		}
-		switch {
-		case inString && escaped:
-			escaped = false
-		case inString && ch == '\\':
-			escaped = true
-		case inString && ch == '"':
-			inString = false
-		case inString:
-		case ch == '"':
-			inString = true
-		case ch == '{' || ch == '[':
-			depth++
-		case ch == '}' || ch == ']':
-			depth--
-			if depth == 0 {
-				return buf, nil
-			}
+		if end {
+			return buf, nil
 		}
 	}
+}
+
+// MessageScanner splits a stream of JSON-RPC messages (JSON objects, as
+// OVSDB sends them) without decoding them.
+type MessageScanner struct {
+	depth             int
+	inString, escaped bool
+}
+
+// Step takes the stream's next byte: in reports that it belongs to a
+// message (not whitespace between two), end that it closes one. A byte
+// other than whitespace or '{' between messages is an error.
+func (s *MessageScanner) Step(ch byte) (in, end bool, err error) {
+	if s.depth == 0 {
+		switch ch {
+		case ' ', '\n', '\r', '\t':
+			return false, false, nil
+		case '{':
+		default:
+			return false, false, fmt.Errorf("unexpected %q from server, want a JSON-RPC message", ch)
+		}
+	}
+	switch {
+	case s.inString && s.escaped:
+		s.escaped = false
+	case s.inString && ch == '\\':
+		s.escaped = true
+	case s.inString && ch == '"':
+		s.inString = false
+	case s.inString:
+	case ch == '"':
+		s.inString = true
+	case ch == '{' || ch == '[':
+		s.depth++
+	case ch == '}' || ch == ']':
+		s.depth--
+	}
+	return true, s.depth == 0, nil
 }
 
 // Call sends one JSON-RPC request on a connection from DialRaw and returns
