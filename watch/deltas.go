@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/lflow"
@@ -134,14 +136,12 @@ func writeDeltaLine(w io.Writer, b *Batch) error {
 		if i < 0 {
 			return nil, nil, errors.New("delta record: unexpected header encoding")
 		}
-		// h lives in hb, which the flows reuse: copy it out.
-		return bytes.Clone(h[:i]), bytes.Clone(h[i+len(`,"added":[],"removed":[]`):]), nil
+		return h[:i], h[i+len(`,"added":[],"removed":[]`):], nil
 	}
+	nflows := b.Delta.NumAdded() + b.Delta.NumRemoved()
 	var bw *bufio.Writer
-	var body bytes.Buffer // the flows of a line built whole
-	out := io.Writer(&body)
 	var rest []byte
-	if b.Delta.NumAdded()+b.Delta.NumRemoved() > streamFlows {
+	if nflows > streamFlows {
 		head, r, err := header()
 		if err != nil {
 			return err
@@ -149,14 +149,25 @@ func writeDeltaLine(w io.Writer, b *Batch) error {
 		rest = r
 		bw = bufio.NewWriterSize(w, 256<<10)
 		bw.Write(head)
-		out = bw
 	}
-	// One DeltaFlow for every flow: encoding a fresh value would box each
-	// of the initial record's flows on the heap, hundreds of thousands
-	// of short-lived objects at 50k ACLs that only raise the peak.
-	df := new(DeltaFlow)
-	list := func(name string, removed bool) error {
-		io.WriteString(out, `,"`+name+`":[`)
+	// The flows are appended to one buffer (appendDeltaFlow), not boxed
+	// and encoded through reflection: the initial record has hundreds of
+	// thousands at 50k ACLs. A line built whole has its flows in body,
+	// sized up front; a streamed one writes each flow from it.
+	size := 0
+	if bw == nil {
+		for i := range b.Delta.Datapaths {
+			dd := &b.Delta.Datapaths[i]
+			for _, fl := range [][]lflow.Flow{dd.Added, dd.Removed} {
+				for _, f := range fl {
+					size += len(f.Match) + len(f.Actions) + len(f.Source) + len(dd.Name) + len(dd.UUID) + 160
+				}
+			}
+		}
+	}
+	body := make([]byte, 0, size+32)
+	list := func(name string, removed bool) {
+		body = append(body, `,"`+name+`":[`...)
 		n := 0
 		for j := range b.Delta.Datapaths {
 			dd := &b.Delta.Datapaths[j]
@@ -165,28 +176,23 @@ func writeDeltaLine(w io.Writer, b *Batch) error {
 				flows = dd.Removed
 			}
 			for _, f := range flows {
-				hb.Reset()
-				*df = deltaFlow(dd, f)
-				if err := enc.Encode(df); err != nil {
-					return err
-				}
 				if n > 0 {
-					out.Write([]byte{','})
+					body = append(body, ',')
 				}
-				out.Write(bytes.TrimRight(hb.Bytes(), "\n"))
+				body = appendDeltaFlow(body, dd, f)
 				n++
+				if bw != nil {
+					bw.Write(body)
+					body = body[:0]
+				}
 			}
 		}
-		out.Write([]byte{']'})
-		return nil
+		body = append(body, ']')
 	}
-	if err := list("added", false); err != nil {
-		return err
-	}
-	if err := list("removed", true); err != nil {
-		return err
-	}
+	list("added", false)
+	list("removed", true)
 	if bw != nil {
+		bw.Write(body)
 		bw.Write(rest)
 		bw.WriteByte('\n')
 		return bw.Flush()
@@ -195,8 +201,70 @@ func writeDeltaLine(w io.Writer, b *Batch) error {
 	if err != nil {
 		return err
 	}
-	line := make([]byte, 0, len(head)+body.Len()+len(rest)+1)
-	line = append(append(append(append(line, head...), body.Bytes()...), rest...), '\n')
+	line := make([]byte, 0, len(head)+len(body)+len(rest)+1)
+	line = append(append(append(append(line, head...), body...), rest...), '\n')
 	_, err = w.Write(line)
 	return err
+}
+
+// appendDeltaFlow appends the JSON of f in dd as a DeltaFlow, exactly as
+// encoding/json encodes it (without HTML escaping, as every delta line
+// is written).
+func appendDeltaFlow(b []byte, dd *compile.DatapathDelta, f lflow.Flow) []byte {
+	b = appendJSONString(append(b, `{"datapath":`...), dd.Name)
+	b = appendJSONString(append(b, `,"datapath_uuid":`...), dd.UUID)
+	b = appendJSONString(append(b, `,"pipeline":`...), f.Stage.Pipeline().String())
+	b = strconv.AppendInt(append(b, `,"table":`...), int64(f.Stage.Table()), 10)
+	b = appendJSONString(append(b, `,"stage":`...), f.Stage.Name())
+	b = strconv.AppendInt(append(b, `,"priority":`...), int64(f.Priority), 10)
+	b = appendJSONString(append(b, `,"match":`...), f.Match)
+	b = appendJSONString(append(b, `,"actions":`...), f.Actions)
+	if f.Source != "" {
+		b = appendJSONString(append(b, `,"source":`...), f.Source)
+	}
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string the way encoding/json
+// writes it without HTML escaping: ASCII here, any string with a byte
+// outside it (U+2028 and U+2029 are escaped, invalid UTF-8 replaced)
+// through encoding/json itself.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			enc.Encode(s) // a string always encodes
+			return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
+		}
+	}
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	return append(append(b, s[start:]...), '"')
 }
