@@ -20,13 +20,13 @@ type aclIndex struct {
 	prios  []int  // list's priorities, non-increasing
 	live   bitset // entries with at least one cube
 	words  int
-	fields map[fieldID]*fieldPosting
-	slab   []uint64 // where newSet carves the bitsets (while building)
+	fields []*fieldPosting // by fieldID; nil for a field no entry constrains
+	slab   []uint64        // where newSet carves the bitsets (while building)
 }
 
 // fieldPosting is one field's part of an index.
 type fieldPosting struct {
-	free   bitset            // ACLs that do not constrain the field
+	free   bitset            // ACLs that do not constrain the field (while building: that do)
 	groups []*maskGroup      // bit fields: the ACLs by mask, then value
 	names  map[string]bitset // string fields: admitted name → ACLs
 }
@@ -118,6 +118,9 @@ func (x *aclIndex) newSet() bitset {
 }
 
 func (x *aclIndex) posting(id fieldID) *fieldPosting {
+	if int(id) >= len(x.fields) {
+		x.fields = slices.Grow(x.fields, int(id)+1-len(x.fields))[:int(id)+1]
+	}
 	p := x.fields[id]
 	if p == nil {
 		p = &fieldPosting{free: x.newSet()}
@@ -142,10 +145,9 @@ func fillBits(b bitset, n int) {
 // newACLIndex indexes list (sorted by priority, highest first); cubes
 // returns the cubes of an instance to index and their hull.
 func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
-	x := &aclIndex{list: list, words: (len(list) + 63) / 64, fields: map[fieldID]*fieldPosting{}}
+	x := &aclIndex{list: list, words: (len(list) + 63) / 64}
 	x.prios = make([]int, len(list))
 	x.live = x.newSet()
-	constrained := map[fieldID]bitset{}
 	for i, in := range list {
 		x.prios[i] = in.a.acl.Priority
 		cs, h := cubes(in)
@@ -155,11 +157,10 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 		x.live.set(i)
 		for _, f := range h {
 			x.posting(f.id).add(x, f.mask, f.val, i)
-			x.mark(constrained, f.id, i)
+			x.posting(f.id).free.set(i) // constrained: inverted below
 		}
 		nameHull(cs, func(id fieldID) {
-			x.posting(id)
-			x.mark(constrained, id, i)
+			x.posting(id).free.set(i)
 		}, func(id fieldID, n string) {
 			p := x.posting(id)
 			if p.names == nil {
@@ -173,7 +174,10 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 			b.set(i)
 		})
 	}
-	for id, p := range x.fields {
+	for _, p := range x.fields {
+		if p == nil {
+			continue
+		}
 		for _, g := range p.groups {
 			g.seal()
 			g.all = x.newSet()
@@ -181,10 +185,11 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 				g.all.or(b)
 			}
 		}
+		constrained := p.free
+		p.free = x.newSet()
 		p.free.fill(len(list))
-		c := constrained[id]
 		for w := range p.free {
-			p.free[w] &^= c[w]
+			p.free[w] &^= constrained[w]
 		}
 	}
 	x.slab = nil
@@ -216,15 +221,6 @@ func (p *fieldPosting) add(x *aclIndex, mask, val u128, i int) {
 		}
 	}
 	g.sets[j].set(i)
-}
-
-func (x *aclIndex) mark(m map[fieldID]bitset, id fieldID, i int) {
-	b := m[id]
-	if b == nil {
-		b = x.newSet()
-		m[id] = b
-	}
-	b.set(i)
 }
 
 // nameHull calls field for each string field every cube constrains to a
@@ -291,10 +287,10 @@ func (x *aclIndex) candidates(q cube, lo, hi int, fn func(i int, in *inst) bool)
 		cand[lo/64] &^= 1<<(lo%64) - 1
 	}
 	for _, f := range q {
-		p := x.fields[f.id]
-		if p == nil {
+		if int(f.id) >= len(x.fields) || x.fields[f.id] == nil {
 			continue
 		}
+		p := x.fields[f.id]
 		if f.str != nil {
 			if f.str.in == nil {
 				continue
