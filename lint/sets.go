@@ -691,8 +691,8 @@ type arena struct {
 }
 
 const (
-	arenaFcs   = 2048
-	arenaCubes = 512
+	arenaFcs   = 512
+	arenaCubes = 128
 )
 
 // compact is compact with the copy in the arena.

@@ -53,7 +53,7 @@ const (
 // check computes the warnings for a parsed tree.
 func check(root Node, t Symtab, r Resolver) []Warning {
 	c := &checker{t: t, r: r}
-	c.walk(root, false, facts{newFactSolver(t, r, false), newFactSolver(t, r, true), nil})
+	c.walk(root, false, facts{newFactSolver(t, r, false), newFactSolver(t, r, true), nil, true})
 	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].Pos < c.out[j].Pos })
 	return c.out
 }
@@ -83,6 +83,9 @@ func newFactSolver(t Symtab, r Resolver, prereqs bool) *solver {
 type facts struct {
 	explicit, full *solver
 	names          []string
+	// fresh is set when the solvers are new and no one else's: a
+	// conjunction may then add to them instead of to clones.
+	fresh bool
 }
 
 // walk visits n under neg enclosing negations.
@@ -97,12 +100,16 @@ func (c *checker) walk(n Node, neg bool, fs facts) {
 		c.walk(n.X, !neg, fs)
 	case *Binary:
 		if n.Or != neg { // disjunction: alternatives see only the outer facts
+			fs.fresh = false // shared by the alternatives
 			for _, t := range n.Terms {
 				c.walk(t, neg, fs)
 			}
 			return
 		}
-		explicit, full := fs.explicit.clone(), fs.full.clone()
+		explicit, full := fs.explicit, fs.full
+		if !fs.fresh {
+			explicit, full = explicit.clone(), full.clone()
+		}
 		names := slices.Clip(fs.names) // appended to: a copy when it grows
 		for _, t := range n.Terms {
 			if ft, ok := unparen(t).(*FieldTest); ok && !neg && ft.Field.NBits == 1 {
@@ -124,13 +131,17 @@ func (c *checker) walk(n Node, neg bool, fs facts) {
 			if errors.Is(err, ErrContradictory) && newFactSolver(c.t, c.r, true).constrainAll(t, neg) == nil {
 				c.warn(t.Position(), Contradiction, "%s contradicts the rest of the conjunction; it can never match", t)
 			}
-			full = fs.full.clone()
+			if fs.fresh {
+				full = newFactSolver(c.t, c.r, true)
+			} else {
+				full = fs.full.clone()
+			}
 			for _, k := range kept {
 				_ = full.constrainAll(k, neg)
 			}
 		}
 		for _, t := range n.Terms {
-			c.walk(t, neg, facts{explicit, full, names})
+			c.walk(t, neg, facts{explicit, full, names, false})
 		}
 	case *FieldTest:
 		c.field(n.Field, fs)
