@@ -345,9 +345,18 @@ func anyIntersect(as, bs []cube) bool {
 	return false
 }
 
+// plainConflict reports whether c and d constrain a field alike without
+// value sets or names (plain value and mask) to values that differ: then
+// c.andInto(d) fails.
+func plainConflict(c, d cube) bool { return !c.meetsOn(d, true) }
+
 // meets reports whether c and d have a packet in common, without building
 // their conjunction.
-func (c cube) meets(d cube) bool {
+func (c cube) meets(d cube) bool { return c.meetsOn(d, false) }
+
+// meetsOn is meets, on the plain fields only when plain is set (the
+// others are then taken to meet).
+func (c cube) meetsOn(d cube, plain bool) bool {
 	i, j := 0, 0
 	for i < len(c) && j < len(d) {
 		switch {
@@ -356,17 +365,19 @@ func (c cube) meets(d cube) bool {
 		case d[j].id < c[i].id:
 			j++
 		default:
-			x, y := c[i], d[j]
+			x, y := &c[i], &d[j]
 			i++
 			j++
-			if x.str != nil || y.str != nil {
+			switch {
+			case plain && (x.str != nil || y.str != nil || x.set != nil || y.set != nil):
+				continue
+			case x.str != nil || y.str != nil:
 				if x.str == nil || y.str == nil || !strMeets(*x.str, *y.str) {
 					return false
 				}
 				continue
-			}
-			if x.set != nil || y.set != nil {
-				if !bitMeets(x, y) {
+			case x.set != nil || y.set != nil:
+				if !bitMeets(*x, *y) {
 					return false
 				}
 				continue
@@ -629,8 +640,14 @@ func (sc *scratch) and(a, b []cube) ([]cube, bool) {
 	}
 	out := sc.tmp[:0]
 	defer func() { clear(out); sc.tmp = out[:0] }()
+	// In a product of many pairs (ranges decomposed into prefixes) most
+	// fail on a plain field: a walk that copies nothing rules them out.
+	pre := len(a) > 1 && len(b) > 1
 	for _, x := range a {
 		for _, y := range b {
+			if pre && plainConflict(x, y) {
+				continue
+			}
 			z, ok := x.andInto(sc.room(len(x)+len(y)), y)
 			if !ok {
 				continue
