@@ -793,7 +793,7 @@ func (cv *converter) node(n expr.Node, neg, up bool) []cube {
 	case *expr.Range:
 		lo, hi := n.LowOp.Turn(), n.HighOp
 		if !neg {
-			if cs, ok := interval(n); ok {
+			if cs, ok := cv.interval(n); ok {
 				return cv.withPrereqs(n.Field.Symbol, cs, up)
 			}
 		}
@@ -965,11 +965,14 @@ func setCube(f expr.Field, mask u128, vals []u128) cube {
 }
 
 // bitCube constrains field f (its selected bits) to val under mask.
-func bitCube(f expr.Field, val, mask u128) cube {
+func bitCube(f expr.Field, val, mask u128) cube { return cube{bitCube1(f, val, mask)} }
+
+// bitCube1 is bitCube's constraint.
+func bitCube1(f expr.Field, val, mask u128) fc {
 	root, ofs := f.Symbol.Root()
 	ofs += f.Ofs
 	mask = mask.and(onesN(f.NBits))
-	return cube{{id: idOf(root.Name), val: val.and(mask).shl(ofs), mask: mask.shl(ofs)}}
+	return fc{id: idOf(root.Name), val: val.and(mask).shl(ofs), mask: mask.shl(ofs)}
 }
 
 // expand resolves references in cs; ok is false when one cannot be
@@ -1131,16 +1134,12 @@ func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool)
 	if hi > maxv {
 		hi = maxv
 	}
-	var out []cube
-	for _, p := range prefixes(lo, hi, f.NBits) {
-		out = append(out, bitCube(f, u128{p[0], 0}, u128{p[1], 0}))
-	}
-	return out
+	return cv.prefixCubes(f, lo, hi)
 }
 
 // interval converts `lo <(=) field <(=) hi' with plain constants directly
 // into prefixes (instead of intersecting two half-ranges).
-func interval(n *expr.Range) ([]cube, bool) {
+func (cv *converter) interval(n *expr.Range) ([]cube, bool) {
 	f := n.Field
 	if f.NBits > 64 || len(n.Low.Values) != 1 || len(n.High.Values) != 1 {
 		return nil, false
@@ -1172,16 +1171,37 @@ func interval(n *expr.Range) ([]cube, bool) {
 	if lo > hi {
 		return nil, true
 	}
-	var out []cube
-	for _, p := range prefixes(lo, hi, f.NBits) {
-		out = append(out, bitCube(f, u128{p[0], 0}, u128{p[1], 0}))
+	return cv.prefixCubes(f, lo, hi), true
+}
+
+// prefixCubes returns the cubes of lo <= f <= hi, one per prefix, in the
+// scratch during a conversion.
+func (cv *converter) prefixCubes(f expr.Field, lo, hi uint64) []cube {
+	var buf [130][2]uint64
+	ps := appendPrefixes(buf[:0], lo, hi, f.NBits)
+	if cv.sc == nil || len(ps) > 130 {
+		out := make([]cube, len(ps))
+		for i, p := range ps {
+			out[i] = bitCube(f, u128{p[0], 0}, u128{p[1], 0})
+		}
+		return out
 	}
-	return out, true
+	fcs := cv.sc.room(len(ps))[:len(ps)]
+	cv.sc.fcs = cv.sc.fcs[:len(cv.sc.fcs)+len(ps)]
+	var cb [130]cube
+	cs := cb[:len(ps)]
+	for i, p := range ps {
+		fcs[i] = bitCube1(f, u128{p[0], 0}, u128{p[1], 0})
+		cs[i] = fcs[i : i+1 : i+1]
+	}
+	return cv.sc.cubeList(cs)
 }
 
 // prefixes splits [lo, hi] of an n-bit field into value/mask prefixes.
-func prefixes(lo, hi uint64, n int) [][2]uint64 {
-	var out [][2]uint64
+func prefixes(lo, hi uint64, n int) [][2]uint64 { return appendPrefixes(nil, lo, hi, n) }
+
+// appendPrefixes is prefixes appending to out.
+func appendPrefixes(out [][2]uint64, lo, hi uint64, n int) [][2]uint64 {
 	full := onesN(n)[0]
 	for {
 		size := uint64(1)
