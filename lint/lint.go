@@ -653,7 +653,7 @@ type split struct {
 
 func (l *linter) split(v *swView, b *expr.Binary) *split {
 	sp := &split{terms: len(b.Terms)}
-	var fixed []expr.Node
+	fixed := make([]expr.Node, 0, len(b.Terms))
 	for k, t := range b.Terms {
 		if hasPGRef(t) {
 			sp.dyn = append(sp.dyn, k)

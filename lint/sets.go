@@ -856,6 +856,9 @@ func (cv *converter) withPrereqs(sym *expr.Symbol, cs []cube, up bool) []cube {
 // naming an address set are converted once per run and shared.
 func (cv *converter) eqCubes(f expr.Field, key *eqKey, vals []expr.Const, up bool) []cube {
 	full := onesN(f.NBits)
+	if out, ok := cv.oneMask(f, key, vals); ok {
+		return out
+	}
 	type group struct {
 		mask u128
 		vals []u128
@@ -885,6 +888,43 @@ func (cv *converter) eqCubes(f expr.Field, key *eqKey, vals []expr.Const, up boo
 		cv.as.cubes.Store(*key, out)
 	}
 	return out
+}
+
+// oneMask is eqCubes when every value has the same mask (the common
+// case: one group, built without the groups' lists); ok is false
+// otherwise.
+func (cv *converter) oneMask(f expr.Field, key *eqKey, vals []expr.Const) ([]cube, bool) {
+	full := onesN(f.NBits)
+	maskOf := func(v expr.Const) u128 {
+		if v.Kind == expr.MaskedConst {
+			return fromBig(v.Mask).and(full)
+		}
+		return full
+	}
+	if len(vals) == 0 {
+		return nil, false
+	}
+	mask := maskOf(vals[0])
+	for _, v := range vals[1:] {
+		if maskOf(v) != mask {
+			return nil, false
+		}
+	}
+	var c cube
+	if len(vals) == 1 {
+		c = bitCube(f, fromBig(vals[0].Value).and(mask), mask)
+	} else {
+		vs := make([]u128, len(vals))
+		for i, v := range vals {
+			vs[i] = fromBig(v.Value).and(mask)
+		}
+		c = setCube(f, mask, vs)
+	}
+	out := []cube{c}
+	if key != nil {
+		cv.as.cubes.Store(*key, out)
+	}
+	return out, true
 }
 
 // eqKey identifies `f == {cs}' in the cache of cubes: the field's bits

@@ -72,7 +72,7 @@ func (c *checker) warn(pos int, kind WarningKind, format string, args ...any) {
 // implicit prerequisites of every field, as OVN's annotation does.
 func newFactSolver(t Symtab, r Resolver, prereqs bool) *solver {
 	s := newSolver(t, r)
-	s.lenient = true
+	s.lenient, s.terse = true, true // the checker reads no ambiguity error
 	s.noPrereqs = !prereqs
 	return s
 }

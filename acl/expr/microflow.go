@@ -46,6 +46,7 @@ type solver struct {
 	// noPrereqs records only what is stated, without the implicit
 	// prerequisites of the fields mentioned.
 	noPrereqs bool
+	terse     bool // ambiguity errors do not say where (see ambiguous)
 	// Room for the usual state, so that a solver and each clone are one
 	// allocation.
 	intsBuf    [4]pin
@@ -124,7 +125,7 @@ func newSolver(t Symtab, r Resolver) *solver {
 
 func (s *solver) clone() *solver {
 	c := new(solver)
-	c.t, c.r, c.changed, c.lenient, c.noPrereqs = s.t, s.r, s.changed, s.lenient, s.noPrereqs
+	c.t, c.r, c.changed, c.lenient, c.noPrereqs, c.terse = s.t, s.r, s.changed, s.lenient, s.noPrereqs, s.terse
 	c.ints = append(c.intsBuf[:0], s.ints...)
 	c.strs = append(c.strsBuf[:0], s.strs...)
 	c.applied = append(c.appliedBuf[:0], s.applied...)
@@ -207,6 +208,15 @@ func (s *solver) constrainAll(n Node, neg bool) error {
 
 func ambiguous(n Node) error { return ambiguousError{n} }
 
+// ambiguous is ambiguous(n), or only ErrAmbiguous when no one reads which
+// node (the checker's fact solvers).
+func (s *solver) ambiguous(n Node) error {
+	if s.terse {
+		return ErrAmbiguous
+	}
+	return ambiguous(n)
+}
+
 // ambiguousError is ErrAmbiguous about a node, formatted only when read:
 // the checker meets many and reads none.
 type ambiguousError struct{ n Node }
@@ -240,7 +250,7 @@ func (s *solver) constrain(n Node, neg bool) error {
 		return nil
 	case *FieldTest:
 		if !fits(n.Field) {
-			return ambiguous(n)
+			return s.ambiguous(n)
 		}
 		one := Const{Kind: IntConst, Value: bigOne}
 		if n.Field.NBits > 1 {
@@ -253,7 +263,7 @@ func (s *solver) constrain(n Node, neg bool) error {
 		return s.assign(n.Field, one, n)
 	case *Cmp:
 		if !fits(n.Field) {
-			return ambiguous(n)
+			return s.ambiguous(n)
 		}
 		op := n.FieldOp()
 		if neg {
@@ -284,9 +294,9 @@ func (s *solver) constrain(n Node, neg bool) error {
 			}
 			return s.assign(n.Field, flipped, n)
 		}
-		return ambiguous(n)
+		return s.ambiguous(n)
 	}
-	return ambiguous(n)
+	return s.ambiguous(n)
 }
 
 // disjunction handles `a || b': satisfied already if one alternative adds
@@ -325,7 +335,7 @@ func (s *solver) choose(alts []func(*solver) error, n Node) error {
 	if s.lenient {
 		return nil
 	}
-	return ambiguous(n)
+	return s.ambiguous(n)
 }
 
 // chooseValue is choose over the alternatives `f == v' for v in vals
@@ -358,7 +368,7 @@ func (s *solver) chooseValue(f Field, vals []Const, n Node) error {
 	if s.lenient {
 		return nil
 	}
-	return ambiguous(n)
+	return s.ambiguous(n)
 }
 
 // assignOutcome says what assign(f, c) would do to a field that is not a
@@ -386,7 +396,7 @@ func (s *solver) assign(f Field, c Const, n Node) error {
 	switch {
 	case sym.IsPredicate():
 		if c.Value.Bit(0) == 0 {
-			return ambiguous(n) // a negated predicate pins nothing
+			return s.ambiguous(n) // a negated predicate pins nothing
 		}
 		if err := s.constrain(expansion(s.t, sym.Predicate), false); err != nil {
 			return err
