@@ -272,8 +272,8 @@ type linter struct {
 	lbModeKnown    bool             // rel reads enable-stateless-acl-with-lb
 	exprCache      sync.Map         // cache key → *expr.Expr or error
 	shared         sync.Map         // *aclInfo → its shared *inst
-	fixedCache     sync.Map         // ACL UUID → its *split (splitSet)
 	validCache     sync.Map         // reject flow key → error (nil: valid)
+	splits         sync.Map         // *aclInfo → its *split (splitSet), by pointer: no UUID to hash
 
 	// uses counts, per ACL, the switches still to be linted that see it:
 	// its cached sets are dropped after the last one (at 50k ACLs they
@@ -588,12 +588,12 @@ func (l *linter) splitSet(v *swView, in *inst) (*set, cube) {
 		return nil, nil
 	}
 	var sp *split
-	if x, ok := l.fixedCache.Load(in.a.acl.UUID); ok {
+	if x, ok := l.splits.Load(in.a); ok {
 		sp = x.(*split)
 	}
 	if sp == nil || sp.terms != len(b.Terms) {
 		sp = l.split(v, b)
-		l.fixedCache.Store(in.a.acl.UUID, sp)
+		l.splits.Store(in.a, sp)
 	}
 	if sp.fixed == nil {
 		return nil, nil
@@ -775,7 +775,7 @@ func neighbourOrder(views []*swView) []*swView {
 func (l *linter) release(v *swView) {
 	for _, in := range v.own {
 		if l.uses[in.a.acl.UUID].Add(-1) == 0 {
-			l.fixedCache.Delete(in.a.acl.UUID)
+			l.splits.Delete(in.a)
 			in.a.global = nil
 		}
 	}
