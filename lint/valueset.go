@@ -44,6 +44,7 @@ func newVset(mask u128, vals []u128) (*vset, u128, bool) {
 			}
 		}
 	} else {
+		s.vals = make([]u128, 0, len(vals))
 		for _, v := range vals {
 			if !s.hasLinear(v) {
 				s.vals = append(s.vals, v)

@@ -663,9 +663,16 @@ func expandSet(r Resolver, cs ConstSet) ([]Const, error) {
 // must be an integer or masked integer, other entries are skipped; the result
 // is sorted by value (masked after unmasked on ties).
 func addressSetMembers(addrs []string) []Const {
-	var out []Const
+	out := make([]Const, 0, len(addrs))
+	buf := itemBuffers.Get().(*[]item) // the items are not kept: reused
+	defer func() {
+		clear(*buf)
+		*buf = (*buf)[:0]
+		itemBuffers.Put(buf)
+	}()
 	for _, a := range addrs {
-		t := lex(a)[0]
+		*buf = lexInto(a, false, *buf)
+		t := (*buf)[0]
 		if t.typ != itemInteger && t.typ != itemMaskedInteger {
 			continue
 		}
@@ -674,6 +681,9 @@ func addressSetMembers(addrs []string) []Const {
 			c.Kind, c.Mask, c.HostBits = MaskedConst, t.mask, t.hostb
 		}
 		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if d := out[i].Value.Cmp(out[j].Value); d != 0 {
