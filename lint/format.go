@@ -143,15 +143,11 @@ func WriteJSON(w io.Writer, r *Report) error {
 	err := eachChunk(len(r.Findings), func(start, end int) ([]byte, error) {
 		var b []byte
 		for i := start; i < end; i++ {
-			m, err := json.MarshalIndent(r.Findings[i], "    ", "  ")
-			if err != nil {
-				return nil, err
-			}
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, "\n    "...)
-			b = append(b, m...)
+			b = appendFinding(b, &r.Findings[i])
 		}
 		return b, nil
 	}, func(b []byte) { bw.Write(b) })
