@@ -551,6 +551,11 @@ func andSetsIn(ar *arena, a, b []cube) ([]cube, bool) {
 	if isTrue(b) {
 		return a, true
 	}
+	if ar != nil && len(a) == 1 {
+		if out, ok, done := ar.andOne(a[0], b); done {
+			return out, ok
+		}
+	}
 	sc := getScratch()
 	defer sc.release()
 	out, ok := sc.and(a, b)
@@ -561,6 +566,42 @@ func andSetsIn(ar *arena, a, b []cube) ([]cube, bool) {
 		return compact(out), true
 	}
 	return ar.compact(out), true
+}
+
+// andOne is andSetsIn(ar, {d}, bs) built straight in the arena (one cube
+// of port group terms times the ACL's other cubes, splitSet's usual
+// product) when it fits a chunk; done is false when it does not.
+func (ar *arena) andOne(d cube, bs []cube) (out []cube, ok, done bool) {
+	n := 0
+	for _, y := range bs {
+		n += len(d) + len(y)
+	}
+	if n > arenaFcs/4 || len(bs) > arenaCubes/4 {
+		return nil, false, false
+	}
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	if len(ar.fcs) < n {
+		ar.fcs = make([]fc, arenaFcs)
+	}
+	if len(ar.cubes) < len(bs) {
+		ar.cubes = make([]cube, arenaCubes)
+	}
+	slab, cs := ar.fcs, ar.cubes[:0:len(bs)]
+	k := 0
+	for _, y := range bs {
+		z, ok := d.andInto(slab[k:k:k+len(d)+len(y)], y)
+		if !ok {
+			continue
+		}
+		cs = append(cs, z[:len(z):len(z)])
+		k += len(z)
+	}
+	if len(cs) == 0 {
+		return make([]cube, 0), true, true
+	}
+	ar.fcs, ar.cubes = ar.fcs[k:], ar.cubes[len(cs):]
+	return cs[:len(cs):len(cs)], true, true
 }
 
 func isTrue(cs []cube) bool { return len(cs) == 1 && len(cs[0]) == 0 }
