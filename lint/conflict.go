@@ -101,7 +101,7 @@ type cubeRef struct {
 func (l *linter) refsMeeting(v *swView, c cube, p int, layers []*layer, extra bool) []cubeRef {
 	var out []cubeRef
 	for _, ly := range layers {
-		ly.idx.candidates(c, 0, ly.idx.above(p), func(_ int, in *inst) bool {
+		ly.reps.candidates(c, 0, ly.reps.above(p), func(_ int, in *inst) bool {
 			s := l.setOf(v, in)
 			for _, d := range s.under {
 				if c.meets(d) {
@@ -125,7 +125,7 @@ func (l *linter) refsMeeting(v *swView, c cube, p int, layers []*layer, extra bo
 // the layer exists.
 func (l *linter) meetsAbove(v *swView, c cube, p int, ly *layer, extra bool) bool {
 	found := false
-	ly.idx.candidates(c, 0, ly.idx.above(p), func(_ int, in *inst) bool {
+	ly.reps.candidates(c, 0, ly.reps.above(p), func(_ int, in *inst) bool {
 		s := l.setOf(v, in)
 		found = anyIntersect([]cube{c}, s.under) || extra && !s.exact && anyIntersect([]cube{c}, s.over)
 		return !found
@@ -145,7 +145,34 @@ func (l *linter) covered(v *swView, cs []cube, p int, layers []*layer, extra boo
 
 // coveredAt is covered, and says which cube is not covered (-1: all are).
 func (l *linter) coveredAt(v *swView, cs []cube, p int, layers []*layer, extra bool) ([]*inst, int) {
-	return coveredBy(cs, func(c cube) []cubeRef { return l.refsMeeting(v, c, p, layers, extra) })
+	return coveredBy(cs, func(c cube) []cubeRef {
+		// coveredBy fails at c when a packet uncovered tries is in none of
+		// the cubes that meet c; asking the indexes for the cubes that hold
+		// the packet is narrower than collecting those (for a broad ACL
+		// such as `ip4', every ACL above it), so try that first.
+		if uncoveredBy(c, func(pt []pointField) bool { return l.heldAbove(v, pt, p, layers, extra) }) {
+			return nil
+		}
+		return l.refsMeeting(v, c, p, layers, extra)
+	})
+}
+
+// heldAbove reports whether a cube refsMeeting would return holds the
+// packet pt.
+func (l *linter) heldAbove(v *swView, pt []pointField, p int, layers []*layer, extra bool) bool {
+	found := false
+	for _, ly := range layers {
+		ly.reps.holding(pt, 0, ly.reps.above(p), func(_ int, in *inst) bool {
+			s := l.setOf(v, in)
+			found = slices.ContainsFunc(s.under, func(d cube) bool { return pointIn(pt, d) }) ||
+				extra && !s.exact && slices.ContainsFunc(s.over, func(d cube) bool { return pointIn(pt, d) })
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
 }
 
 // coveredBy is coveredAt with the cubes that meet c, in layer order, from
@@ -207,6 +234,14 @@ func coveredBy(cs []cube, refsOf func(c cube) []cubeRef) ([]*inst, int) {
 // its first witnessTries values of its first set-valued field (the first
 // value of the others), every other bit 0, and a name c admits.
 func uncovered(c cube, refs []cubeRef) bool {
+	return uncoveredBy(c, func(p []pointField) bool {
+		return slices.ContainsFunc(refs, func(r cubeRef) bool { return pointIn(p, r.c) })
+	})
+}
+
+// uncoveredBy is uncovered with held telling whether a cube that meets c
+// holds the packet.
+func uncoveredBy(c cube, held func(p []pointField) bool) bool {
 	si := slices.IndexFunc(c, func(f fc) bool { return f.set != nil })
 	tries := 1
 	if si >= 0 {
@@ -233,7 +268,7 @@ func uncovered(c cube, refs []cubeRef) bool {
 			f := c[si]
 			p[si].bits = f.val.and(f.mask).or(f.set.vals[t])
 		}
-		if !slices.ContainsFunc(refs, func(r cubeRef) bool { return pointIn(p, r.c) }) {
+		if !held(p) {
 			return true
 		}
 	}
@@ -631,6 +666,12 @@ func (l *linter) shadowChanges(v *swView, b *inst, ss shadowState, layers []*lay
 		}
 	}
 	return false
+}
+
+// mayChange reports whether shadowChanges can be true for an ACL with
+// cubes sb and the class's verdict ss, whatever the switch's own ACLs.
+func mayChange(sb *set, ss shadowState) bool {
+	return ss.fail1 >= 0 || ss.fail2 >= 0 || !ss.tried2 && !ss.found && len(sb.under) > 0
 }
 
 func shadowFinding(b *inst, by []*inst, st stage, proven bool) Finding {

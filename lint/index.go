@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"sync"
 )
 
 // aclIndex finds, among a fixed list of ACL instances sorted by priority
@@ -22,6 +23,10 @@ type aclIndex struct {
 	words  int
 	fields []*fieldPosting // by fieldID; nil for a field no entry constrains
 	slab   []uint64        // where newSet carves the bitsets (while building)
+
+	comps    sync.Map // compKey → bitset (compatible)
+	zeroOnce sync.Once
+	zero     []bitset // by fieldID, the entries a packet with 0 bits and no name there can be in (holding)
 }
 
 // fieldPosting is one field's part of an index.
@@ -272,20 +277,8 @@ func (x *aclIndex) candidates(q cube, lo, hi int, fn func(i int, in *inst) bool)
 		return true
 	}
 	var buf [16]uint64 // cand and comp, for up to 512 entries
-	var cand, comp bitset
-	if x.words <= len(buf)/2 {
-		cand, comp = buf[:x.words:x.words], buf[x.words:2*x.words:2*x.words]
-	} else {
-		cand, comp = newBitset(x.words), newBitset(x.words)
-	}
-	cand.fill(hi)
-	cand.and(x.live)
-	for w := 0; w < lo/64; w++ {
-		cand[w] = 0
-	}
-	if lo%64 != 0 {
-		cand[lo/64] &^= 1<<(lo%64) - 1
-	}
+	cand, comp, w0 := x.query(&buf, lo, hi)
+	w1 := w0 + len(cand)
 	for _, f := range q {
 		if int(f.id) >= len(x.fields) || x.fields[f.id] == nil {
 			continue
@@ -295,48 +288,121 @@ func (x *aclIndex) candidates(q cube, lo, hi int, fn func(i int, in *inst) bool)
 			if f.str.in == nil {
 				continue
 			}
-			comp.copyFrom(p.free)
+			comp.copyFrom(p.free[w0:w1])
 			for n := range f.str.in {
 				if b := p.names[n]; b != nil && !f.str.out[n] {
-					comp.or(b)
+					comp.or(b[w0:w1])
 				}
 			}
+		} else if f.set == nil && x.words >= minCached {
+			if !cand.andAny(x.compatible(p, f)[w0:w1]) {
+				return true
+			}
+			continue
 		} else {
-			comp.copyFrom(p.free)
-			qm, qv := f.fixed()
-			for _, g := range p.groups {
-				common := g.mask.and(qm)
-				if f.set != nil && setNarrows(f.set, g) {
-					want := qv.and(common)
-					for j, v := range g.vals {
-						if v.and(common) == want && f.set.anyAgree(g.mask, v) {
-							comp.or(g.sets[j])
-						}
-					}
-					continue
+			p.compatible(comp, f, w0)
+		}
+		if !cand.andAny(comp) {
+			return true
+		}
+	}
+	return x.each(cand, w0, fn)
+}
+
+// minCached is the size, in words, from which an index keeps the entries
+// compatible with a plain bit constraint (the same eth.type, ip.proto or
+// tcp.dst is queried again and again).
+const minCached = 8
+
+type compKey struct {
+	id        fieldID
+	mask, val u128
+}
+
+// compatible returns the entries compatible with f, a bit constraint
+// without a set, on p's field, cached.
+func (x *aclIndex) compatible(p *fieldPosting, f fc) bitset {
+	k := compKey{f.id, f.mask, f.val}
+	if b, ok := x.comps.Load(k); ok {
+		return b.(bitset)
+	}
+	b := newBitset(x.words)
+	p.compatible(b, f, 0)
+	x.comps.Store(k, b)
+	return b
+}
+
+// compatible sets b to the entries compatible with f, a bit constraint,
+// on p's field (b's words from word w0 on).
+func (p *fieldPosting) compatible(b bitset, f fc, w0 int) {
+	w1 := w0 + len(b)
+	b.copyFrom(p.free[w0:w1])
+	qm, qv := f.fixed()
+	for _, g := range p.groups {
+		common := g.mask.and(qm)
+		if f.set != nil && setNarrows(f.set, g) {
+			want := qv.and(common)
+			for j, v := range g.vals {
+				if v.and(common) == want && f.set.anyAgree(g.mask, v) {
+					b.or(g.sets[j][w0:w1])
 				}
-				switch {
-				case common == g.mask:
-					if j := g.find(qv.and(g.mask)); j >= 0 {
-						comp.or(g.sets[j])
-					}
-				case common.zero():
-					comp.or(g.all)
-				default:
-					want := qv.and(common)
-					for j, v := range g.vals {
-						if v.and(common) == want {
-							comp.or(g.sets[j])
-						}
-					}
+			}
+			continue
+		}
+		switch {
+		case common == g.mask:
+			if j := g.find(qv.and(g.mask)); j >= 0 {
+				b.or(g.sets[j][w0:w1])
+			}
+		case common.zero():
+			b.or(g.all[w0:w1])
+		default:
+			want := qv.and(common)
+			for j, v := range g.vals {
+				if v.and(common) == want {
+					b.or(g.sets[j][w0:w1])
 				}
 			}
 		}
-		cand.and(comp)
 	}
+}
+
+// query returns the bitsets of a query for the entries [lo, hi), over
+// the words that hold them, from word w0 on (in buf when they fit): cand,
+// the live entries, and comp, room for one field's. A query over a few
+// priorities of a large index (samePriority) then costs a few words.
+func (x *aclIndex) query(buf *[16]uint64, lo, hi int) (cand, comp bitset, w0 int) {
+	w0 = lo / 64
+	n := (hi+63)/64 - w0
+	if n <= len(buf)/2 {
+		cand, comp = buf[:n:n], buf[n:2*n:2*n]
+	} else {
+		cand, comp = newBitset(n), newBitset(n)
+	}
+	cand.fill(hi - w0*64)
+	cand.and(x.live[w0 : w0+n])
+	if lo%64 != 0 {
+		cand[0] &^= 1<<(lo%64) - 1
+	}
+	return cand, comp, w0
+}
+
+// andAny ANDs c into b and reports whether any bit is left.
+func (b bitset) andAny(c bitset) bool {
+	var any uint64
+	for i := range b {
+		b[i] &= c[i]
+		any |= b[i]
+	}
+	return any != 0
+}
+
+// each calls fn, in list order, for the entries of cand (from word w0 on)
+// until it returns false.
+func (x *aclIndex) each(cand bitset, w0 int, fn func(i int, in *inst) bool) bool {
 	for w, word := range cand {
 		for word != 0 {
-			i := w*64 + bits.TrailingZeros64(word)
+			i := (w0+w)*64 + bits.TrailingZeros64(word)
 			word &= word - 1
 			if !fn(i, x.list[i]) {
 				return false
@@ -356,4 +422,59 @@ func setNarrows(s *vset, g *maskGroup) bool {
 		return false
 	}
 	return m == s.mask && s.idx != nil || len(g.vals)*len(s.vals) <= 256
+}
+
+// admitting sets b to the entries whose hull admits the value val, or the
+// name, on the posting's field (b's words from word w0 on).
+func (p *fieldPosting) admitting(b bitset, val u128, name string, w0 int) {
+	w1 := w0 + len(b)
+	b.copyFrom(p.free[w0:w1])
+	if s := p.names[name]; s != nil {
+		b.or(s[w0:w1])
+	}
+	for _, g := range p.groups {
+		if j := g.find(val.and(g.mask)); j >= 0 {
+			b.or(g.sets[j][w0:w1])
+		}
+	}
+}
+
+// holding calls fn, in list order, for each entry in [lo, hi) whose hull
+// admits the packet p (its fields sorted by id; 0 bits and no name on the
+// others, as pointIn reads it), until fn returns false. A query by one
+// packet is much narrower than one by a cube: every indexed field is
+// fixed.
+func (x *aclIndex) holding(p []pointField, lo, hi int, fn func(i int, in *inst) bool) bool {
+	if x.empty() || lo >= hi {
+		return true
+	}
+	var buf [16]uint64
+	cand, comp, w0 := x.query(&buf, lo, hi)
+	w1 := w0 + len(cand)
+	x.zeroOnce.Do(func() {
+		x.zero = make([]bitset, len(x.fields))
+		for id, post := range x.fields {
+			if post != nil {
+				x.zero[id] = newBitset(x.words)
+				post.admitting(x.zero[id], u128{}, noName, 0)
+			}
+		}
+	})
+	for id, z := range x.zero {
+		if z == nil {
+			continue
+		}
+		i, ok := slices.BinarySearchFunc(p, fieldID(id), func(f pointField, id fieldID) int { return cmp.Compare(f.id, id) })
+		if !ok || p[i].bits.zero() && p[i].name == noName {
+			if !cand.andAny(z[w0:w1]) {
+				return true
+			}
+			continue
+		}
+		x.fields[id].admitting(comp, p[i].bits, p[i].name, w0)
+		if !cand.andAny(comp) {
+			return true
+		}
+	}
+	return x.each(cand, w0, fn)
 }

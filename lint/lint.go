@@ -228,6 +228,7 @@ type inst struct {
 	hull   cube       // hull(set.over), computed with set
 	shared bool
 	once   sync.Once // computes set of a shared instance
+	key    [32]byte  // a shared instance's UUID's SHA-256 digest (classKey)
 }
 
 // swView is one logical switch as the ACL stages see it.
@@ -238,9 +239,8 @@ type swView struct {
 	parseRes swResolver      // res for the parser: address sets' members from the NB-wide cache
 	cover    map[string]bool // port groups holding every port of the switch
 	cls      *class
-	acls     []*inst
-	own      []*inst // acls that are not shared
-	shared   []*inst
+	own      []*inst // the ACLs that apply that are not shared
+	shared   []*inst // the others, until the switch's class holds them
 	hasACLs  bool
 	stateful bool         // has an allow-related ACL or a load balancer VIP
 	maxTier  nbview.Tiers // northd's max_acl_tier per stage (tiers.go)
@@ -272,6 +272,7 @@ type linter struct {
 	lbModeKnown    bool             // rel reads enable-stateless-acl-with-lb
 	exprCache      sync.Map         // cache key → *expr.Expr or error
 	shared         sync.Map         // *aclInfo → its shared *inst
+	blocks         sync.Map         // port group UUID → *pgDeps, and with a cover → *pgBlock (scope.go, while building views)
 	validCache     sync.Map         // reject flow key → error (nil: valid)
 	splits         sync.Map         // *aclInfo → its *split (splitSet), by pointer: no UUID to hash
 
@@ -311,6 +312,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 	swIDs := nbschema.SortedKeys(s.Switches)
 	views := make([]*swView, len(swIDs))
 	par.For(len(swIDs), 1, func(i int) { views[i] = l.view(swIDs[i]) })
+	l.blocks.Clear()
 	l.uses = map[string]*atomic.Int32{}
 	byKey := map[[32]byte]*class{}
 	var classes []*class
@@ -332,7 +334,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 		}
 		c.views = append(c.views, v)
 		c.names = append(c.names, v.name)
-		v.cls = c
+		v.cls, v.shared = c, nil
 	}
 	par.For(len(classes), 1, func(i int) { l.analyse(classes[i]) })
 	for id, a := range l.acls {
@@ -410,17 +412,7 @@ func (l *linter) view(id string) *swView {
 			v.cover[pg] = true
 		}
 	}
-	l.appliedACLs(sw, func(a *aclInfo) {
-		var in *inst
-		if v.isShared(a) {
-			in = l.sharedInst(a)
-			v.shared = append(v.shared, in)
-		} else {
-			in = &inst{a: a}
-			v.own = append(v.own, in)
-		}
-		v.acls = append(v.acls, in)
-	})
+	l.applied(v, sw)
 	v.hasACLs = sw.HasACLs
 	v.lbs = l.nb.SwitchLBs(sw.LS, true)
 	v.lbVIP = sw.HasLBVIP
@@ -448,37 +440,6 @@ func (l *linter) countListings() {
 			}
 		}
 		l.pgACLs[id] = as
-	}
-}
-
-// appliedACLs calls fn with each ACL that applies on the switch, once, in
-// nbview.AppliedACLs's order (the switch's own, then each port group's),
-// from the port groups' ACLs looked up once per run; only ACLs that two
-// rows list need the check for a second listing (a map per switch of
-// every ACL, and its lookups, were most of building a view at 50k ACLs of
-// the cluster shape, where each switch has the cluster-wide group's
-// thousands).
-func (l *linter) appliedACLs(sw *nbview.Switch, fn func(*aclInfo)) {
-	var seen map[*aclInfo]bool
-	add := func(a *aclInfo) {
-		if a.listed > 1 {
-			if seen[a] {
-				return
-			}
-			if seen == nil {
-				seen = map[*aclInfo]bool{}
-			}
-			seen[a] = true
-		}
-		fn(a)
-	}
-	for _, acl := range sw.ACLs {
-		add(l.acls[acl.UUID])
-	}
-	for _, pg := range sw.PortGroups { // each group once (nbview)
-		for _, a := range l.pgACLs[pg.UUID] {
-			add(a)
-		}
 	}
 }
 

@@ -2,11 +2,15 @@ package lint
 
 import (
 	"crypto/sha256"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/aclc/aclc/internal/par"
+	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/nbview"
 )
 
 // This file is how lint shares work between switches. An ACL is *shared*
@@ -24,9 +28,20 @@ import (
 // layer is the ACLs of one stage at one level (a class's shared ACLs, or a
 // switch's own), sorted as the stage lists them, with an index.
 type layer struct {
-	list       []*inst
-	idx        *aclIndex
-	maxInexact int // the highest priority of an inexact ACL; math.MinInt if none
+	list []*inst
+	idx  *aclIndex
+	// reps indexes the first of each group of list's ACLs with the same
+	// match text (all shared or all the switch's own: their cubes are the
+	// same), the one with the highest priority; idx when there are no
+	// such groups. For what lies above a priority (refsMeeting, nearACLs)
+	// the others add nothing: a cube of one lies in the same cube of the
+	// first, which comes before it in every proof (coveredBy), so no proof
+	// uses it and no packet is in it alone. Cluster-wide port groups list
+	// the same match at hundreds of priorities (ovn-kubernetes' `ip4 &&
+	// icmp4', `ip4.src == $cluster_ip4').
+	reps       *aclIndex
+	dups       map[*inst][]*inst // the first of a group → the others, in list order
+	maxInexact int               // the highest priority of an inexact ACL; math.MinInt if none
 }
 
 func (l *linter) newLayer(v *swView, list []*inst) *layer {
@@ -37,7 +52,30 @@ func (l *linter) newLayer(v *swView, list []*inst) *layer {
 			ly.maxInexact = max(ly.maxInexact, in.a.acl.Priority)
 		}
 	}
-	ly.idx = newACLIndex(list, func(in *inst) ([]cube, cube) { return l.setOf(v, in).over, in.hull })
+	cubes := func(in *inst) ([]cube, cube) { return l.setOf(v, in).over, in.hull }
+	ly.idx = newACLIndex(list, cubes)
+	ly.reps = ly.idx
+	type key struct {
+		match  string
+		shared bool
+	}
+	first := make(map[key]*inst, len(list))
+	reps := make([]*inst, 0, len(list))
+	for _, in := range list {
+		k := key{in.a.acl.Match, in.shared}
+		if f := first[k]; f != nil {
+			if ly.dups == nil {
+				ly.dups = map[*inst][]*inst{}
+			}
+			ly.dups[f] = append(ly.dups[f], in)
+			continue
+		}
+		first[k] = in
+		reps = append(reps, in)
+	}
+	if len(reps) < len(list) {
+		ly.reps = newACLIndex(reps, cubes)
+	}
 	return ly
 }
 
@@ -53,6 +91,10 @@ type class struct {
 
 	replyDone map[*inst]bool // replies allowed by a shared ACL: never a finding
 	shadow    map[*inst]shadowState
+	// changeable indexes, per stage, the shared ACLs whose shadowing
+	// verdict a switch's own ACLs might change (shadowChanges); the others
+	// (proven shadowed by the class, every cube covered) need no look.
+	changeable [nStages]*aclIndex
 
 	definite []Finding // hold on every switch of the class
 	// tentative findings hold on every switch of the class except those
@@ -62,6 +104,9 @@ type class struct {
 	mu        sync.Mutex
 	disturbed map[disturbKey]map[string]bool // switches where an ACL is disturbed, per rule
 	markCache map[*inst]*markEntry           // statelessmark.go
+	marks     [2]*aclIndex                   // per pipeline, the shared ACLs of classMarkFindings, one per markKey
+	markDups  map[*inst][]*inst              // an ACL of marks → the others with its markKey
+	markYs    map[*inst][]*inst              // an ACL of marks → the class's deciders, sorted (its tentative finding's)
 }
 
 type tentative struct {
@@ -74,24 +119,25 @@ type disturbKey struct {
 	rule string
 }
 
-// classKey identifies the class of a switch.
+// classKey identifies the class of a switch: whether it is stateful,
+// and the set of its shared ACLs (each once) by the XOR of their UUIDs'
+// SHA-256 digests, so that a switch costs no sort of the cluster-wide
+// ACLs.
 func classKey(v *swView, shared []*inst) [32]byte {
+	var k [32]byte
+	for _, in := range shared {
+		for i, b := range in.key {
+			k[i] ^= b
+		}
+	}
 	h := sha256.New()
+	h.Write(k[:])
 	if v.stateful {
 		h.Write([]byte{1})
 	} else {
 		h.Write([]byte{0})
 	}
-	ids := make([]string, len(shared))
-	for i, in := range shared {
-		ids[i] = in.a.acl.UUID
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		h.Write([]byte(id))
-		h.Write([]byte{0})
-	}
-	var k [32]byte
+	h.Write([]byte{byte(len(shared)), byte(len(shared) >> 8), byte(len(shared) >> 16), byte(len(shared) >> 24)})
 	h.Sum(k[:0])
 	return k
 }
@@ -118,12 +164,113 @@ func (v *swView) isShared(a *aclInfo) bool {
 	return true
 }
 
+// applied fills v's ACLs: those nbview's AppliedACLs lists (the
+// switch's, then each port group's present on it, each once), each the
+// switch's own or shared. A port group's ACLs are classified once per
+// cover of the port groups they depend on (pgBlock): a cluster-wide port
+// group's thousands of ACLs are not looked at again on every switch.
+func (l *linter) applied(v *swView, sw *nbview.Switch) {
+	var seen map[*aclInfo]bool // of the ACLs two rows list
+	first := func(a *aclInfo) bool {
+		if a.listed < 2 {
+			return true
+		}
+		if seen[a] {
+			return false
+		}
+		if seen == nil {
+			seen = map[*aclInfo]bool{}
+		}
+		seen[a] = true
+		return true
+	}
+	add := func(a *aclInfo, sh *inst) {
+		if sh != nil {
+			v.shared = append(v.shared, sh)
+			return
+		}
+		v.own = append(v.own, &inst{a: a})
+	}
+	for _, acl := range sw.ACLs {
+		if a := l.acls[acl.UUID]; first(a) {
+			var sh *inst
+			if v.isShared(a) {
+				sh = l.sharedInst(a)
+			}
+			add(a, sh)
+		}
+	}
+	for _, pg := range sw.PortGroups {
+		b := l.blockOf(v, pg)
+		for i, a := range b.infos {
+			if first(a) {
+				add(a, b.shared[i])
+			}
+		}
+	}
+}
+
+// pgBlock is a port group's ACLs (that exist) on the switches where the
+// port groups they depend on (their owners and references) cover alike:
+// each ACL's info and its shared instance, nil where it is the switch's
+// own.
+type pgBlock struct {
+	infos  []*aclInfo
+	shared []*inst
+}
+
+// pgDeps is a port group's ACLs that exist (l.pgACLs) and the port
+// groups whose cover isShared reads for them (their owners and
+// references), sorted.
+type pgDeps struct {
+	infos []*aclInfo
+	deps  []string
+}
+
+// blockOf returns pg's block on v.
+func (l *linter) blockOf(v *swView, pg *nbdb.PortGroup) *pgBlock {
+	var pa *pgDeps
+	if x, ok := l.blocks.Load(pg.UUID); ok {
+		pa = x.(*pgDeps)
+	} else {
+		pa = &pgDeps{infos: l.pgACLs[pg.UUID]}
+		deps := map[string]bool{}
+		for _, a := range pa.infos {
+			deps[a.pgOwner] = true
+			for _, r := range a.pgRefs {
+				deps[r] = true
+			}
+		}
+		pa.deps = slices.Sorted(maps.Keys(deps))
+		x, _ := l.blocks.LoadOrStore(pg.UUID, pa)
+		pa = x.(*pgDeps)
+	}
+	var key strings.Builder
+	key.WriteString("cover|" + pg.UUID)
+	for _, name := range pa.deps {
+		if v.cover[name] {
+			key.WriteString("|+" + name)
+		}
+	}
+	if b, ok := l.blocks.Load(key.String()); ok {
+		return b.(*pgBlock)
+	}
+	b := &pgBlock{infos: pa.infos, shared: make([]*inst, len(pa.infos))}
+	for i, a := range pa.infos {
+		if v.isShared(a) {
+			b.shared[i] = l.sharedInst(a)
+		}
+	}
+	x, _ := l.blocks.LoadOrStore(key.String(), b)
+	return x.(*pgBlock)
+}
+
 // sharedInst returns the one instance of a shared ACL.
 func (l *linter) sharedInst(a *aclInfo) *inst {
 	if x, ok := l.shared.Load(a); ok {
 		return x.(*inst)
 	}
-	x, _ := l.shared.LoadOrStore(a, &inst{a: a, e: a.global, shared: true})
+	x, _ := l.shared.LoadOrStore(a, &inst{a: a, e: a.global, shared: true, key: sha256.Sum256([]byte(a.acl.UUID))})
 	return x.(*inst)
 }
 
@@ -157,8 +304,16 @@ func (l *linter) analyse(c *class) {
 			}
 			states[i] = ss
 		})
+		var changeable []*inst
 		for i, in := range ly.list {
 			c.shadow[in] = states[i]
+			if mayChange(l.setOf(v, in), states[i]) {
+				changeable = append(changeable, in)
+			}
+		}
+		c.changeable[st] = ly.idx
+		if len(changeable) < len(ly.list) {
+			c.changeable[st] = newACLIndex(changeable, func(in *inst) ([]cube, cube) { return l.setOf(v, in).over, in.hull })
 		}
 		for i, f := range shadow {
 			// Tentative even when proven: where a switch's own ACL above
@@ -196,6 +351,7 @@ func (l *linter) analyse(c *class) {
 			}
 		}
 	}
+	l.classMarkFindings(v, c)
 	c.views = nil // the switches' views go once each is linted
 }
 
@@ -270,15 +426,16 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 				out = append(out, f)
 			}
 		}
-		// Shared ACLs below one of the switch's own that can meet it.
-		sh := c.st[st]
+		// Shared ACLs below one of the switch's own that can meet it, and
+		// whose verdict it might change.
+		sh := c.changeable[st]
 		dist := map[*inst]int{} // shared ACL → the highest own ACL above it that may meet it
 		for _, a := range own[st].list {
-			if sh.idx.empty() {
+			if sh.empty() {
 				break
 			}
-			_, lo := sh.idx.span(a.a.acl.Priority)
-			sh.idx.candidates(l.hullOf(v, a), lo, len(sh.list), func(_ int, b *inst) bool {
+			_, lo := sh.span(a.a.acl.Priority)
+			sh.candidates(l.hullOf(v, a), lo, len(sh.list), func(_ int, b *inst) bool {
 				if p, ok := dist[b]; !ok || a.a.acl.Priority > p {
 					dist[b] = a.a.acl.Priority
 				}

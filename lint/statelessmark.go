@@ -42,30 +42,152 @@ func (l *linter) statelessMarks(v *swView, layers func(stage) []*layer) []Findin
 		return nil
 	}
 	var out []Finding
-	for _, pipe := range pipelines {
-		var xs []*inst
+	memo := map[markKey]*markMemo{}
+	c := v.cls
+	for pi, pipe := range pipelines {
+		// The class's finding about a shared ACL x holds here unless one of
+		// the switch's own ACLs is a candidate for x (only those enter
+		// statelessMark's proof beyond the class's: as y, or as an ACL above
+		// a y in ownMeetsAbove) or the switch reads it otherwise (tiers,
+		// the stateless-ACL-with-LB mode).
+		var own map[*inst]bool // the class's ACLs the switch decides for itself
+		byClass := c != nil && c.marks[pi] != nil
 		for _, st := range pipe {
-			for _, ly := range layers(st) {
-				for _, in := range ly.list {
-					if in.a.verdict == vStateless && in.e != nil {
-						xs = append(xs, in)
+			byClass = byClass && v.tierLy[st] == nil
+		}
+		if byClass {
+			own = map[*inst]bool{}
+			for _, st := range pipe {
+				for _, ly := range layers(st) {
+					if ly == c.st[st] {
+						continue
+					}
+					for _, o := range ly.list {
+						if len(l.setOf(v, o).over) == 0 {
+							continue // never a candidate
+						}
+						c.marks[pi].candidates(o.hull, 0, len(c.marks[pi].list), func(_ int, x *inst) bool {
+							own[x] = true
+							for _, d := range c.markDups[x] {
+								own[d] = true
+							}
+							return true
+						})
 					}
 				}
 			}
 		}
-		for _, x := range xs {
-			if f, ok := l.statelessMark(v, x, pipe, layers); ok {
-				out = append(out, f)
+		for _, st := range pipe {
+			for _, ly := range layers(st) {
+				for _, in := range ly.list {
+					if in.a.verdict != vStateless || in.e == nil {
+						continue
+					}
+					if c == nil || ly != c.st[st] {
+						if f, ok := l.statelessMark(v, in, pipe, layers, memo); ok {
+							out = append(out, f)
+						}
+						continue
+					}
+					if byClass && !own[in] && !(st == outACL && len(v.lbs) > 0 && compile.LBStatelessMode(l.rel, v.ls)) {
+						continue
+					}
+					ys, mode := l.markDeciders(v, in, pipe, layers, memo)
+					if byClass && !mode {
+						// The class's finding, where the switch finds the same.
+						sortDeciders(ys)
+						if slices.Equal(ys, c.markYs[in]) {
+							continue
+						}
+					}
+					c.disturb(in, RuleStatelessMark, v.name)
+					if f, ok := l.markFinding(in, ys, mode); ok {
+						out = append(out, f)
+					}
+				}
 			}
 		}
 	}
 	return out
 }
 
-func (l *linter) statelessMark(v *swView, x *inst, pipe []stage, layers func(stage) []*layer) (Finding, bool) {
+// classMarkFindings adds, on a stateful class whose stages have no tiers,
+// the stateless-mark finding about each shared allow-stateless ACL as on
+// a switch without ACLs of its own, tentatively (statelessMarks), and
+// indexes those ACLs per pipeline by the hull of their cubes.
+func (l *linter) classMarkFindings(v *swView, c *class) {
+	if !c.stateful {
+		return
+	}
+	classOnly := func(st stage) []*layer { return []*layer{c.st[st]} }
+	c.markDups = map[*inst][]*inst{}
+	c.markYs = map[*inst][]*inst{}
+	for pi, pipe := range pipelines {
+		var xs []*inst
+		tiered := false
+		for _, st := range pipe {
+			tiered = tiered || c.tiered[st]
+			for _, in := range c.st[st].list {
+				if in.a.verdict == vStateless && len(l.setOf(v, in).over) > 0 {
+					xs = append(xs, in)
+				}
+			}
+		}
+		if tiered {
+			continue
+		}
+		for _, x := range xs {
+			ys := l.classMarks(v, c, x, newNear(l.setOf(v, x)), false, pipe, classOnly, nil)
+			if f, ok := l.markFinding(x, ys, false); ok {
+				c.tentative = append(c.tentative, tentative{f, x})
+			}
+			sortDeciders(ys)
+			c.markYs[x] = ys
+		}
+		// Indexed once per markKey (the same cubes and stage).
+		first := map[markKey]*inst{}
+		var reps []*inst
+		for _, x := range xs {
+			k := markKey{x.a.acl.Match, x.a.stage}
+			if f := first[k]; f != nil {
+				c.markDups[f] = append(c.markDups[f], x)
+				continue
+			}
+			first[k] = x
+			reps = append(reps, x)
+		}
+		c.marks[pi] = newACLIndex(reps, func(in *inst) ([]cube, cube) {
+			cs := l.setOf(v, in).over
+			return cs, hull(cs)
+		})
+	}
+}
+
+// markKey is the part of a shared allow-stateless ACL x the switch's
+// answer for one of its own ACLs y depends on, besides the verdicts and
+// priorities: x's cubes (the same for the same match) and stage.
+type markKey struct {
+	match string
+	st    stage
+}
+
+// statelessMark is the rule for x. memo holds, per markKey of a shared
+// x, whether an own ACL y of the switch that meets x decides some of its
+// packets first (intersects, and not decidedFirst: these read x's cubes
+// and y, not x's priority), for the shared ACLs with the same match at
+// other priorities (ovn-kubernetes' cluster-wide port group has hundreds).
+func (l *linter) statelessMark(v *swView, x *inst, pipe []stage, layers func(stage) []*layer, memo map[markKey]*markMemo) (Finding, bool) {
+	ys, mode := l.markDeciders(v, x, pipe, layers, memo)
+	return l.markFinding(x, ys, mode)
+}
+
+// markDeciders returns the ACLs that decide some of x's packets first on
+// v (statelessMark's), and whether v reads x in the stateless-ACL-with-LB
+// mode.
+func (l *linter) markDeciders(v *swView, x *inst, pipe []stage, layers func(stage) []*layer, memo map[markKey]*markMemo) ([]*inst, bool) {
 	sx := l.setOf(v, x)
 	if len(sx.over) == 0 {
-		return Finding{}, false
+		return nil, false
 	}
 	// In egress the packet carries the conntrack state of the ingress
 	// pipeline (none after a tunnel); in the stateless-ACL-with-LB mode
@@ -80,37 +202,126 @@ func (l *linter) statelessMark(v *swView, x *inst, pipe []stage, layers func(sta
 	for _, st := range pipe {
 		classOK = classOK && v.tierLy[st] == nil
 	}
+	var m *markMemo
 	if classOK {
+		k := markKey{x.a.acl.Match, x.a.stage}
+		if m = memo[k]; m == nil {
+			m = &markMemo{known: map[*inst]bool{}, cands: map[*layer][]*inst{}, decided: map[*inst]bool{}, near: near}
+			memo[k] = m
+		}
+		near = m.near // x's neighbours are those of every ACL with its cubes
 		// The class's shared ACLs once per class; only the switch's own
 		// ACLs per switch.
-		ys = l.classMarks(v, c, x, near, mode, pipe, layers)
+		ys = l.classMarks(v, c, x, near, mode, pipe, layers, m)
 	}
+	visit := func(y *inst) {
+		if !statefulVerdict(y) || !decidesBefore(y, x) || slices.Contains(ys, y) || mode && y.a.verdict != vAllow {
+			return
+		}
+		first, ok := false, false
+		if m != nil {
+			first, ok = m.known[y]
+		}
+		if !ok {
+			first = intersects(sx, l.setOf(v, y)) == yes
+			if first {
+				decided, _ := l.decidedFirst(v, x, y, proofLayers(v, y, layers), near)
+				first = !decided
+			}
+			if m != nil {
+				m.known[y] = first
+			}
+		}
+		if first {
+			ys = append(ys, y)
+		}
+	}
+	q := hull(sx.over)
 	for _, st := range pipe {
 		for _, ly := range layers(st) {
 			if classOK && ly == c.st[st] {
 				continue
 			}
-			ly.idx.candidates(hull(sx.over), 0, len(ly.list), func(_ int, y *inst) bool {
-				if !statefulVerdict(y) || !decidesBefore(y, x) || slices.Contains(ys, y) || mode && y.a.verdict != vAllow {
+			if m != nil {
+				cands, ok := m.cands[ly]
+				if !ok {
+					ly.idx.candidates(q, 0, len(ly.list), func(_ int, y *inst) bool {
+						cands = append(cands, y)
+						return true
+					})
+					m.cands[ly] = cands
+				}
+				for _, y := range cands {
+					visit(y)
+				}
+				continue
+			}
+			ly.reps.candidates(q, 0, len(ly.reps.list), func(_ int, y *inst) bool {
+				visit(y)
+				dups := ly.dups[y]
+				if len(dups) == 0 {
 					return true
 				}
-				if intersects(sx, l.setOf(v, y)) != yes {
-					return true
-				}
-				if ok, _ := l.decidedFirst(v, x, y, proofLayers(v, y, layers), near); !ok {
-					ys = append(ys, y)
+				// The others below y are decided by y (alike: the same cubes);
+				// those at y's priority come first in the group.
+				below := l.decidedByFirst(v, x, dups[len(dups)-1], y)
+				for _, o := range dups {
+					if below && o.a.acl.Priority < y.a.acl.Priority {
+						break
+					}
+					visit(o)
 				}
 				return true
 			})
 		}
 	}
+	return ys, mode
+}
+
+// markMemo is what statelessMark keeps of the shared ACLs with one
+// markKey on a switch: the candidates among the switch's own ACLs per
+// layer, and whether each decides some of their packets first.
+type markMemo struct {
+	known   map[*inst]bool
+	cands   map[*layer][]*inst
+	decided map[*inst]bool // classMarks' answer for a shared y
+	near    *nearACLs
+}
+
+// decidedByFirst reports whether y's packets that x matches are decided
+// before y by first, the first ACL of y's layer with the same match (its
+// group, layer.dups), without trying: when y is exact and first has a
+// higher priority and is one of the ACLs decidedFirst reads, each cube
+// decidedFirst builds from x's and y's lies in the same cube of first, so
+// it says decided (unless there are too many cubes, or none: then it is
+// asked).
+//
+// Its answer is the same for every ACL of the group below first.
+func (l *linter) decidedByFirst(v *swView, x, y, first *inst) bool {
+	sy := l.setOf(v, y)
+	if !sy.exact || first.a.acl.Priority <= y.a.acl.Priority || v.tierLy[y.a.stage] != nil {
+		return false
+	}
+	n := 0
+	for _, a := range l.setOf(v, x).over {
+		for _, b := range sy.over {
+			if a.meets(b) {
+				n++
+			}
+		}
+	}
+	return n > 0 && n <= maxPieces
+}
+
+// markFinding is the finding about x with the ACLs ys that decide some of
+// its packets first, in the stateless-ACL-with-LB mode or not.
+func (l *linter) markFinding(x *inst, ys []*inst, mode bool) (Finding, bool) {
+	egress := x.a.stage == outACL
 	allows := slices.ContainsFunc(ys, func(y *inst) bool { return y.a.verdict == vAllow })
 	if len(ys) == 0 {
 		return Finding{}, false
 	}
-	slices.SortStableFunc(ys, func(a, b *inst) int {
-		return cmpOr(tierOf(a)-tierOf(b), instCmp(a, b))
-	})
+	sortDeciders(ys)
 	f := Finding{Rule: RuleStatelessMark, Severity: Info, ACLs: []ACLRef{x.a.ref},
 		Fix: "keep the allow-stateless ACL's match out of the traffic the listed ACLs decide (add && !(...) for it), or make both stateless or both stateful"}
 	if allows && !(egress && !mode) {
@@ -142,6 +353,14 @@ func (l *linter) statelessMark(v *swView, x *inst, pipe []stage, layers func(sta
 	return f, true
 }
 
+// sortDeciders sorts the deciding ACLs as a finding lists them: by tier,
+// then as the stage does.
+func sortDeciders(ys []*inst) {
+	slices.SortStableFunc(ys, func(a, b *inst) int {
+		return cmpOr(tierOf(a)-tierOf(b), instCmp(a, b))
+	})
+}
+
 // markPair is a shared ACL y that decides some packets of a class's
 // shared allow-stateless ACL x before x, and whether the class's ACLs
 // prove those packets decided before y by the full proof (a proof by
@@ -164,7 +383,10 @@ type markEntry struct {
 // none of v's own ACLs above y meets y (none then meets what x and y both
 // match, so the proof reads the same cubes), and v's otherwise. It fills
 // near with x's neighbours among the class's ACLs.
-func (l *linter) classMarks(v *swView, c *class, x *inst, near *nearACLs, mode bool, pipe []stage, layers func(stage) []*layer) []*inst {
+//
+// m, when not nil, keeps the switch's answers per y for the other shared
+// ACLs with x's cubes (statelessMark).
+func (l *linter) classMarks(v *swView, c *class, x *inst, near *nearACLs, mode bool, pipe []stage, layers func(stage) []*layer, m *markMemo) []*inst {
 	e := c.markEntry(x)
 	e.once.Do(func() {
 		sx := l.setOf(v, x)
@@ -193,9 +415,18 @@ func (l *linter) classMarks(v *swView, c *class, x *inst, near *nearACLs, mode b
 		if mode && y.a.verdict != vAllow {
 			continue
 		}
-		decided := pr.decided
-		if l.ownMeetsAbove(v, c, y, near, layers) {
-			decided, _ = l.decidedFirst(v, x, y, proofLayers(v, y, layers), near)
+		decided, ok := false, false
+		if m != nil {
+			decided, ok = m.decided[y]
+		}
+		if !ok {
+			decided = pr.decided
+			if l.ownMeetsAbove(v, c, y, near, layers) {
+				decided, _ = l.decidedFirst(v, x, y, proofLayers(v, y, layers), near)
+			}
+			if m != nil {
+				m.decided[y] = decided
+			}
 		}
 		if !decided {
 			ys = append(ys, y)

@@ -270,7 +270,8 @@ func proofLayers(v *swView, y *inst, layers func(stage) []*layer) []*layer {
 
 // nearACLs finds, per layer, the ACLs whose cubes from below meet an ACL
 // x's cubes from above, in the layer's order (built on first use): the
-// only ones that can hold a packet x matches.
+// only ones that can hold a packet x matches (the first of each group
+// with the same match, layer.reps).
 type nearACLs struct {
 	sx *set
 	by map[*layer][]*inst
@@ -283,7 +284,7 @@ func (n *nearACLs) of(l *linter, v *swView, ly *layer) []*inst {
 		return list
 	}
 	var list []*inst
-	ly.idx.candidates(hull(n.sx.over), 0, len(ly.list), func(_ int, in *inst) bool {
+	ly.reps.candidates(hull(n.sx.over), 0, len(ly.reps.list), func(_ int, in *inst) bool {
 		if anyIntersect(n.sx.over, l.setOf(v, in).under) {
 			list = append(list, in)
 		}
