@@ -355,6 +355,12 @@ func (s *solver) chooseValue(f Field, vals []Const, n Node) error {
 		}
 		if viable++; viable == 1 {
 			first = i
+		} else if s.lenient {
+			// Two viable values: whatever the rest hold, a lenient
+			// solver's answer is nil (a value that changes nothing
+			// returns nil too), so a set of thousands of addresses
+			// need not be read to its end.
+			return nil
 		}
 	}
 	switch viable {
