@@ -269,17 +269,31 @@ func (s *solver) constrain(n Node, neg bool) error {
 		if neg {
 			op = op.Invert()
 		}
-		vals, err := expandSet(s.r, n.Values)
+		var buf [4][]Const
+		runs, err := expandRuns(s.r, n.Values, buf[:0])
 		if err != nil {
 			return err
+		}
+		count := 0
+		for _, r := range runs {
+			count += len(r)
+		}
+		if op == Eq && count > 1 && !n.Field.Symbol.IsPredicate() {
+			return s.chooseValue(n.Field, runs, n)
+		}
+		var vals []Const
+		switch len(runs) {
+		case 0:
+		case 1:
+			vals = runs[0]
+		default:
+			vals = slices.Concat(runs...)
 		}
 		switch {
 		case len(vals) == 0 && op == Eq:
 			return ErrContradictory
 		case len(vals) == 1 && op == Eq:
 			return s.assign(n.Field, vals[0], n)
-		case op == Eq && !n.Field.Symbol.IsPredicate():
-			return s.chooseValue(n.Field, vals, n)
 		case op == Eq: // a disjunction of single values
 			alts := make([]func(*solver) error, len(vals))
 			for i, v := range vals {
@@ -343,31 +357,33 @@ func (s *solver) choose(alts []func(*solver) error, n Node) error {
 // addresses made a thousand clones): assigning a value to a field that is
 // not a predicate changes only that field and queues its prerequisites,
 // so each alternative is decided by the field's pinned bits alone.
-func (s *solver) chooseValue(f Field, vals []Const, n Node) error {
-	viable, first := 0, 0
-	for i, v := range vals {
-		contradicts, changes := s.assignOutcome(f, v)
-		switch {
-		case contradicts:
-			continue
-		case !changes:
-			return nil
-		}
-		if viable++; viable == 1 {
-			first = i
-		} else if s.lenient {
-			// Two viable values: whatever the rest hold, a lenient
-			// solver's answer is nil (a value that changes nothing
-			// returns nil too), so a set of thousands of addresses
-			// need not be read to its end.
-			return nil
+func (s *solver) chooseValue(f Field, runs [][]Const, n Node) error {
+	viable, first := 0, Const{}
+	for _, vals := range runs {
+		for _, v := range vals {
+			contradicts, changes := s.assignOutcome(f, v)
+			switch {
+			case contradicts:
+				continue
+			case !changes:
+				return nil
+			}
+			if viable++; viable == 1 {
+				first = v
+			} else if s.lenient {
+				// Two viable values: whatever the rest hold, a lenient
+				// solver's answer is nil (a value that changes nothing
+				// returns nil too), so a set of thousands of addresses
+				// need not be read to its end.
+				return nil
+			}
 		}
 	}
 	switch viable {
 	case 0:
 		return ErrContradictory
 	case 1:
-		err := s.assign(f, vals[first], n)
+		err := s.assign(f, first, n)
 		s.changed = true
 		return err
 	}
@@ -465,13 +481,16 @@ func (s *solver) implied(n Node) bool {
 		if n.FieldOp() != Eq {
 			return false
 		}
-		vals, err := expandSet(s.r, n.Values)
+		var buf [4][]Const
+		runs, err := expandRuns(s.r, n.Values, buf[:0])
 		if err != nil {
 			return false
 		}
-		for _, v := range vals {
-			if s.pinned(n.Field, v) {
-				return true
+		for _, vals := range runs {
+			for _, v := range vals {
+				if s.pinned(n.Field, v) {
+					return true
+				}
 			}
 		}
 	}

@@ -658,6 +658,34 @@ func expandSet(r Resolver, cs ConstSet) ([]Const, error) {
 	return out, nil
 }
 
+// expandRuns is expandSet without the copy: it appends to out the runs of
+// constants expandSet would concatenate (the constants between references,
+// and each reference's members), in order, with the same errors.
+func expandRuns(r Resolver, cs ConstSet, out [][]Const) ([][]Const, error) {
+	start := 0
+	for i, c := range cs.Values {
+		if c.Kind != AddressSetRef && c.Kind != PortGroupRef {
+			continue
+		}
+		if start < i {
+			out = append(out, cs.Values[start:i])
+		}
+		start = i + 1
+		if r == nil {
+			return nil, fmt.Errorf("%s: cannot expand without a resolver", c.Text)
+		}
+		ms, ok := resolveRef(r, c)
+		if !ok {
+			return nil, fmt.Errorf("%s does not exist", c.Text)
+		}
+		out = append(out, ms)
+	}
+	if start < len(cs.Values) {
+		out = append(out, cs.Values[start:])
+	}
+	return out, nil
+}
+
 // addressSetMembers converts address set entries the way
 // expr_constant_set_create_integers does: the first token of each entry
 // must be an integer or masked integer, other entries are skipped; the result
