@@ -895,9 +895,9 @@ func (cv *converter) withPrereqs(sym *expr.Symbol, cs []cube, up bool) []cube {
 // eqCubes converts `f == {vals}' (cs resolved): the values with one mask
 // are one cube whose field is set-valued (valueset.go). The cubes of a set
 // naming an address set are converted once per run and shared.
-func (cv *converter) eqCubes(f expr.Field, key *eqKey, vals []expr.Const, up bool) []cube {
+func (cv *converter) eqCubes(f expr.Field, key *eqKey, runs [][]expr.Const, up bool) []cube {
 	full := onesN(f.NBits)
-	if out, ok := cv.oneMask(f, key, vals); ok {
+	if out, ok := cv.oneMask(f, key, runs); ok {
 		return out
 	}
 	type group struct {
@@ -905,18 +905,20 @@ func (cv *converter) eqCubes(f expr.Field, key *eqKey, vals []expr.Const, up boo
 		vals []u128
 	}
 	var groups []group
-	for _, v := range vals {
-		mask := full
-		if v.Kind == expr.MaskedConst {
-			mask = fromBig(v.Mask).and(full)
+	for _, vals := range runs {
+		for _, v := range vals {
+			mask := full
+			if v.Kind == expr.MaskedConst {
+				mask = fromBig(v.Mask).and(full)
+			}
+			val := fromBig(v.Value).and(mask)
+			i := slices.IndexFunc(groups, func(g group) bool { return g.mask == mask })
+			if i < 0 {
+				i = len(groups)
+				groups = append(groups, group{mask: mask})
+			}
+			groups[i].vals = append(groups[i].vals, val)
 		}
-		val := fromBig(v.Value).and(mask)
-		i := slices.IndexFunc(groups, func(g group) bool { return g.mask == mask })
-		if i < 0 {
-			i = len(groups)
-			groups = append(groups, group{mask: mask})
-		}
-		groups[i].vals = append(groups[i].vals, val)
 	}
 	if len(groups) > maxCubes {
 		return cv.approx(up)
@@ -934,7 +936,7 @@ func (cv *converter) eqCubes(f expr.Field, key *eqKey, vals []expr.Const, up boo
 // oneMask is eqCubes when every value has the same mask (the common
 // case: one group, built without the groups' lists); ok is false
 // otherwise.
-func (cv *converter) oneMask(f expr.Field, key *eqKey, vals []expr.Const) ([]cube, bool) {
+func (cv *converter) oneMask(f expr.Field, key *eqKey, runs [][]expr.Const) ([]cube, bool) {
 	full := onesN(f.NBits)
 	maskOf := func(v expr.Const) u128 {
 		if v.Kind == expr.MaskedConst {
@@ -942,22 +944,36 @@ func (cv *converter) oneMask(f expr.Field, key *eqKey, vals []expr.Const) ([]cub
 		}
 		return full
 	}
-	if len(vals) == 0 {
-		return nil, false
-	}
-	mask := maskOf(vals[0])
-	for _, v := range vals[1:] {
-		if maskOf(v) != mask {
-			return nil, false
+	n := 0
+	var mask u128
+	for _, vals := range runs {
+		for _, v := range vals {
+			if n++; n == 1 {
+				mask = maskOf(v)
+			} else if maskOf(v) != mask {
+				return nil, false
+			}
 		}
 	}
+	if n == 0 {
+		return nil, false
+	}
 	var c cube
-	if len(vals) == 1 {
+	if n == 1 {
+		vals := runs[slices.IndexFunc(runs, func(r []expr.Const) bool { return len(r) > 0 })]
+		if key == nil && cv.sc != nil { // in the scratch: compacted with the rest
+			fcs := cv.sc.room(1)[:1]
+			cv.sc.fcs = cv.sc.fcs[:len(cv.sc.fcs)+1]
+			fcs[0] = bitCube1(f, fromBig(vals[0].Value).and(mask), mask)
+			return cv.sc.cubeList([]cube{fcs[:1:1]}), true
+		}
 		c = bitCube(f, fromBig(vals[0].Value).and(mask), mask)
 	} else {
-		vs := make([]u128, len(vals))
-		for i, v := range vals {
-			vs[i] = fromBig(v.Value).and(mask)
+		vs := make([]u128, 0, n)
+		for _, vals := range runs {
+			for _, v := range vals {
+				vs = append(vs, fromBig(v.Value).and(mask))
+			}
 		}
 		c = setCube(f, mask, vs)
 	}
@@ -969,20 +985,18 @@ func (cv *converter) oneMask(f expr.Field, key *eqKey, vals []expr.Const) ([]cub
 }
 
 // eqKey identifies `f == {cs}' in the cache of cubes: the field's bits
-// and, for a single constant or address set, the constant (no text to
-// build), else the constants as text.
+// and, for a single address set, its name (no text to build), else the
+// constants as text.
 type eqKey struct {
 	sym         *expr.Symbol
 	ofs, nbits  int
 	kind        expr.ConstKind
 	str         string // the address set; or the constants as text
-	val, mask   u128
 	single, set bool
 }
 
 // eqKeyOf returns the key of `f == {cs}' in the cache of cubes, ok false
-// when it is not cached: cs names no address set and is more than one
-// constant (or there is no cache).
+// when it is not cached: cs names no address set (or there is no cache).
 func (cv *converter) eqKeyOf(f expr.Field, cs expr.ConstSet) (k eqKey, ok bool) {
 	if cv.as == nil {
 		return k, false
@@ -994,13 +1008,10 @@ func (cv *converter) eqKeyOf(f expr.Field, cs expr.ConstSet) (k eqKey, ok bool) 
 		case expr.AddressSetRef:
 			k.single, k.kind, k.str = true, c.Kind, c.Str
 			return k, cv.r != nil
-		case expr.IntConst, expr.MaskedConst:
-			if c.Value == nil || c.Value.Sign() < 0 || c.Value.BitLen() > 128 || c.Mask != nil && (c.Mask.Sign() < 0 || c.Mask.BitLen() > 128) {
-				return k, false
-			}
-			k.single, k.kind, k.val, k.mask = true, c.Kind, fromBig(c.Value), fromBig(c.Mask)
-			return k, true
 		}
+		// A single constant is one cube, built faster than looked up
+		// (and, cached, the cache held one per distinct constant of the
+		// NB all run long).
 		return k, false
 	}
 	if cv.r == nil || !slices.ContainsFunc(cs.Values, func(c expr.Const) bool { return c.Kind == expr.AddressSetRef }) {
@@ -1102,6 +1113,34 @@ func (cv *converter) expand(cs expr.ConstSet) (out []expr.Const, all, ok bool) {
 	return out, all, true
 }
 
+// expandRuns is expand for a set of constants and address sets (ok
+// false when it names a port group or an address set that does not
+// exist): the runs of constants expand would concatenate, appended to
+// out in order.
+func (cv *converter) expandRuns(cs expr.ConstSet, out [][]expr.Const) ([][]expr.Const, bool) {
+	start := 0
+	for i, c := range cs.Values {
+		switch c.Kind {
+		case expr.PortGroupRef:
+			return nil, false
+		case expr.AddressSetRef:
+			if start < i {
+				out = append(out, cs.Values[start:i])
+			}
+			start = i + 1
+			addrs, ok := cv.r.AddressSet(c.Str)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, cv.as.members(c.Str, addrs))
+		}
+	}
+	if start < len(cs.Values) {
+		out = append(out, cs.Values[start:])
+	}
+	return out, true
+}
+
 // cmp converts `f op values' (without prerequisites).
 func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool) []cube {
 	var key *eqKey
@@ -1111,6 +1150,12 @@ func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool)
 				return out.([]cube)
 			}
 			key = &k
+		}
+	}
+	if key != nil && key.set { // its members where they are, not copied into one list
+		var buf [4][]expr.Const
+		if runs, ok := cv.expandRuns(cs, buf[:0]); ok {
+			return cv.eqCubes(f, key, runs, up)
 		}
 	}
 	vals, all, ok := cv.expand(cs)
@@ -1155,7 +1200,7 @@ func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool)
 	full := onesN(f.NBits)
 	switch op {
 	case expr.Eq:
-		return cv.eqCubes(f, key, vals, up)
+		return cv.eqCubes(f, key, [][]expr.Const{vals}, up)
 	case expr.Ne:
 		acc := []cube{trueCube}
 		for _, v := range vals {
