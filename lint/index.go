@@ -24,7 +24,8 @@ type aclIndex struct {
 	fields []*fieldPosting // by fieldID; nil for a field no entry constrains
 	slab   []uint64        // where newSet carves the bitsets (while building)
 
-	comps    sync.Map // compKey → bitset (compatible)
+	compMu   sync.RWMutex
+	comps    map[compKey]bitset // compatible's cache (a typed map: sync.Map boxed and hashed each key as an interface)
 	zeroOnce sync.Once
 	zero     []bitset // by fieldID, the entries a packet with 0 bits and no name there can be in (holding)
 }
@@ -276,7 +277,7 @@ func (x *aclIndex) candidates(q cube, lo, hi int, fn func(i int, in *inst) bool)
 	if x.empty() || lo >= hi {
 		return true
 	}
-	var buf [16]uint64 // cand and comp, for up to 512 entries
+	var buf queryBuf
 	cand, comp, w0 := x.query(&buf, lo, hi)
 	w1 := w0 + len(cand)
 	for _, f := range q {
@@ -323,12 +324,20 @@ type compKey struct {
 // without a set, on p's field, cached.
 func (x *aclIndex) compatible(p *fieldPosting, f fc) bitset {
 	k := compKey{f.id, f.mask, f.val}
-	if b, ok := x.comps.Load(k); ok {
-		return b.(bitset)
+	x.compMu.RLock()
+	b, ok := x.comps[k]
+	x.compMu.RUnlock()
+	if ok {
+		return b
 	}
-	b := newBitset(x.words)
+	b = newBitset(x.words)
 	p.compatible(b, f, 0)
-	x.comps.Store(k, b)
+	x.compMu.Lock()
+	if x.comps == nil {
+		x.comps = map[compKey]bitset{}
+	}
+	x.comps[k] = b
+	x.compMu.Unlock()
 	return b
 }
 
@@ -342,9 +351,10 @@ func (p *fieldPosting) compatible(b bitset, f fc, w0 int) {
 		common := g.mask.and(qm)
 		if f.set != nil && setNarrows(f.set, g) {
 			want := qv.and(common)
-			for j, v := range g.vals {
+			lo, hi := g.agreeing(common, want)
+			for j, v := range g.vals[lo:hi] {
 				if v.and(common) == want && f.set.anyAgree(g.mask, v) {
-					b.or(g.sets[j][w0:w1])
+					b.or(g.sets[lo+j][w0:w1])
 				}
 			}
 			continue
@@ -358,20 +368,63 @@ func (p *fieldPosting) compatible(b bitset, f fc, w0 int) {
 			b.or(g.all[w0:w1])
 		default:
 			want := qv.and(common)
-			for j, v := range g.vals {
+			lo, hi := g.agreeing(common, want)
+			for j, v := range g.vals[lo:hi] {
 				if v.and(common) == want {
-					b.or(g.sets[j][w0:w1])
+					b.or(g.sets[lo+j][w0:w1])
 				}
 			}
 		}
 	}
 }
 
+// agreeing returns a range of g.vals holding every value v with v&common
+// == want (common within g.mask). The sorted values of a large group that
+// agree with want on the prefix of the mask common holds (the bits above
+// the highest bit common leaves out: a query's address or port prefix
+// against a group of single addresses or ports) are a range: found by
+// binary search, not a scan.
+func (g *maskGroup) agreeing(common, want u128) (int, int) {
+	if len(g.vals) <= maxScan {
+		return 0, len(g.vals)
+	}
+	// The bits of the mask above its highest bit outside common.
+	prefix := g.mask.andNot(below(g.mask.andNot(common)))
+	if prefix.zero() {
+		return 0, len(g.vals)
+	}
+	want = want.and(prefix)
+	rest := g.mask.andNot(prefix)
+	lo, _ := slices.BinarySearchFunc(g.vals, want, cmpU128)
+	n, found := slices.BinarySearchFunc(g.vals[lo:], want.or(rest), cmpU128)
+	if found {
+		n++
+	}
+	return lo, lo + n
+}
+
+// below returns the bits at and below the highest bit of a, as cmpU128
+// orders values (none when a is zero).
+func below(a u128) u128 {
+	switch {
+	case a[1] != 0:
+		return u128{^uint64(0), ^uint64(0) >> bits.LeadingZeros64(a[1])}
+	case a[0] != 0:
+		return u128{^uint64(0) >> bits.LeadingZeros64(a[0]), 0}
+	}
+	return u128{}
+}
+
+// queryBuf holds a query's two bitsets on the stack for up to 4096
+// entries (a class's layer at 50k ACLs of the cluster shape is a few
+// thousand: with room for 512 its queries allocated 90 MB a run).
+type queryBuf [128]uint64
+
 // query returns the bitsets of a query for the entries [lo, hi), over
 // the words that hold them, from word w0 on (in buf when they fit): cand,
 // the live entries, and comp, room for one field's. A query over a few
 // priorities of a large index (samePriority) then costs a few words.
-func (x *aclIndex) query(buf *[16]uint64, lo, hi int) (cand, comp bitset, w0 int) {
+func (x *aclIndex) query(buf *queryBuf, lo, hi int) (cand, comp bitset, w0 int) {
 	w0 = lo / 64
 	n := (hi+63)/64 - w0
 	if n <= len(buf)/2 {
@@ -448,7 +501,7 @@ func (x *aclIndex) holding(p []pointField, lo, hi int, fn func(i int, in *inst) 
 	if x.empty() || lo >= hi {
 		return true
 	}
-	var buf [16]uint64
+	var buf queryBuf
 	cand, comp, w0 := x.query(&buf, lo, hi)
 	w1 := w0 + len(cand)
 	x.zeroOnce.Do(func() {

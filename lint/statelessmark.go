@@ -195,7 +195,7 @@ func (l *linter) markDeciders(v *swView, x *inst, pipe []stage, layers func(stag
 	// ls_out_stateful's refusal to commit it is left.
 	egress := x.a.stage == outACL
 	mode := egress && len(v.lbs) > 0 && compile.LBStatelessMode(l.rel, v.ls)
-	near := newNear(sx)
+	var near *nearACLs
 	var ys []*inst
 	c := v.cls
 	classOK := c != nil && x.shared
@@ -206,13 +206,15 @@ func (l *linter) markDeciders(v *swView, x *inst, pipe []stage, layers func(stag
 	if classOK {
 		k := markKey{x.a.acl.Match, x.a.stage}
 		if m = memo[k]; m == nil {
-			m = &markMemo{known: map[*inst]bool{}, cands: map[*layer][]*inst{}, decided: map[*inst]bool{}, near: near}
+			m = &markMemo{known: map[*inst]bool{}, cands: map[*layer][]*inst{}, decided: map[*inst]bool{}, near: newNear(sx)}
 			memo[k] = m
 		}
 		near = m.near // x's neighbours are those of every ACL with its cubes
 		// The class's shared ACLs once per class; only the switch's own
 		// ACLs per switch.
 		ys = l.classMarks(v, c, x, near, mode, pipe, layers, m)
+	} else {
+		near = newNear(sx)
 	}
 	visit := func(y *inst) {
 		if !statefulVerdict(y) || !decidesBefore(y, x) || slices.Contains(ys, y) || mode && y.a.verdict != vAllow {
@@ -236,7 +238,7 @@ func (l *linter) markDeciders(v *swView, x *inst, pipe []stage, layers func(stag
 			ys = append(ys, y)
 		}
 	}
-	q := hull(sx.over)
+	q := x.hull // hull(sx.over), computed with sx
 	for _, st := range pipe {
 		for _, ly := range layers(st) {
 			if classOK && ly == c.st[st] {
