@@ -35,6 +35,73 @@ type fieldPosting struct {
 	free   bitset            // ACLs that do not constrain the field (while building: that do)
 	groups []*maskGroup      // bit fields: the ACLs by mask, then value
 	names  map[string]bitset // string fields: admitted name → ACLs
+	// bits, for a bit field with more than sliceMin mask groups (the
+	// fixed bits of address sets make one per set), is per bit some mask
+	// fixes the ACLs that fix it to 0 and to 1: a query then clears, bit
+	// by bit, the ACLs that fix one of its bits otherwise, instead of
+	// visiting every group.
+	bits []bitSlice
+}
+
+// bitSlice is one bit of a posting's bits.
+type bitSlice struct {
+	bit       int
+	zero, one bitset
+}
+
+// sliceMin is the most mask groups of a posting queried group by group.
+const sliceMin = 8
+
+// slice builds p.bits.
+func (p *fieldPosting) slice(x *aclIndex) {
+	var union u128
+	for _, g := range p.groups {
+		union = union.or(g.mask)
+	}
+	for bit := range 128 {
+		if !union.bit(bit) {
+			continue
+		}
+		s := bitSlice{bit: bit, zero: x.newSet(), one: x.newSet()}
+		for _, g := range p.groups {
+			if !g.mask.bit(bit) {
+				continue
+			}
+			for j, v := range g.vals {
+				if v.bit(bit) {
+					s.one.or(g.sets[j])
+				} else {
+					s.zero.or(g.sets[j])
+				}
+			}
+		}
+		p.bits = append(p.bits, s)
+	}
+}
+
+// clear clears in b (words from w0 on) the entries that fix one of the
+// bits of mask to a value other than val's (p.bits).
+func (p *fieldPosting) clear(b bitset, mask, val u128, w0 int) {
+	w1 := w0 + len(b)
+	for _, s := range p.bits {
+		if !mask.bit(s.bit) {
+			continue
+		}
+		other := s.one
+		if val.bit(s.bit) {
+			other = s.zero
+		}
+		for i, w := range other[w0:w1] {
+			b[i] &^= w
+		}
+	}
+}
+
+// fillAll sets every bit of b.
+func (b bitset) fillAll() {
+	for i := range b {
+		b[i] = ^uint64(0)
+	}
 }
 
 // maskGroup is the ACLs of a posting that constrain its field under one
@@ -191,6 +258,9 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 				g.all.or(b)
 			}
 		}
+		if len(p.groups) > sliceMin && p.names == nil {
+			p.slice(x)
+		}
 		constrained := p.free
 		p.free = x.newSet()
 		p.free.fill(len(list))
@@ -345,8 +415,35 @@ func (x *aclIndex) compatible(p *fieldPosting, f fc) bitset {
 // on p's field (b's words from word w0 on).
 func (p *fieldPosting) compatible(b bitset, f fc, w0 int) {
 	w1 := w0 + len(b)
-	b.copyFrom(p.free[w0:w1])
 	qm, qv := f.fixed()
+	if p.bits != nil {
+		// An entry of a group is compatible when its value agrees with qv
+		// on the bits the group's mask and qm share (below), and, where
+		// setNarrows, with one of f's values.
+		b.fillAll()
+		p.clear(b, qm, qv, w0)
+		if f.set == nil {
+			return
+		}
+		for _, g := range p.groups {
+			if !setNarrows(f.set, g) {
+				continue
+			}
+			common := g.mask.and(qm)
+			want := qv.and(common)
+			lo, hi := g.agreeing(common, want)
+			for j, v := range g.vals[lo:hi] {
+				if v.and(common) == want && !f.set.anyAgree(g.mask, v) {
+					s := g.sets[lo+j][w0:w1]
+					for i, w := range s {
+						b[i] &^= w
+					}
+				}
+			}
+		}
+		return
+	}
+	b.copyFrom(p.free[w0:w1])
 	for _, g := range p.groups {
 		common := g.mask.and(qm)
 		if f.set != nil && setNarrows(f.set, g) {
@@ -481,6 +578,11 @@ func setNarrows(s *vset, g *maskGroup) bool {
 // name, on the posting's field (b's words from word w0 on).
 func (p *fieldPosting) admitting(b bitset, val u128, name string, w0 int) {
 	w1 := w0 + len(b)
+	if p.bits != nil {
+		b.fillAll()
+		p.clear(b, u128{^uint64(0), ^uint64(0)}, val, w0)
+		return
+	}
 	b.copyFrom(p.free[w0:w1])
 	if s := p.names[name]; s != nil {
 		b.or(s[w0:w1])

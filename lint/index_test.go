@@ -2,6 +2,7 @@ package lint
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -47,6 +48,71 @@ func TestAgreeing(t *testing.T) {
 		for j, v := range g.vals {
 			if v.and(common) == want && (j < lo || j >= hi) {
 				t.Fatalf("mask %x common %x want %x: value %x (index %d) outside [%d, %d)", mask, common, want, v, j, lo, hi)
+			}
+		}
+	}
+}
+
+// TestBitSlices checks that a posting's bit slices answer compatible (a
+// plain constraint) and admitting as its mask groups do.
+func TestBitSlices(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		n := 1 + r.IntN(300)
+		x := &aclIndex{words: (n + 63) / 64}
+		p := x.posting(0)
+		masks := make([]u128, 2+r.IntN(20))
+		for k := range masks {
+			masks[k] = u128{r.Uint64() & 0xffffffff}
+		}
+		for i := range n {
+			if r.IntN(4) == 0 {
+				continue // unconstrained
+			}
+			m := masks[r.IntN(len(masks))]
+			p.add(x, m, u128{r.Uint64() & m[0] & 0xff0f}, i)
+			p.free.set(i)
+		}
+		for _, g := range p.groups {
+			g.seal()
+			g.all = x.newSet()
+			for _, b := range g.sets {
+				g.all.or(b)
+			}
+		}
+		constrained := p.free
+		p.free = x.newSet()
+		p.free.fill(n)
+		for w := range p.free {
+			p.free[w] &^= constrained[w]
+		}
+		p.slice(x)
+		if len(p.bits) == 0 {
+			t.Fatal("no bit slices")
+		}
+		for range 20 {
+			f := fc{mask: u128{r.Uint64() & 0xffffffff}, val: u128{r.Uint64() & 0xff0f}}
+			f.val = f.val.and(f.mask)
+			w0 := r.IntN(x.words)
+			got, want := newBitset(x.words-w0), newBitset(x.words-w0)
+			p.compatible(got, f, w0)
+			bits := p.bits
+			p.bits = nil
+			p.compatible(want, f, w0)
+			p.bits = bits
+			fill := newBitset(len(want))
+			fill.fill(n - w0*64)
+			got.and(fill) // the slices' answer sets the bits past n too
+			if !slices.Equal(got, want) {
+				t.Fatalf("compatible %x/%x from word %d: slices give %x, groups %x", f.val, f.mask, w0, got, want)
+			}
+			p.admitting(got, f.val, noName, w0)
+			p.bits = nil
+			p.admitting(want, f.val, noName, w0)
+			p.bits = bits
+			got.and(fill)
+			if !slices.Equal(got, want) {
+				t.Fatalf("admitting %x from word %d: slices give %x, groups %x", f.val, w0, got, want)
 			}
 		}
 	}
