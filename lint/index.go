@@ -97,6 +97,16 @@ func (p *fieldPosting) clear(b bitset, mask, val u128, w0 int) {
 	}
 }
 
+// meets reports whether b and c have a bit in common.
+func (b bitset) meets(c bitset) bool {
+	for i, w := range b {
+		if w&c[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // fillAll sets every bit of b.
 func (b bitset) fillAll() {
 	for i := range b {
@@ -426,8 +436,8 @@ func (p *fieldPosting) compatible(b bitset, f fc, w0 int) {
 			return
 		}
 		for _, g := range p.groups {
-			if !setNarrows(f.set, g) {
-				continue
+			if !g.all[w0:w1].meets(b) || !setNarrows(f.set, g) {
+				continue // none of g's entries is left, or no value test
 			}
 			common := g.mask.and(qm)
 			want := qv.and(common)
