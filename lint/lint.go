@@ -227,8 +227,9 @@ type inst struct {
 	set    *set       // nil when e is nil
 	hull   cube       // hull(set.over), computed with set
 	shared bool
-	once   sync.Once // computes set of a shared instance
-	key    [32]byte  // a shared instance's UUID's SHA-256 digest (classKey)
+	once   sync.Once           // computes set of a shared instance
+	reply  atomic.Pointer[set] // a shared instance's replySet (replyOf)
+	key    [32]byte            // a shared instance's UUID's SHA-256 digest (classKey)
 }
 
 // swView is one logical switch as the ACL stages see it.

@@ -338,7 +338,7 @@ func (l *linter) analyse(c *class) {
 			stateless = append(stateless, in)
 		}
 		c.replies[st] = newACLIndex(stateless, func(in *inst) ([]cube, cube) {
-			cs := replySet(l.setOf(v, in)).over
+			cs := l.replyOf(v, in).over
 			return cs, hull(cs)
 		})
 		if c.stateful {

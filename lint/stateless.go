@@ -77,6 +77,20 @@ func replySet(s *set) *set {
 	return reply // under stays nil: never claim an overlap from the reply alone
 }
 
+// replyOf returns replySet of an instance's set on the switch, once per
+// shared instance (the same on every switch).
+func (l *linter) replyOf(v *swView, in *inst) *set {
+	if !in.shared {
+		return replySet(l.setOf(v, in))
+	}
+	if r := in.reply.Load(); r != nil {
+		return r
+	}
+	r := replySet(l.setOf(v, in))
+	in.reply.Store(r)
+	return r
+}
+
 // noReply is the stateless-no-reply heuristic: the replies of an
 // allow-stateless ACL's traffic (its match with sources and destinations
 // swapped, seen in the other direction) are not in conntrack, so they need
@@ -89,7 +103,7 @@ func (l *linter) noReply(v *swView, st stage, in *inst, layers func(stage) []*la
 	if len(s.over) == 0 {
 		return Finding{}, false, false
 	}
-	reply := replySet(s)
+	reply := l.replyOf(v, in)
 	var deniers []*inst
 	for _, ost := range opposite(st) {
 		for _, ly := range layers(ost) {
@@ -283,7 +297,7 @@ func (l *linter) lbModeFix() string {
 // that see in's replies can match them: on a switch, its own pass can
 // hand on replies that a shared drop would have dropped (passedFirst).
 func (l *linter) passMeetsReplies(v *swView, st stage, in *inst, layers func(stage) []*layer) bool {
-	reply := replySet(l.setOf(v, in))
+	reply := l.replyOf(v, in)
 	for _, ost := range opposite(st) {
 		for _, ly := range layers(ost) {
 			for _, p := range ly.list {
