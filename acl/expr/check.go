@@ -53,7 +53,10 @@ const (
 // check computes the warnings for a parsed tree.
 func check(root Node, t Symtab, r Resolver) []Warning {
 	c := &checker{t: t, r: r}
-	c.walk(root, false, facts{newFactSolver(t, r, false), newFactSolver(t, r, true), nil, true})
+	explicit, full := newFactSolver(t, r, false), newFactSolver(t, r, true)
+	c.walk(root, false, facts{explicit, full, nil, true})
+	explicit.recycle() // no one else's (fresh): garbage now
+	full.recycle()
 	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].Pos < c.out[j].Pos })
 	return c.out
 }

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"math/bits"
 	"slices"
+	"sync"
 )
 
 // ParseMicroflow parses an ovn-trace style microflow description such as
@@ -118,13 +119,27 @@ func (a w128) big() *big.Int {
 }
 
 func newSolver(t Symtab, r Resolver) *solver {
-	s := &solver{t: t, r: r}
+	s := solverPool.Get().(*solver)
+	s.t, s.r = t, r
 	s.ints, s.strs, s.applied, s.pending = s.intsBuf[:0], s.strsBuf[:0], s.appliedBuf[:0], s.pendingBuf[:0]
 	return s
 }
 
+// solverPool holds solvers nothing refers to any more (recycle): a check
+// makes two per conjunction and a clone per alternative tried, most of
+// them garbage at once.
+var solverPool = sync.Pool{New: func() any { return new(solver) }}
+
+// recycle returns s to the pool: nothing may refer to s or its buffers
+// any more (a solver another was copied from, `*s = *c', lends it its
+// buffers).
+func (s *solver) recycle() {
+	*s = solver{}
+	solverPool.Put(s)
+}
+
 func (s *solver) clone() *solver {
-	c := new(solver)
+	c := solverPool.Get().(*solver)
 	c.t, c.r, c.changed, c.lenient, c.noPrereqs, c.terse = s.t, s.r, s.changed, s.lenient, s.noPrereqs, s.terse
 	c.ints = append(c.intsBuf[:0], s.ints...)
 	c.strs = append(c.strsBuf[:0], s.strs...)
@@ -327,13 +342,22 @@ func (s *solver) disjunction(n *Binary, neg bool) error {
 // satisfied, the only one that does not contradict, or fails as ambiguous.
 func (s *solver) choose(alts []func(*solver) error, n Node) error {
 	var viable []*solver
+	// The clones not kept are recycled (a kept one lends s its buffers).
+	discard := func() {
+		for _, c := range viable {
+			c.recycle()
+		}
+	}
 	for _, alt := range alts {
 		c := s.clone()
 		c.changed = false
 		if err := alt(c); err != nil {
+			c.recycle()
 			continue
 		}
 		if !c.changed {
+			c.recycle()
+			discard()
 			return nil
 		}
 		viable = append(viable, c)
@@ -346,6 +370,7 @@ func (s *solver) choose(alts []func(*solver) error, n Node) error {
 		s.changed = true
 		return nil
 	}
+	discard()
 	if s.lenient {
 		return nil
 	}
