@@ -52,9 +52,12 @@ var replyFields = sync.OnceValues(func() (swap map[fieldID]fieldID, drop map[fie
 // replyCube is the reply of the traffic c describes: sources and
 // destinations swapped, request-only constraints dropped (an
 // approximation from above).
-func replyCube(c cube) cube {
+func replyCube(c cube) cube { return appendReply(make(cube, 0, len(c)), c) }
+
+// appendReply appends replyCube(c)'s constraints to out (which must have
+// room for len(c) more) and returns them.
+func appendReply(out cube, c cube) cube {
 	swapFields, dropInReply := replyFields()
-	out := make(cube, 0, len(c))
 	for _, f := range c {
 		if dropInReply[f.id] {
 			continue
@@ -71,8 +74,13 @@ func replyCube(c cube) cube {
 // replySet is the replies of the traffic s describes, from above.
 func replySet(s *set) *set {
 	reply := &set{exact: false}
-	for _, c := range s.over {
-		reply.over = append(reply.over, replyCube(c))
+	if len(s.over) > 0 { // one block for the cubes, one for their constraints
+		reply.over = make([]cube, len(s.over))
+		slab := make([]fc, constraints(s.over))
+		for i, c := range s.over {
+			reply.over[i] = appendReply(slab[:0:len(c)], c)
+			slab = slab[len(c):]
+		}
 	}
 	return reply // under stays nil: never claim an overlap from the reply alone
 }
