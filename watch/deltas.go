@@ -8,9 +8,9 @@ import (
 	"io"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/internal/jsonstr"
 	"github.com/aclc/aclc/lflow"
 )
 
@@ -211,60 +211,16 @@ func writeDeltaLine(w io.Writer, b *Batch) error {
 // encoding/json encodes it (without HTML escaping, as every delta line
 // is written).
 func appendDeltaFlow(b []byte, dd *compile.DatapathDelta, f lflow.Flow) []byte {
-	b = appendJSONString(append(b, `{"datapath":`...), dd.Name)
-	b = appendJSONString(append(b, `,"datapath_uuid":`...), dd.UUID)
-	b = appendJSONString(append(b, `,"pipeline":`...), f.Stage.Pipeline().String())
+	b = jsonstr.Append(append(b, `{"datapath":`...), dd.Name, false)
+	b = jsonstr.Append(append(b, `,"datapath_uuid":`...), dd.UUID, false)
+	b = jsonstr.Append(append(b, `,"pipeline":`...), f.Stage.Pipeline().String(), false)
 	b = strconv.AppendInt(append(b, `,"table":`...), int64(f.Stage.Table()), 10)
-	b = appendJSONString(append(b, `,"stage":`...), f.Stage.Name())
+	b = jsonstr.Append(append(b, `,"stage":`...), f.Stage.Name(), false)
 	b = strconv.AppendInt(append(b, `,"priority":`...), int64(f.Priority), 10)
-	b = appendJSONString(append(b, `,"match":`...), f.Match)
-	b = appendJSONString(append(b, `,"actions":`...), f.Actions)
+	b = jsonstr.Append(append(b, `,"match":`...), f.Match, false)
+	b = jsonstr.Append(append(b, `,"actions":`...), f.Actions, false)
 	if f.Source != "" {
-		b = appendJSONString(append(b, `,"source":`...), f.Source)
+		b = jsonstr.Append(append(b, `,"source":`...), f.Source, false)
 	}
 	return append(b, '}')
-}
-
-// appendJSONString appends s as a JSON string the way encoding/json
-// writes it without HTML escaping: ASCII here, any string with a byte
-// outside it (U+2028 and U+2029 are escaped, invalid UTF-8 replaced)
-// through encoding/json itself.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			enc.Encode(s) // a string always encodes
-			return append(b, bytes.TrimRight(buf.Bytes(), "\n")...)
-		}
-	}
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		start = i + 1
-	}
-	return append(append(b, s[start:]...), '"')
 }
