@@ -283,9 +283,10 @@ type linter struct {
 	uses map[string]*atomic.Int32
 }
 
-// Lint analyses the snapshot.
-func Lint(s *nbschema.Snapshot) (*Report, error) {
-	start := time.Now()
+// newLinter reads the snapshot's NB-wide state: every ACL parsed, the
+// resolver and the per-port-group ACL lists the switch views are built
+// from.
+func newLinter(s *nbschema.Snapshot) (*linter, error) {
 	l := &linter{s: s, nb: nbview.New(s), acls: map[string]*aclInfo{}, as: newASCache(),
 		defaultACLDrop: s.GlobalOption("default_acl_drop") == "true"}
 	l.setRelease(s.Release)
@@ -301,6 +302,16 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 		l.acls[id] = infos[i]
 	}
 	l.countListings()
+	return l, nil
+}
+
+// Lint analyses the snapshot.
+func Lint(s *nbschema.Snapshot) (*Report, error) {
+	start := time.Now()
+	l, err := newLinter(s)
+	if err != nil {
+		return nil, err
+	}
 
 	// Findings are merged as each switch hands them over, so that the
 	// copies other switches of a class report die young (at 50k ACLs of
