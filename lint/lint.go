@@ -396,7 +396,7 @@ func (l *linter) newInfo(id string) *aclInfo {
 	// where all its references resolve, the switch's parse is the same
 	// (port group contents only matter for the empty-set warning, and a
 	// group that exists on a switch has ports there).
-	e, err := l.dialect.Parse(acl.Match, l.globalRes)
+	e, err := l.dialect.Parse(acl.Match, &l.globalRes) // a pointer: no copy boxed per ACL
 	if err != nil {
 		if e, err = l.dialect.Parse(acl.Match, nil); err != nil {
 			a.syntax = err

@@ -124,7 +124,8 @@ func (c *checker) walk(n Node, neg bool, fs facts) {
 		}
 		// Contradictions: add the terms one by one; on a conflict, warn and
 		// rebuild from the terms that fit (no cloning on the common path).
-		var kept []Node
+		var keptBuf [8]Node
+		kept := keptBuf[:0]
 		for _, t := range n.Terms {
 			err := full.constrainAll(t, neg)
 			if err == nil {

@@ -186,6 +186,9 @@ func (d *Dialect) Parse(s string, r Resolver) (*Expr, error) {
 // ParseWithTemplates is Parse with chassis template variables defined
 // (see ExpandTemplates).
 func (d *Dialect) ParseWithTemplates(s string, vars map[string]string, r Resolver) (*Expr, error) {
+	m := memoize(r)
+	defer m.release()
+	r = m.resolver()
 	n, err := d.parse(s, r, vars)
 	if err != nil {
 		return nil, err
@@ -214,7 +217,7 @@ func (d *Dialect) ParseMicroflow(s string, r Resolver) (*Microflow, error) {
 func (d *Dialect) NewMicroflow() *Microflow { return NewMicroflowSymtab(d.Symtab()) }
 
 func (d *Dialect) parse(s string, r Resolver, vars map[string]string) (Node, error) {
-	if d.strictTemplates {
+	if d.strictTemplates && strings.IndexByte(s, '^') >= 0 {
 		if err := undefinedTemplate(s, vars); err != nil {
 			return nil, err
 		}

@@ -271,7 +271,7 @@ func toBig(v any) (*big.Int, error) {
 		if len(items) != 2 || items[0].typ != itemInteger {
 			return nil, fmt.Errorf("%q is not an integer, IPv4, IPv6 or Ethernet constant", v)
 		}
-		return items[0].num, nil
+		return items[0].bigValue(), nil
 	}
 	return nil, fmt.Errorf("unsupported value type %T", v)
 }

@@ -1,11 +1,14 @@
 package expr
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // itemType identifies the type of a lexical item, as OVN's enum lex_type.
@@ -92,16 +95,87 @@ func (f Format) String() string {
 
 // item is one lexical token with its byte span in the input.
 type item struct {
-	typ   itemType
-	pos   int    // byte offset of the first byte
-	end   int    // byte offset just past the token
-	val   string // source text, or the error message for itemError
-	str   string // unescaped contents of a string; name of $, @, ^ tokens
+	typ itemType
+	pos int    // byte offset of the first byte
+	end int    // byte offset just past the token
+	val string // source text, or the error message for itemError
+	str string // unescaped contents of a string; name of $, @, ^ tokens
+	// An integer's value (ANDed with the mask) is w, its mask wm, unless
+	// wider than 128 bits: then num (and mask) hold them. A mask may be a
+	// shared prefix mask (mask set, wm unused). value and maskValue
+	// return them as big.Ints.
+	w, wm w128
 	num   *big.Int
 	mask  *big.Int
 	fmt   Format
 	hostb bool // masked constant had value bits outside the mask
 }
+
+// value returns the integer's value, in a box of b when it fits 128 bits.
+func (it *item) value(b *boxes) *big.Int {
+	if it.num != nil {
+		return it.num
+	}
+	return b.big(it.w)
+}
+
+// bigValue returns the integer's value in a big.Int of its own.
+func (it *item) bigValue() *big.Int {
+	if it.num != nil {
+		return it.num
+	}
+	return it.w.big()
+}
+
+// maskValue returns a masked integer's mask, in a box of b when it fits.
+func (it *item) maskValue(b *boxes) *big.Int {
+	if it.mask != nil {
+		return it.mask
+	}
+	return b.big(it.wm)
+}
+
+// small reports whether the integer's value is at most max.
+func (it *item) small(max uint64) bool {
+	if it.num != nil {
+		return it.num.IsUint64() && it.num.Uint64() <= max
+	}
+	return it.w[1] == 0 && it.w[0] <= max
+}
+
+// wordsPerBox is the number of big.Words of 128 bits.
+const wordsPerBox = 128 / bits.UintSize
+
+// bigBox is a big.Int of at most 128 bits with its words: one allocation
+// (of a chunk of them) instead of two per constant.
+type bigBox struct {
+	i big.Int
+	w [wordsPerBox]big.Word
+}
+
+// boxes hands out big.Ints from chunks of bigBoxes. The chunks belong to
+// the constants they hold: a pooled parse drops its boxes (reset) rather
+// than reusing them.
+type boxes struct {
+	chunk []bigBox
+	hint  int // the size of the next chunk
+}
+
+// big returns w as a big.Int of the current chunk.
+func (b *boxes) big(w w128) *big.Int {
+	if len(b.chunk) == cap(b.chunk) {
+		b.chunk = make([]bigBox, 0, max(b.hint, 4))
+	}
+	b.chunk = b.chunk[:len(b.chunk)+1]
+	x := &b.chunk[len(b.chunk)-1]
+	for i := range x.w {
+		x.w[i] = big.Word(w[i*bits.UintSize/64] >> (i * bits.UintSize % 64))
+	}
+	return x.i.SetBits(x.w[:])
+}
+
+// reset starts a new chunk of size hint at the next use.
+func (b *boxes) reset(hint int) { *b = boxes{hint: hint} }
 
 // stateFn is one state of the lexer; it returns the next state.
 type stateFn func(*lexer) stateFn
@@ -128,15 +202,39 @@ func lexMode(input string, cont bool) []item { return lexInto(input, cont, nil) 
 // earlier lex, for reuse) when it has room for a typical match of input's
 // length.
 func lexInto(input string, cont bool, buf []item) []item {
+	l := &lexer{items: buf}
+	return l.lex(input, cont)
+}
+
+// lex lexes input into l's item buffer, reusing it.
+func (l *lexer) lex(input string, cont bool) []item {
 	// About one item per four bytes of a typical match: one allocation.
+	buf := l.items
 	if n := len(input)/4 + 4; cap(buf) < n {
 		buf = make([]item, 0, n)
 	}
-	l := &lexer{input: input, cont: cont, items: buf[:0]}
+	*l = lexer{input: input, cont: cont, items: buf[:0]}
 	for state := lexAny; state != nil; {
 		state = state(l)
 	}
 	return l.items
+}
+
+// lexers are lexers with their item buffers, for the parses and address
+// set conversions that do not keep the items (the parser copies what it
+// keeps of them).
+var lexers = sync.Pool{New: func() any { return new(lexer) }}
+
+// putLexer returns l to the pool, its items cleared.
+func putLexer(l *lexer) {
+	putLexerBuf(l)
+	lexers.Put(l)
+}
+
+// putLexerBuf clears l, keeping its item buffer.
+func putLexerBuf(l *lexer) {
+	clear(l.items)
+	*l = lexer{items: l.items[:0]}
 }
 
 func (l *lexer) at(i int) byte {
@@ -224,11 +322,11 @@ func lexAny(l *lexer) stateFn {
 		l.emit(itemEllipsis)
 		return lexAny
 	case '$':
-		return lexSigil(itemMacro, '$')
+		return lexMacro
 	case '@':
-		return lexSigil(itemPortGroup, '@')
+		return lexPortGroup
 	case '^':
-		return lexSigil(itemTemplate, '^')
+		return lexTemplate
 	case ':':
 		if l.at(l.pos+1) != ':' {
 			l.pos++
@@ -325,20 +423,22 @@ func lexIdent(l *lexer) stateFn {
 	return lexAny
 }
 
-func lexSigil(t itemType, sigil byte) stateFn {
-	return func(l *lexer) stateFn {
-		l.pos++
-		if !isID1(l.at(l.pos)) {
-			return l.errorf("`%c' must be followed by a valid identifier.", sigil)
-		}
-		for isIDN(l.at(l.pos)) {
-			l.pos++
-		}
-		l.emit(t)
-		it := &l.items[len(l.items)-1]
-		it.str = it.val[1:]
-		return lexAny
+func lexMacro(l *lexer) stateFn     { return l.sigil(itemMacro, '$') }
+func lexPortGroup(l *lexer) stateFn { return l.sigil(itemPortGroup, '@') }
+func lexTemplate(l *lexer) stateFn  { return l.sigil(itemTemplate, '^') }
+
+func (l *lexer) sigil(t itemType, sigil byte) stateFn {
+	l.pos++
+	if !isID1(l.at(l.pos)) {
+		return l.errorf("`%c' must be followed by a valid identifier.", sigil)
 	}
+	for isIDN(l.at(l.pos)) {
+		l.pos++
+	}
+	l.emit(t)
+	it := &l.items[len(l.items)-1]
+	it.str = it.val[1:]
+	return lexAny
 }
 
 func lexString(l *lexer) stateFn {
@@ -371,6 +471,9 @@ func lexString(l *lexer) stateFn {
 // jsonUnescape is OVS's json_string_unescape: it returns the unescaped string
 // or a non-empty error message.
 func jsonUnescape(in string) (string, string) {
+	if !strings.ContainsAny(in, `\"`) {
+		return in, "" // nothing to unescape
+	}
 	var b strings.Builder
 	for i := 0; i < len(in); {
 		c := in[i]
@@ -504,22 +607,22 @@ func (l *lexer) scanInteger(p int) (item, bool) {
 		return fail("Integer constant expected.")
 	}
 	if mac, ok := parseMAC(s); ok {
-		it.num, it.fmt = mac, Ethernet
+		it.w, it.fmt = w128{mac}, Ethernet
 		return it, true
 	}
-	if strings.Trim(s, "0123456789") == "" {
+	if allDigits(s) {
 		if s[0] == '0' && len(s) > 1 {
 			return fail("Decimal constants must not have leading zeros.")
 		}
 		if u, err := strconv.ParseUint(s, 10, 64); err == nil {
-			it.num, it.fmt = new(big.Int).SetUint64(u), Decimal
+			it.w, it.fmt = w128{u}, Decimal
 			return it, true
 		}
 		n, ok := new(big.Int).SetString(s, 10)
 		if !ok || n.BitLen() > 64 {
 			return fail("Decimal constants must be less than 2**64.")
 		}
-		it.num, it.fmt = n, Decimal
+		it.w, it.fmt = w128{n.Uint64()}, Decimal
 		return it, true
 	}
 	if s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
@@ -538,54 +641,68 @@ func (l *lexer) scanInteger(p int) (item, bool) {
 				return fail("Hexadecimal constant requires more than 1024 bits.")
 			}
 		}
-		n, _ := new(big.Int).SetString(digits, 16)
-		it.num, it.fmt = n, Hexadecimal
+		it.fmt = Hexadecimal
+		if sig := strings.TrimLeft(digits, "0"); len(sig) <= 32 {
+			for i := 0; i < len(sig); i++ {
+				it.w = it.w.shl(4)
+				it.w[0] |= uint64(hexVal(sig[i]))
+			}
+			return it, true
+		}
+		it.num, _ = new(big.Int).SetString(digits, 16)
 		return it, true
 	}
 	if len(s) < 46 { // INET6_ADDRSTRLEN
 		if !strings.Contains(s, ":") {
 			if a, err := netip.ParseAddr(s); err == nil && a.Is4() {
 				b := a.As4()
-				it.num, it.fmt = new(big.Int).SetBytes(b[:]), IPv4
+				it.w, it.fmt = w128{uint64(binary.BigEndian.Uint32(b[:]))}, IPv4
 				return it, true
 			}
 		} else if a, err := netip.ParseAddr(s); err == nil && a.Zone() == "" {
 			b := a.As16()
-			it.num, it.fmt = new(big.Int).SetBytes(b[:]), IPv6
+			it.w, it.fmt = w128{binary.BigEndian.Uint64(b[8:]), binary.BigEndian.Uint64(b[:8])}, IPv6
 			return it, true
 		}
 	}
 	return fail("Invalid numeric constant.")
 }
 
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // parseMAC accepts what OVS's ovs_scan(ETH_ADDR_SCAN_FMT) accepts in a
 // 17-byte token: six colon-separated %hhx conversions, each an optional 0x
 // and one or more hex digits, truncated to 8 bits (so "0:00:00:00:00:001"
-// is a MAC).
-func parseMAC(s string) (*big.Int, bool) {
-	if len(s) != 17 {
-		return nil, false
+// is a MAC). It returns the 48-bit address.
+func parseMAC(s string) (uint64, bool) {
+	if len(s) != 17 || strings.Count(s, ":") != 5 {
+		return 0, false
 	}
-	parts := strings.Split(s, ":")
-	if len(parts) != 6 {
-		return nil, false
-	}
-	n := new(big.Int)
-	for _, p := range parts {
+	var n uint64
+	for range 6 {
+		p, rest, _ := strings.Cut(s, ":")
+		s = rest
 		if len(p) > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') {
 			p = p[2:]
 		}
 		if p == "" {
-			return nil, false
+			return 0, false
 		}
 		var v uint64
 		for i := 0; i < len(p); i++ {
 			if !isHex(p[i]) {
-				return nil, false
+				return 0, false
 			}
 			v = v*16 + uint64(hexVal(p[i]))
 		}
-		n.Lsh(n, 8).Or(n, new(big.Int).SetUint64(v&0xff))
+		n = n<<8 | v&0xff
 	}
 	return n, true
 }
@@ -603,25 +720,56 @@ func hexVal(c byte) int {
 
 // applyMask is OVN's lex_parse_mask after the mask integer was scanned.
 func applyMask(v, m *item) bool {
-	prefix := uint32(m.num.Uint64()) // OVN truncates the prefix to 32 bits
+	prefix := uint32(m.w[0]) // OVN truncates the prefix to 32 bits
+	if m.num != nil {
+		prefix = uint32(m.num.Uint64())
+	}
+	decimal := m.fmt == Decimal && (m.num == nil || m.num.IsUint64())
 	switch {
 	case v.fmt == m.fmt:
-		v.mask = m.num
-	case v.fmt == IPv4 && m.fmt == Decimal && m.num.IsUint64() && prefix <= 32:
-		v.mask = prefixMask(int(prefix), 32)
-	case v.fmt == IPv6 && m.fmt == Decimal && m.num.IsUint64() && prefix <= 128:
-		v.mask = prefixMask(int(prefix), 128)
-	case v.fmt == Decimal && m.fmt == Hexadecimal && v.num.Sign() == 0:
+		v.wm, v.mask = m.w, m.num
+	case v.fmt == IPv4 && decimal && prefix <= 32:
+		v.wm, v.mask = ones128(32).andNot(ones128(32-int(prefix))), prefixMasks()[0][prefix]
+	case v.fmt == IPv6 && decimal && prefix <= 128:
+		v.wm, v.mask = ones128(128).andNot(ones128(128-int(prefix))), prefixMasks()[1][prefix]
+	case v.fmt == Decimal && m.fmt == Hexadecimal && v.num == nil && v.w == (w128{}):
 		v.fmt = Hexadecimal
-		v.mask = m.num
+		v.wm, v.mask = m.w, m.num
 	default:
 		return false
 	}
-	masked := new(big.Int).And(v.num, v.mask)
-	v.hostb = masked.Cmp(v.num) != 0
-	v.num = masked
+	if v.num == nil && (v.mask == nil || v.mask.BitLen() <= 128) {
+		masked := v.w.and(v.wm)
+		v.hostb = masked != v.w
+		v.w = masked
+		return true
+	}
+	num, mask := v.num, v.mask
+	if num == nil {
+		num = v.w.big()
+	}
+	if mask == nil {
+		mask = v.wm.big()
+	}
+	masked := new(big.Int).And(num, mask)
+	v.hostb = masked.Cmp(num) != 0
+	v.num, v.mask = masked, mask
+	if masked.BitLen() <= 128 {
+		v.w, v.num = words(masked), nil
+	}
 	return true
 }
+
+// prefixMasks are the masks of the IPv4 (0) and IPv6 (1) prefix lengths,
+// shared by the constants that use them (read only).
+var prefixMasks = sync.OnceValue(func() (m [2][]*big.Int) {
+	for i, width := range []int{32, 128} {
+		for n := 0; n <= width; n++ {
+			m[i] = append(m[i], prefixMask(n, width))
+		}
+	}
+	return m
+})
 
 // prefixMask returns a width-bit mask with its n high bits set.
 func prefixMask(n, width int) *big.Int {

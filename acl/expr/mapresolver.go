@@ -1,6 +1,9 @@
 package expr
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // MapResolver is a Resolver backed by maps: AddressSets maps a name to its
 // addresses, PortGroups a name to its ports on the datapath in question (a
@@ -20,46 +23,81 @@ type MapResolver struct {
 }
 
 // MemberCache caches address set entries and port group ports converted
-// to constants, by name; it is safe for concurrent use.
-type MemberCache struct{ sets, ports sync.Map }
+// to constants, by name; it is safe for concurrent use. Its first use
+// indexes the resolver's AddressSets and PortGroups by name, so that a
+// look-up is one read of a map no one writes; the members are converted
+// at the first look-up of each.
+type MemberCache struct {
+	once        sync.Once
+	sets, ports map[string]*memberEntry
+}
+
+// memberEntry is one address set or port group of a MemberCache: its
+// entries as the resolver holds them and, once converted, as constants.
+type memberEntry struct {
+	names []string
+	cs    atomic.Pointer[[]Const]
+}
 
 // NewMemberCache returns an empty cache.
 func NewMemberCache() *MemberCache { return &MemberCache{} }
 
 // AddressSetMembers implements MemberResolver.
-func (m MapResolver) AddressSetMembers(name string) ([]Const, bool) {
-	addrs, ok := m.AddressSets[name]
-	if !ok {
-		return nil, false
-	}
-	return m.Members.get(false, name, func() []Const { return addressSetMembers(addrs) }), true
-}
+func (m MapResolver) AddressSetMembers(name string) ([]Const, bool) { return m.members(false, name) }
 
 // PortGroupMembers implements MemberResolver.
-func (m MapResolver) PortGroupMembers(name string) ([]Const, bool) {
-	ports, ok := m.PortGroups[name]
+func (m MapResolver) PortGroupMembers(name string) ([]Const, bool) { return m.members(true, name) }
+
+// members returns the constants of the address set (or port group) name,
+// through the cache if there is one.
+func (m MapResolver) members(port bool, name string) ([]Const, bool) {
+	if m.Members != nil {
+		return m.Members.get(m, port, name)
+	}
+	lists, conv := m.AddressSets, addressSetMembers
+	if port {
+		lists, conv = m.PortGroups, portGroupMembers
+	}
+	l, ok := lists[name]
 	if !ok {
 		return nil, false
 	}
-	return m.Members.get(true, name, func() []Const { return portGroupMembers(ports) }), true
+	return conv(l), true
 }
 
-// get returns the cached constants of the address set (or port group)
-// name, converting them with conv the first time; with no cache, always.
-func (c *MemberCache) get(port bool, name string, conv func() []Const) []Const {
-	if c == nil {
-		return conv()
-	}
-	m := &c.sets
+// get returns the constants of the address set (or port group) name of
+// m, converting them the first time.
+func (c *MemberCache) get(m MapResolver, port bool, name string) ([]Const, bool) {
+	c.once.Do(func() {
+		c.sets, c.ports = index(m.AddressSets), index(m.PortGroups)
+	})
+	idx, conv := c.sets, addressSetMembers
 	if port {
-		m = &c.ports
+		idx, conv = c.ports, portGroupMembers
 	}
-	if x, ok := m.Load(name); ok {
-		return x.([]Const)
+	e := idx[name]
+	if e == nil {
+		return nil, false
 	}
-	cs := conv()
-	m.Store(name, cs)
-	return cs
+	if cs := e.cs.Load(); cs != nil {
+		return *cs, true
+	}
+	cs := conv(e.names)
+	e.cs.Store(&cs)
+	return cs, true
+}
+
+// index returns an entry for each of the named lists.
+func index(lists map[string][]string) map[string]*memberEntry {
+	out := make(map[string]*memberEntry, len(lists))
+	entries := make([]memberEntry, len(lists))
+	i := 0
+	for name, l := range lists {
+		entries[i].names = l
+		out[name] = &entries[i]
+		i++
+	}
+	return out
 }
 
 // PortExists implements PortLookup: every name exists when Ports is nil.

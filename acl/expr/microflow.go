@@ -131,8 +131,7 @@ func newSolver(t Symtab, r Resolver) *solver {
 var solverPool = sync.Pool{New: func() any { return new(solver) }}
 
 // recycle returns s to the pool: nothing may refer to s or its buffers
-// any more (a solver another was copied from, `*s = *c', lends it its
-// buffers).
+// any more.
 func (s *solver) recycle() {
 	*s = solver{}
 	solverPool.Put(s)
@@ -310,11 +309,7 @@ func (s *solver) constrain(n Node, neg bool) error {
 		case len(vals) == 1 && op == Eq:
 			return s.assign(n.Field, vals[0], n)
 		case op == Eq: // a disjunction of single values
-			alts := make([]func(*solver) error, len(vals))
-			for i, v := range vals {
-				alts[i] = func(c *solver) error { return c.assign(n.Field, v, n) }
-			}
-			return s.choose(alts, n)
+			return s.choose(len(vals), func(c *solver, i int) error { return c.assign(n.Field, vals[i], n) }, n)
 		case len(vals) == 1 && op == Ne && n.Field.NBits == 1 && vals[0].Kind == IntConst:
 			flipped := vals[0]
 			flipped.Value = bigOne // (v & 1) ^ 1
@@ -331,27 +326,26 @@ func (s *solver) constrain(n Node, neg bool) error {
 // disjunction handles `a || b': satisfied already if one alternative adds
 // nothing new, forced if all but one contradict, ambiguous otherwise.
 func (s *solver) disjunction(n *Binary, neg bool) error {
-	alts := make([]func(*solver) error, len(n.Terms))
-	for i, t := range n.Terms {
-		alts[i] = func(c *solver) error { return c.constrain(t, neg) }
-	}
-	return s.choose(alts, n)
+	return s.choose(len(n.Terms), func(c *solver, i int) error { return c.constrain(n.Terms[i], neg) }, n)
 }
 
-// choose applies one of the alternatives: none if one of them is already
-// satisfied, the only one that does not contradict, or fails as ambiguous.
-func (s *solver) choose(alts []func(*solver) error, n Node) error {
-	var viable []*solver
-	// The clones not kept are recycled (a kept one lends s its buffers).
+// choose applies one of the alternatives alt(c, 0..n-1), each to a clone
+// c: none if one of them is already satisfied, the only one that does not
+// contradict, or fails as ambiguous.
+func (s *solver) choose(n int, alt func(c *solver, i int) error, node Node) error {
+	var buf [4]*solver
+	viable := buf[:0]
+	// Every clone is recycled once done with (the one kept is copied
+	// into s first).
 	discard := func() {
 		for _, c := range viable {
 			c.recycle()
 		}
 	}
-	for _, alt := range alts {
+	for i := range n {
 		c := s.clone()
 		c.changed = false
-		if err := alt(c); err != nil {
+		if err := alt(c, i); err != nil {
 			c.recycle()
 			continue
 		}
@@ -366,7 +360,7 @@ func (s *solver) choose(alts []func(*solver) error, n Node) error {
 	case 0:
 		return ErrContradictory
 	case 1:
-		*s = *viable[0]
+		s.adopt(viable[0])
 		s.changed = true
 		return nil
 	}
@@ -374,7 +368,17 @@ func (s *solver) choose(alts []func(*solver) error, n Node) error {
 	if s.lenient {
 		return nil
 	}
-	return s.ambiguous(n)
+	return s.ambiguous(node)
+}
+
+// adopt makes c's state s's, in s's own buffers, and recycles c (a clone
+// of s, sharing none of its buffers).
+func (s *solver) adopt(c *solver) {
+	s.ints = append(s.intsBuf[:0], c.ints...)
+	s.strs = append(s.strsBuf[:0], c.strs...)
+	s.applied = append(s.appliedBuf[:0], c.applied...)
+	s.pending = append(s.pendingBuf[:0], c.pending...)
+	c.recycle()
 }
 
 // chooseValue is choose over the alternatives `f == v' for v in vals

@@ -32,7 +32,7 @@ func BenchmarkParseNB(b *testing.B) {
 				for _, m := range nb.matches {
 					// As newInfo: a match naming a port group without
 					// ports anywhere is parsed again without a resolver.
-					if _, err := nb.d.Parse(m, res); err != nil {
+					if _, err := nb.d.Parse(m, &res); err != nil {
 						if _, err := nb.d.Parse(m, nil); err != nil {
 							b.Fatal(err)
 						}

@@ -3,7 +3,6 @@ package expr
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -83,6 +82,9 @@ func ParseWithTemplates(s string, vars map[string]string, r Resolver) (*Expr, er
 
 // ParseSymtab is Parse with an explicit symbol table.
 func ParseSymtab(s string, t Symtab, r Resolver) (*Expr, error) {
+	m := memoize(r)
+	defer m.release()
+	r = m.resolver()
 	n, err := parseWith(s, t, r, nil)
 	if err != nil {
 		return nil, err
@@ -103,26 +105,128 @@ type parser struct {
 	res    Resolver
 	depth  int
 	not    bool
+
+	// What the tree keeps is allocated from chunks sized for the whole
+	// parse by counting its items (size), one allocation per kind instead
+	// of one per node and constant.
+	size   treeSize
+	consts []Const
+	cmps   []Cmp
+	tests  []FieldTest
+	terms  []Node
+	boxes  boxes
+
+	// Scratch that the next parse reuses: the members of the sets being
+	// parsed (setState) and the terms of the conjunctions and disjunctions
+	// being parsed.
+	runs  [][]Const
+	stack []Node
+}
+
+// treeSize bounds what a parse allocates, counted from its items.
+type treeSize struct{ consts, cmps, tests, terms, boxes int }
+
+// sizeTree counts the items: every constant of the tree is a constant
+// item, every integer needs at most a box for its value and one for its
+// mask, every comparison has an operator (a range two: `relop field
+// relop'), every field test is an identifier without one, and the terms
+// of the chains are the operators plus one per chain (at most one chain
+// per parenthesis level).
+func sizeTree(items []item) treeSize {
+	var z treeSize
+	ids, rels, ranges, ops, parens := 0, 0, 0, 0, 0
+	for i := range items {
+		switch items[i].typ {
+		case itemInteger:
+			z.consts++
+			z.boxes++
+		case itemMaskedInteger:
+			z.consts++
+			z.boxes += 2
+		case itemString, itemMacro, itemPortGroup:
+			z.consts++
+		case itemID:
+			ids++
+		case itemEq, itemNe, itemLt, itemLe, itemGt, itemGe:
+			rels++
+			if i >= 2 && items[i-1].typ == itemID && isRel(items[i-2].typ) {
+				rels -= 2 // a range: one node, not a comparison
+				ranges++
+			}
+		case itemAnd, itemOr:
+			ops++
+		case itemLParen:
+			parens++
+		}
+	}
+	z.cmps = max(rels, 0)
+	z.tests = max(ids-z.cmps-ranges, 0)
+	if ops > 0 {
+		z.terms = ops + parens + 1
+	}
+	return z
+}
+
+func isRel(t itemType) bool { _, ok := isRelop(t); return ok }
+
+// newCmp returns a zero Cmp of the parse's chunk.
+func (p *parser) newCmp() *Cmp {
+	if len(p.cmps) == cap(p.cmps) {
+		p.cmps = make([]Cmp, 0, max(p.size.cmps, 1))
+	}
+	p.cmps = p.cmps[:len(p.cmps)+1]
+	return &p.cmps[len(p.cmps)-1]
+}
+
+// newTest returns a zero FieldTest of the parse's chunk.
+func (p *parser) newTest() *FieldTest {
+	if len(p.tests) == cap(p.tests) {
+		p.tests = make([]FieldTest, 0, max(p.size.tests, 2))
+	}
+	p.tests = p.tests[:len(p.tests)+1]
+	return &p.tests[len(p.tests)-1]
+}
+
+// takeTerms copies a chain's terms into the parse's chunk, capped.
+func (p *parser) takeTerms(ts []Node) []Node {
+	if cap(p.terms)-len(p.terms) < len(ts) {
+		p.terms = make([]Node, 0, max(p.size.terms, len(ts)))
+	}
+	n := len(p.terms)
+	p.terms = append(p.terms, ts...)
+	return p.terms[n : n+len(ts) : n+len(ts)]
 }
 
 // bailout carries the first error up to parseWith.
 type bailout struct{ err *Error }
 
-// itemBuffers are item slices for parseWith to lex into.
-var itemBuffers = sync.Pool{New: func() any { return new([]item) }}
+// parseState is a parser and lexer with their buffers, pooled: the parser
+// copies what it keeps of the items, so their buffer is reused by the next
+// parse (a 50k-ACL NB's matches lex into ~130 MB of items otherwise).
+type parseState struct {
+	p  parser
+	lx lexer
+}
+
+var parseStates = sync.Pool{New: func() any { return new(parseState) }}
+
+// release returns ps to the pool, keeping only its scratch buffers.
+func (ps *parseState) release() {
+	clear(ps.p.runs)
+	clear(ps.p.stack)
+	ps.p = parser{runs: ps.p.runs[:0], stack: ps.p.stack[:0]}
+	putLexerBuf(&ps.lx)
+	parseStates.Put(ps)
+}
 
 func parseWith(s string, t Symtab, r Resolver, vars map[string]string) (n Node, err error) {
 	text, origin := ExpandTemplates(s, vars)
-	// The parser copies what it keeps of the items, so their buffer is
-	// reused by the next parse: a 50k-ACL NB's matches lex into ~130 MB
-	// of items otherwise.
-	buf := itemBuffers.Get().(*[]item)
-	p := &parser{text: text, items: lexInto(text, false, *buf), symtab: t, res: r}
-	defer func() {
-		clear(p.items)
-		*buf = p.items[:0]
-		itemBuffers.Put(buf)
-	}()
+	ps := parseStates.Get().(*parseState)
+	p := &ps.p
+	p.text, p.items, p.symtab, p.res = text, ps.lx.lex(text, false), t, r
+	p.size = sizeTree(p.items)
+	p.boxes.reset(p.size.boxes)
+	defer ps.release()
 	defer func() {
 		if e := recover(); e != nil {
 			b, ok := e.(bailout)
@@ -294,10 +398,12 @@ func (p *parser) expr() Node {
 	if t != itemAnd && t != itemOr {
 		return e
 	}
-	b := &Binary{Pos: pos, Or: t == itemOr, Terms: append(make([]Node, 0, 4), e)}
+	base := len(p.stack) // the terms of enclosing chains are below
+	p.stack = append(p.stack, e)
 	p.next()
 	for {
-		b.Terms = append(b.Terms, p.notExpr())
+		n := p.notExpr()
+		p.stack = append(p.stack, n)
 		if !p.match(t) {
 			break
 		}
@@ -305,6 +411,9 @@ func (p *parser) expr() Node {
 	if u := p.tok().typ; u == itemAnd || u == itemOr {
 		p.errorf("&& and || must be parenthesized when used together.")
 	}
+	b := &Binary{Pos: pos, Or: t == itemOr, Terms: p.takeTerms(p.stack[base:])}
+	clear(p.stack[base:])
+	p.stack = p.stack[:base]
 	return b
 }
 
@@ -381,20 +490,26 @@ func (p *parser) primary() (Node, bool) {
 			} else if f.NBits > 1 && !p.not {
 				p.errorf("Explicit `!= 0' is required for inequality test of multibit field against 0.")
 			}
-			p.checkNominal(f, Ne, zeroConsts)
-			return &FieldTest{Pos: start.pos, Field: f}, true
+			p.checkNominal(f, Ne, zeroRuns)
+			n := p.newTest()
+			*n = FieldTest{Pos: start.pos, Field: f}
+			return n, true
 		}
 		p.next()
 		cs, st := p.constSet()
 		p.makeCmp(f, r, cs, &st)
-		return &Cmp{Pos: start.pos, Field: f, Op: r, Values: cs}, false
+		n := p.newCmp()
+		*n = Cmp{Pos: start.pos, Field: f, Op: r, Values: cs}
+		return n, false
 	}
 
 	c1, st1 := p.constSet()
-	if _, rel := isRelop(p.tok().typ); !rel && len(st1.members) == 1 && !st1.unknown && !c1.Curly {
-		v := st1.members[0]
-		if v.Kind == IntConst && v.Format == Decimal && v.Value.Cmp(bigOne) <= 0 {
-			return &Bool{Pos: start.pos, Value: v.Value.Sign() != 0}, true
+	if _, rel := isRelop(p.tok().typ); !rel && !st1.unknown && !c1.Curly {
+		if ms := p.members(&st1); len(ms) == 1 && len(ms[0]) == 1 {
+			v := ms[0][0]
+			if v.Kind == IntConst && v.Format == Decimal && v.Value.Cmp(bigOne) <= 0 {
+				return &Bool{Pos: start.pos, Value: v.Value.Sign() != 0}, true
+			}
 		}
 	}
 	r1, ok := isRelop(p.tok().typ)
@@ -406,7 +521,9 @@ func (p *parser) primary() (Node, bool) {
 	r2, ok := isRelop(p.tok().typ)
 	if !ok {
 		p.makeCmp(f, r1.Turn(), c1, &st1)
-		return &Cmp{Pos: start.pos, Field: f, Op: r1, Values: c1, ConstFirst: true}, false
+		n := p.newCmp()
+		*n = Cmp{Pos: start.pos, Field: f, Op: r1, Values: c1, ConstFirst: true}
+		return n, false
 	}
 	p.next()
 	c2, st2 := p.constSet()
@@ -459,18 +576,23 @@ func (p *parser) field() Field {
 // smallInt is lexer_force_int: a decimal integer no larger than INT_MAX.
 func (p *parser) smallInt() int {
 	t := p.tok()
-	if t.typ != itemInteger || t.fmt != Decimal || t.num.Cmp(bigIntMax) > 0 {
+	if t.typ != itemInteger || t.fmt != Decimal || !t.small(1<<31-1) {
 		p.syntaxf("expecting small integer")
 	}
 	p.next()
-	return int(t.num.Int64())
+	return int(t.w[0])
 }
 
 // constSet is parse_constant_set. It returns the set as written and its
 // resolved state (type and members) for make_cmp's checks.
 func (p *parser) constSet() (ConstSet, setState) {
 	cs := ConstSet{Pos: p.tok().pos}
-	var st setState
+	if len(p.consts) == cap(p.consts) {
+		p.consts = make([]Const, 0, max(p.size.consts, 1))
+	}
+	free := p.consts[len(p.consts):]
+	cs.Values = free[:0]
+	st := setState{lo: len(p.runs)}
 	if p.match(itemLCurly) {
 		cs.Curly = true
 		for {
@@ -481,46 +603,44 @@ func (p *parser) constSet() (ConstSet, setState) {
 			}
 		}
 	} else {
-		cs.Values = append(cs.Values, p.constant(&st, nil))
+		cs.Values = append(cs.Values, p.constant(&st, cs.Values))
 	}
-	if !st.refs {
-		st.members = cs.Values // the same constants: no copy (read only)
+	p.flush(&st, cs.Values)
+	st.hi = len(p.runs)
+	n := len(cs.Values)
+	if n <= cap(free) { // in the chunk (else append copied the set out)
+		p.consts = p.consts[:len(p.consts)+n]
 	}
+	cs.Values = cs.Values[:n:n]
 	return cs, st
 }
 
 // setState is what OVN's struct expr_constant_set knows while a set is
 // parsed: its type and its resolved members. Unresolved references (nil
-// resolver) are assumed to exist and to be non-empty. Until a reference
-// is met, the members are the set's constants themselves: only counted
-// (plain), and the set's values once it is parsed.
+// resolver) are assumed to exist and to be non-empty. The members are
+// runs, in order, of the parser's runs: the constants between references
+// (slices of the set's values) and each resolved reference's members (the
+// resolver's slices), never concatenated; empty runs are left out.
 type setState struct {
 	isStr   bool // cs->type == EXPR_C_STRING
 	unknown bool // holds an unresolved reference
-	refs    bool // a reference was met: members holds every member so far
-	plain   int  // the constants so far while !refs
-	members []Const
+	any     bool // has a member
+	start   int  // the first of the set's values not in a run yet
+	lo, hi  int  // once parsed, the members are p.runs[lo:hi]
 }
 
-func (st *setState) nonEmpty() bool { return len(st.members) > 0 || st.plain > 0 || st.unknown }
+func (st *setState) nonEmpty() bool { return st.any || st.unknown }
 
-// member records a constant of the set.
-func (st *setState) member(c Const) {
-	if st.refs {
-		st.members = append(st.members, c)
-		return
-	}
-	st.plain++
-}
-
-// reference records that a reference follows the constants sofar.
-func (st *setState) reference(sofar []Const) {
-	if !st.refs {
-		st.refs = true
-		st.members = slices.Clone(sofar[:st.plain])
-		st.plain = 0
+// flush makes the set's constants since the last reference (vals[st.start:])
+// a run.
+func (p *parser) flush(st *setState, vals []Const) {
+	if st.start < len(vals) {
+		p.runs = append(p.runs, vals[st.start:len(vals):len(vals)])
 	}
 }
+
+// members returns the parsed set's members as runs.
+func (p *parser) members(st *setState) [][]Const { return p.runs[st.lo:st.hi] }
 
 // assign is assign_constant_set_type.
 func (p *parser) assign(st *setState, isStr bool) {
@@ -535,17 +655,20 @@ func (p *parser) assign(st *setState, isStr bool) {
 }
 
 var (
-	bigZero   = newInt(0)
-	bigOne    = newInt(1)
-	bigIntMax = newInt(1<<31 - 1)
+	bigZero = newInt(0)
+	bigOne  = newInt(1)
 )
 
-// zeroConsts is `0' as a set, for the check of `!field' (read only).
-var zeroConsts = []Const{{Kind: IntConst, Format: Hexadecimal, Value: bigZero}}
+// zeroConsts is `0' as a set, for the check of `!field' (read only);
+// zeroRuns is it as the runs of a set's members.
+var (
+	zeroConsts = []Const{{Kind: IntConst, Format: Hexadecimal, Value: bigZero}}
+	zeroRuns   = [][]Const{zeroConsts}
+)
 
 // constant is parse_constant; sofar are the set's constants before it.
 func (p *parser) constant(st *setState, sofar []Const) Const {
-	t := p.tok()
+	t := &p.items[p.i]
 	c := Const{Pos: t.pos, Text: t.val}
 	switch t.typ {
 	case itemTemplate:
@@ -553,14 +676,14 @@ func (p *parser) constant(st *setState, sofar []Const) Const {
 	case itemString:
 		p.assign(st, true)
 		c.Kind, c.Str = StringConst, t.str
-		st.member(c)
+		st.any = true
 	case itemInteger, itemMaskedInteger:
 		p.assign(st, false)
-		c.Kind, c.Format, c.Value = IntConst, t.fmt, t.num
+		c.Kind, c.Format, c.Value = IntConst, t.fmt, t.value(&p.boxes)
 		if t.typ == itemMaskedInteger {
-			c.Kind, c.Mask, c.HostBits = MaskedConst, t.mask, t.hostb
+			c.Kind, c.Mask, c.HostBits = MaskedConst, t.maskValue(&p.boxes), t.hostb
 		}
-		st.member(c)
+		st.any = true
 	case itemMacro, itemPortGroup:
 		isStr := t.typ == itemPortGroup
 		c.Kind, c.Str = AddressSetRef, t.str
@@ -569,7 +692,8 @@ func (p *parser) constant(st *setState, sofar []Const) Const {
 		}
 		if p.res == nil {
 			p.assign(st, isStr)
-			st.reference(sofar)
+			p.flush(st, sofar)
+			st.start = len(sofar) + 1
 			st.unknown = true
 			break
 		}
@@ -580,13 +704,12 @@ func (p *parser) constant(st *setState, sofar []Const) Const {
 			p.syntaxf("expecting address set name")
 		}
 		p.assign(st, isStr)
-		st.reference(sofar)
-		if len(st.members) == 0 {
-			// The resolver's slice is shared and only read here; clipped, a
-			// later member appended to the set copies it.
-			st.members = slices.Clip(members)
-		} else {
-			st.members = append(st.members, members...)
+		p.flush(st, sofar)
+		st.start = len(sofar) + 1
+		if len(members) > 0 {
+			// The resolver's slice is shared and only read.
+			p.runs = append(p.runs, members)
+			st.any = true
 		}
 	default:
 		p.syntaxf("expecting constant")
@@ -614,7 +737,10 @@ func resolveRef(r Resolver, c Const) (members []Const, ok bool) {
 
 // portGroupMembers converts a port group's ports to string constants.
 func portGroupMembers(ports []string) []Const {
-	var members []Const
+	if len(ports) == 0 {
+		return nil
+	}
+	members := make([]Const, 0, len(ports))
 	for _, port := range ports {
 		members = append(members, Const{Kind: StringConst, Str: port, Text: quote(port)})
 	}
@@ -692,39 +818,37 @@ func expandRuns(r Resolver, cs ConstSet, out [][]Const) ([][]Const, error) {
 // is sorted by value (masked after unmasked on ties).
 func addressSetMembers(addrs []string) []Const {
 	out := make([]Const, 0, len(addrs))
-	buf := itemBuffers.Get().(*[]item) // the items are not kept: reused
-	defer func() {
-		clear(*buf)
-		*buf = (*buf)[:0]
-		itemBuffers.Put(buf)
-	}()
+	l := lexers.Get().(*lexer) // the items are not kept: reused
+	defer putLexer(l)
+	b := boxes{hint: len(addrs)}
 	for _, a := range addrs {
-		*buf = lexInto(a, false, *buf)
-		t := (*buf)[0]
+		t := &l.lex(a, false)[0]
 		if t.typ != itemInteger && t.typ != itemMaskedInteger {
 			continue
 		}
-		c := Const{Kind: IntConst, Text: t.val, Format: t.fmt, Value: t.num}
+		c := Const{Kind: IntConst, Text: t.val, Format: t.fmt, Value: t.value(&b)}
 		if t.typ == itemMaskedInteger {
-			c.Kind, c.Mask, c.HostBits = MaskedConst, t.mask, t.hostb
+			c.Kind, c.Mask, c.HostBits = MaskedConst, t.maskValue(&b), t.hostb
 		}
 		out = append(out, c)
 	}
 	if len(out) == 0 {
 		return nil
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if d := out[i].Value.Cmp(out[j].Value); d != 0 {
-			return d < 0
+	slices.SortStableFunc(out, func(x, y Const) int {
+		if d := x.Value.Cmp(y.Value); d != 0 {
+			return d
 		}
-		mi, mj := out[i].Kind == MaskedConst, out[j].Kind == MaskedConst
-		if mi != mj {
-			return mi
+		mx, my := x.Kind == MaskedConst, y.Kind == MaskedConst
+		switch {
+		case mx != my && mx:
+			return -1
+		case mx != my:
+			return 1
+		case mx:
+			return x.Mask.Cmp(y.Mask)
 		}
-		if mi {
-			return out[i].Mask.Cmp(out[j].Mask) < 0
-		}
-		return false
+		return 0
 	})
 	return out
 }
@@ -742,10 +866,13 @@ func (p *parser) makeCmp(f Field, r Relop, cs ConstSet, st *setState) {
 		}
 		p.errorf("%s field %s is not compatible with %s constant.", kind, f.Symbol.Name, ckind)
 	}
+	members := p.members(st)
 	if !isStrField {
-		for _, v := range st.members {
-			if w := v.Width(); w > f.Symbol.Width {
-				p.errorf("%d-bit constant is not compatible with %d-bit field %s.", w, f.Symbol.Width, f.Symbol.Name)
+		for _, run := range members {
+			for _, v := range run {
+				if w := v.Width(); w > f.Symbol.Width {
+					p.errorf("%d-bit constant is not compatible with %d-bit field %s.", w, f.Symbol.Width, f.Symbol.Name)
+				}
 			}
 		}
 	}
@@ -759,25 +886,29 @@ func (p *parser) makeCmp(f Field, r Relop, cs ConstSet, st *setState) {
 		if !st.nonEmpty() {
 			p.errorf("Only == and != operators may be used to compare a field against an empty value set.")
 		}
-		if len(st.members) > 0 && st.members[0].Kind == MaskedConst {
+		if len(members) > 0 && members[0][0].Kind == MaskedConst {
 			p.errorf("Only == and != operators may be used with masked constants.  Consider using subfields instead (e.g. eth.src[0..15] > 0x1111 in place of eth.src > 00:00:00:00:11:11/00:00:00:00:ff:ff).")
 		}
 	}
-	p.checkNominal(f, r, st.members)
+	p.checkNominal(f, r, members)
 }
 
-func (p *parser) checkNominal(f Field, r Relop, values []Const) {
+// checkNominal checks the use of a nominal field against a set's members
+// (runs of them).
+func (p *parser) checkNominal(f Field, r Relop, members [][]Const) {
 	if f.Symbol.Level != Nominal {
 		return
 	}
 	if f.Symbol.IsPredicate() {
-		for _, v := range values {
-			positive := v.Value.Bit(0) == 1
-			positive = positive != (r == Ne)
-			positive = positive != p.not
-			if !positive {
-				n := f.Symbol.Name
-				p.errorf("Nominal predicate %s may only be tested positively, e.g. `%s' or `%s == 1' but not `!%s' or `%s == 0'.", n, n, n, n, n)
+		for _, run := range members {
+			for _, v := range run {
+				positive := v.Value.Bit(0) == 1
+				positive = positive != (r == Ne)
+				positive = positive != p.not
+				if !positive {
+					n := f.Symbol.Name
+					p.errorf("Nominal predicate %s may only be tested positively, e.g. `%s' or `%s == 1' but not `!%s' or `%s == 0'.", n, n, n, n, n)
+				}
 			}
 		}
 		return
