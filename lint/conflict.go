@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // This file holds the rules about ACLs of one stage of one switch against
@@ -145,12 +146,14 @@ func (l *linter) covered(v *swView, cs []cube, p int, layers []*layer, extra boo
 
 // coveredAt is covered, and says which cube is not covered (-1: all are).
 func (l *linter) coveredAt(v *swView, cs []cube, p int, layers []*layer, extra bool) ([]*inst, int) {
+	w := getWitness()
+	defer witnesses.Put(w)
 	return coveredBy(cs, func(c cube) []cubeRef {
 		// coveredBy fails at c when a packet uncovered tries is in none of
 		// the cubes that meet c; asking the indexes for the cubes that hold
 		// the packet is narrower than collecting those (for a broad ACL
 		// such as `ip4', every ACL above it), so try that first.
-		if uncoveredBy(c, func(pt []pointField) bool { return l.heldAbove(v, pt, p, layers, extra) }) {
+		if w.uncoveredBy(c, func(pt []pointField) bool { return l.heldAbove(v, pt, p, layers, extra) }) {
 			return nil
 		}
 		return l.refsMeeting(v, c, p, layers, extra)
@@ -179,6 +182,8 @@ func (l *linter) heldAbove(v *swView, pt []pointField, p int, layers []*layer, e
 // refs.
 func coveredBy(cs []cube, refsOf func(c cube) []cubeRef) ([]*inst, int) {
 	var by []*inst
+	w := getWitness()
+	defer witnesses.Put(w)
 	use := func(in *inst) {
 		if !slices.Contains(by, in) {
 			by = append(by, in)
@@ -190,7 +195,7 @@ func coveredBy(cs []cube, refsOf func(c cube) []cubeRef) ([]*inst, int) {
 		// decided by it (or higher ones), whichever layer it comes from.
 		slices.SortStableFunc(refs, func(x, y cubeRef) int { return instCmp(x.in, y.in) })
 		if c.hasSet() {
-			if uncovered(c, refs) {
+			if w.uncovered(c, refs) {
 				return nil, ci
 			}
 			users, ok := coverValues(c, refs)
@@ -213,7 +218,7 @@ func coveredBy(cs []cube, refsOf func(c cube) []cubeRef) ([]*inst, int) {
 			use(r.in)
 			continue
 		}
-		if uncovered(c, refs) {
+		if w.uncovered(c, refs) {
 			return nil, ci
 		}
 		users, ok, _ := coverByUnion(c, refs)
@@ -233,30 +238,57 @@ func coveredBy(cs []cube, refsOf func(c cube) []cubeRef) ([]*inst, int) {
 // as many cubes, need not run. The packets tried have c's bits, each of
 // its first witnessTries values of its first set-valued field (the first
 // value of the others), every other bit 0, and a name c admits.
-func uncovered(c cube, refs []cubeRef) bool {
-	return uncoveredBy(c, func(p []pointField) bool {
+func (w *witness) uncovered(c cube, refs []cubeRef) bool {
+	return w.uncoveredBy(c, func(p []pointField) bool {
 		return slices.ContainsFunc(refs, func(r cubeRef) bool { return pointIn(p, r.c) })
 	})
 }
 
+// witness builds the packets uncovered tries, in a buffer reused from
+// cube to cube; the cubes of a product share their port constraint, whose
+// smallest admitted name it remembers.
+type witness struct {
+	p    []pointField
+	str  *strc // the last constraint admittedName answered for
+	name string
+	ok   bool
+}
+
+var witnesses = sync.Pool{New: func() any { return new(witness) }}
+
+// getWitness returns a witness from the pool, with no memory of a
+// constraint: a pooled one's may have been garbage collected and its
+// address reused.
+func getWitness() *witness {
+	w := witnesses.Get().(*witness)
+	w.str = nil
+	return w
+}
+
 // uncoveredBy is uncovered with held telling whether a cube that meets c
 // holds the packet.
-func uncoveredBy(c cube, held func(p []pointField) bool) bool {
+func (w *witness) uncoveredBy(c cube, held func(p []pointField) bool) bool {
 	si := slices.IndexFunc(c, func(f fc) bool { return f.set != nil })
 	tries := 1
 	if si >= 0 {
 		tries = min(witnessTries, len(c[si].set.vals))
 	}
-	p := make([]pointField, len(c))
+	if cap(w.p) < len(c) {
+		w.p = make([]pointField, len(c), max(len(c), 16))
+	}
+	p := w.p[:len(c)]
 	for i, f := range c {
-		p[i].id = f.id
+		p[i] = pointField{id: f.id}
 		switch {
 		case f.str != nil:
-			name, ok := admittedName(*f.str)
-			if !ok {
+			if f.str != w.str {
+				w.str = f.str
+				w.name, w.ok = admittedName(*f.str)
+			}
+			if !w.ok {
 				return false
 			}
-			p[i].name = name
+			p[i].name = w.name
 		case f.set != nil:
 			p[i].bits = f.val.and(f.mask).or(f.set.vals[0])
 		default:

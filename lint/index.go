@@ -317,24 +317,35 @@ func nameHull(cs []cube, field func(id fieldID), name func(id fieldID, n string)
 		if f.str == nil || f.str.in == nil {
 			continue
 		}
-		ok := true
+		ok, same := true, true // same: every cube shares f's constraint (a product's cubes do)
 		for _, c := range cs[1:] {
-			if g, has := c.field(f.id); !has || g.str == nil || g.str.in == nil {
+			g, has := c.field(f.id)
+			if !has || g.str == nil || g.str.in == nil {
 				ok = false
 				break
 			}
+			same = same && g.str == f.str
 		}
 		if !ok {
 			continue
 		}
 		field(f.id)
+		if same {
+			names(f.id, f.str, name)
+			continue
+		}
 		for _, c := range cs {
 			g, _ := c.field(f.id)
-			for n := range g.str.in {
-				if !g.str.out[n] {
-					name(f.id, n)
-				}
-			}
+			names(f.id, g.str, name)
+		}
+	}
+}
+
+// names calls name with each name s admits.
+func names(id fieldID, s *strc, name func(id fieldID, n string)) {
+	for n := range s.in {
+		if !s.out[n] {
+			name(id, n)
 		}
 	}
 }

@@ -217,6 +217,10 @@ type aclInfo struct {
 	pgPos   []int      // the same for pgRefs
 	pgOwner string     // the port group that lists it, "" when a switch does
 	listed  int        // how many switch and port group rows list it
+	// uses counts the switches still to be linted that see it as their
+	// own (atomic once linting starts): its cached sets are dropped after
+	// the last one (at 50k ACLs they were most of the memory of a run).
+	uses int32
 }
 
 // inst is an ACL on one switch, or, when shared, on every switch where
@@ -276,11 +280,6 @@ type linter struct {
 	blocks         sync.Map         // port group UUID → *pgDeps, and with a cover → *pgBlock (scope.go, while building views)
 	validCache     sync.Map         // reject flow key → error (nil: valid)
 	splits         sync.Map         // *aclInfo → its *split (splitSet), by pointer: no UUID to hash
-
-	// uses counts, per ACL, the switches still to be linted that see it:
-	// its cached sets are dropped after the last one (at 50k ACLs they
-	// were most of the memory of a run).
-	uses map[string]*atomic.Int32
 }
 
 // newLinter reads the snapshot's NB-wide state: every ACL parsed, the
@@ -325,17 +324,11 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 	views := make([]*swView, len(swIDs))
 	par.For(len(swIDs), 1, func(i int) { views[i] = l.view(swIDs[i]) })
 	l.blocks.Clear()
-	l.uses = map[string]*atomic.Int32{}
 	byKey := map[[32]byte]*class{}
 	var classes []*class
 	for _, v := range views {
 		for _, in := range v.own {
-			n := l.uses[in.a.acl.UUID]
-			if n == nil {
-				n = &atomic.Int32{}
-				l.uses[in.a.acl.UUID] = n
-			}
-			n.Add(1)
+			in.a.uses++
 		}
 		k := classKey(v, v.shared)
 		c := byKey[k]
@@ -349,8 +342,8 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 		v.cls, v.shared = c, nil
 	}
 	par.For(len(classes), 1, func(i int) { l.analyse(classes[i]) })
-	for id, a := range l.acls {
-		if l.uses[id] == nil {
+	for _, a := range l.acls {
+		if a.uses == 0 {
 			a.global = nil // no switch parses it as its own (a shared instance keeps its own pointer)
 		}
 	}
@@ -747,7 +740,7 @@ func neighbourOrder(views []*swView) []*swView {
 // to be linted sees as its own once v is done.
 func (l *linter) release(v *swView) {
 	for _, in := range v.own {
-		if l.uses[in.a.acl.UUID].Add(-1) == 0 {
+		if atomic.AddInt32(&in.a.uses, -1) == 0 {
 			l.splits.Delete(in.a)
 			in.a.global = nil
 		}
