@@ -52,12 +52,15 @@ type bitSlice struct {
 // sliceMin is the most mask groups of a posting queried group by group.
 const sliceMin = 8
 
-// slice builds p.bits.
+// slice builds p.bits. An entry is in one group of the posting and has
+// one value there: those of the groups whose mask fixes a bit that do not
+// fix it to 1 fix it to 0.
 func (p *fieldPosting) slice(x *aclIndex) {
 	var union u128
 	for _, g := range p.groups {
 		union = union.or(g.mask)
 	}
+	p.bits = make([]bitSlice, 0, union.popcount())
 	for bit := range 128 {
 		if !union.bit(bit) {
 			continue
@@ -67,13 +70,15 @@ func (p *fieldPosting) slice(x *aclIndex) {
 			if !g.mask.bit(bit) {
 				continue
 			}
+			s.zero.or(g.all)
 			for j, v := range g.vals {
 				if v.bit(bit) {
 					s.one.or(g.sets[j])
-				} else {
-					s.zero.or(g.sets[j])
 				}
 			}
+		}
+		for w := range s.zero {
+			s.zero[w] &^= s.one[w]
 		}
 		p.bits = append(p.bits, s)
 	}
@@ -117,25 +122,18 @@ func (b bitset) fillAll() {
 // maskGroup is the ACLs of a posting that constrain its field under one
 // mask, by value: slices, not maps, for the queries that scan them.
 type maskGroup struct {
-	mask  u128
-	vals  []u128       // sorted once built when there are more than maxScan
-	sets  []bitset     // sets[i]: the ACLs with vals[i]
-	byVal map[u128]int // value → index in vals, while building a large group
-	all   bitset       // the union of sets
+	mask u128
+	vals []u128   // sorted (cmpU128)
+	sets []bitset // sets[i]: the ACLs with vals[i]
+	all  bitset   // the union of sets
 }
 
 // maxScan is the most values of a mask group looked up by a scan rather
-// than by a map (while building) or a binary search.
+// than by a binary search.
 const maxScan = 8
 
 // find returns the index of val in g.vals, -1 if none.
 func (g *maskGroup) find(val u128) int {
-	if g.byVal != nil {
-		if j, ok := g.byVal[val]; ok {
-			return j
-		}
-		return -1
-	}
 	if len(g.vals) <= maxScan {
 		for j, v := range g.vals {
 			if v == val {
@@ -152,24 +150,6 @@ func (g *maskGroup) find(val u128) int {
 }
 
 func cmpU128(a, b u128) int { return cmp.Or(cmp.Compare(a[1], b[1]), cmp.Compare(a[0], b[0])) }
-
-// seal drops the building map, sorting a large group's values.
-func (g *maskGroup) seal() {
-	g.byVal = nil
-	if len(g.vals) <= maxScan {
-		return
-	}
-	ord := make([]int, len(g.vals))
-	for i := range ord {
-		ord[i] = i
-	}
-	slices.SortFunc(ord, func(i, j int) int { return cmpU128(g.vals[i], g.vals[j]) })
-	vals, sets := make([]u128, len(ord)), make([]bitset, len(ord))
-	for k, i := range ord {
-		vals[k], sets[k] = g.vals[i], g.sets[i]
-	}
-	g.vals, g.sets = vals, sets
-}
 
 type bitset []uint64
 
@@ -231,6 +211,8 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 	x := &aclIndex{list: list, words: (len(list) + 63) / 64}
 	x.prios = make([]int, len(list))
 	x.live = x.newSet()
+	ps := getPosted()
+	defer postedPool.Put(ps)
 	for i, in := range list {
 		x.prios[i] = in.a.acl.Priority
 		cs, h := cubes(in)
@@ -239,7 +221,7 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 		}
 		x.live.set(i)
 		for _, f := range h {
-			x.posting(f.id).add(x, f.mask, f.val, i)
+			ps.list = append(ps.list, posted{mask: f.mask, val: f.val, i: int32(i), id: f.id})
 			x.posting(f.id).free.set(i) // constrained: inverted below
 		}
 		nameHull(cs, func(id fieldID) {
@@ -257,16 +239,10 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 			b.set(i)
 		})
 	}
+	x.post(ps.list)
 	for _, p := range x.fields {
 		if p == nil {
 			continue
-		}
-		for _, g := range p.groups {
-			g.seal()
-			g.all = x.newSet()
-			for _, b := range g.sets {
-				g.all.or(b)
-			}
 		}
 		if len(p.groups) > sliceMin && p.names == nil {
 			p.slice(x)
@@ -282,31 +258,76 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 	return x
 }
 
-// add records that entry i of x constrains the posting's field to val
-// under mask.
-func (p *fieldPosting) add(x *aclIndex, mask, val u128, i int) {
-	k := slices.IndexFunc(p.groups, func(g *maskGroup) bool { return g.mask == mask })
-	if k < 0 {
-		k = len(p.groups)
-		p.groups = append(p.groups, &maskGroup{mask: mask})
-	}
-	g := p.groups[k]
-	j := g.find(val)
-	if j < 0 {
-		j = len(g.vals)
-		g.vals = append(g.vals, val)
-		g.sets = append(g.sets, x.newSet())
-		switch {
-		case g.byVal != nil:
-			g.byVal[val] = j
-		case len(g.vals) > maxScan:
-			g.byVal = make(map[u128]int, 2*len(g.vals))
-			for j, v := range g.vals {
-				g.byVal[v] = j
-			}
+// posted is one constraint of an entry's hull while an index is built:
+// entry i constrains field id to val under mask.
+type posted struct {
+	mask, val u128
+	i         int32
+	id        fieldID
+}
+
+// A postedList is newACLIndex's buffer of constraints, pooled: an index
+// of a few hundred ACLs has a few thousand.
+type postedList struct{ list []posted }
+
+var postedPool = sync.Pool{New: func() any { return new(postedList) }}
+
+func getPosted() *postedList {
+	ps := postedPool.Get().(*postedList)
+	ps.list = ps.list[:0]
+	return ps
+}
+
+// post builds the mask groups of x's postings (which exist) from ps:
+// sorted by field, mask and value, so that each group's values come out
+// sorted (find and agreeing search them) and the groups, their values,
+// value sets and bitsets are each carved from one block, not grown one
+// append at a time.
+func (x *aclIndex) post(ps []posted) {
+	slices.SortFunc(ps, func(a, b posted) int {
+		return cmp.Or(cmp.Compare(a.id, b.id), cmpU128(a.mask, b.mask), cmpU128(a.val, b.val))
+	})
+	var ngroups, nvals int
+	for k := range ps {
+		if k == 0 || ps[k].id != ps[k-1].id || ps[k].mask != ps[k-1].mask {
+			ngroups++
+			nvals++
+		} else if ps[k].val != ps[k-1].val {
+			nvals++
 		}
 	}
-	g.sets[j].set(i)
+	if ngroups == 0 {
+		return
+	}
+	if need := x.words * (ngroups + nvals); len(x.slab) < need {
+		x.slab = make([]uint64, need+max(64*x.words, 512))
+	}
+	groups, ptrs := make([]maskGroup, ngroups), make([]*maskGroup, ngroups)
+	vals, sets := make([]u128, 0, nvals), make([]bitset, 0, nvals)
+	var g *maskGroup
+	var p *fieldPosting
+	gi := 0
+	for k, e := range ps {
+		newGroup := k == 0 || e.id != ps[k-1].id || e.mask != ps[k-1].mask
+		if newGroup {
+			if k == 0 || e.id != ps[k-1].id {
+				p = x.fields[e.id]
+				p.groups = ptrs[gi:gi:ngroups]
+			}
+			g = &groups[gi]
+			ptrs[gi] = g
+			gi++
+			p.groups = p.groups[:len(p.groups)+1]
+			g.mask, g.all = e.mask, x.newSet()
+			g.vals, g.sets = vals[len(vals):len(vals)], sets[len(sets):len(sets)]
+		}
+		if newGroup || e.val != ps[k-1].val {
+			vals, sets = append(vals, e.val), append(sets, x.newSet())
+			g.vals, g.sets = vals[len(vals)-len(g.vals)-1:], sets[len(sets)-len(g.sets)-1:]
+		}
+		g.sets[len(g.sets)-1].set(int(e.i))
+		g.all.set(int(e.i))
+	}
 }
 
 // nameHull calls field for each string field every cube constrains to a

@@ -35,7 +35,7 @@ func TestAgreeing(t *testing.T) {
 				g.sets = append(g.sets, nil)
 			}
 		}
-		g.seal()
+		slices.SortFunc(g.vals, cmpU128)
 		common := mask.and(randBits(width))
 		if r.IntN(2) == 0 {
 			common = mask.andNot(below(randBits(width)))
@@ -61,6 +61,7 @@ func TestBitSlices(t *testing.T) {
 		n := 1 + r.IntN(300)
 		x := &aclIndex{words: (n + 63) / 64}
 		p := x.posting(0)
+		var ps []posted
 		masks := make([]u128, 2+r.IntN(20))
 		for k := range masks {
 			masks[k] = u128{r.Uint64() & 0xffffffff}
@@ -70,16 +71,10 @@ func TestBitSlices(t *testing.T) {
 				continue // unconstrained
 			}
 			m := masks[r.IntN(len(masks))]
-			p.add(x, m, u128{r.Uint64() & m[0] & 0xff0f}, i)
+			ps = append(ps, posted{mask: m, val: u128{r.Uint64() & m[0] & 0xff0f}, i: int32(i)})
 			p.free.set(i)
 		}
-		for _, g := range p.groups {
-			g.seal()
-			g.all = x.newSet()
-			for _, b := range g.sets {
-				g.all.or(b)
-			}
-		}
+		x.post(ps)
 		constrained := p.free
 		p.free = x.newSet()
 		p.free.fill(n)
