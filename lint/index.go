@@ -239,7 +239,7 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 			b.set(i)
 		})
 	}
-	x.post(ps.list)
+	x.post(ps)
 	for _, p := range x.fields {
 		if p == nil {
 			continue
@@ -259,18 +259,30 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 }
 
 // posted is one constraint of an entry's hull while an index is built:
-// entry i constrains field id to val under mask.
+// entry i constrains field id to val under mask (in mask group g).
 type posted struct {
 	mask, val u128
-	i         int32
+	i, g      int32
 	id        fieldID
 }
 
-// A postedList is newACLIndex's buffer of constraints, pooled: an index
-// of a few hundred ACLs has a few thousand.
-type postedList struct{ list []posted }
+// groupKey identifies a mask group while an index is built.
+type groupKey struct {
+	mask u128
+	id   fieldID
+}
 
-var postedPool = sync.Pool{New: func() any { return new(postedList) }}
+// A postedList is newACLIndex's buffers, pooled: an index of a few
+// hundred ACLs has a few thousand constraints.
+type postedList struct {
+	list, byGroup []posted
+	groups        map[groupKey]int32
+	keys          []groupKey // the groups in order of first appearance
+	start         []int32    // by group, where its constraints start in byGroup
+	fill          []int32
+}
+
+var postedPool = sync.Pool{New: func() any { return &postedList{groups: map[groupKey]int32{}} }}
 
 func getPosted() *postedList {
 	ps := postedPool.Get().(*postedList)
@@ -278,56 +290,111 @@ func getPosted() *postedList {
 	return ps
 }
 
-// post builds the mask groups of x's postings (which exist) from ps:
-// sorted by field, mask and value, so that each group's values come out
-// sorted (find and agreeing search them) and the groups, their values,
-// value sets and bitsets are each carved from one block, not grown one
-// append at a time.
-func (x *aclIndex) post(ps []posted) {
-	slices.SortFunc(ps, func(a, b posted) int {
-		return cmp.Or(cmp.Compare(a.id, b.id), cmpU128(a.mask, b.mask), cmpU128(a.val, b.val))
-	})
-	var ngroups, nvals int
-	for k := range ps {
-		if k == 0 || ps[k].id != ps[k-1].id || ps[k].mask != ps[k-1].mask {
-			ngroups++
-			nvals++
-		} else if ps[k].val != ps[k-1].val {
-			nvals++
+// post builds the mask groups of x's postings (which exist) from ps's
+// constraints: the groups of a field in order of first appearance, a
+// group's values too unless it has more than maxScan constraints, then
+// sorted (find and agreeing search them); the groups, their values, value
+// sets and bitsets each carved from one block, not grown one append at a
+// time.
+func (x *aclIndex) post(ps *postedList) {
+	clear(ps.groups)
+	ps.keys = ps.keys[:0]
+	for k := range ps.list {
+		e := &ps.list[k]
+		gk := groupKey{e.mask, e.id}
+		g, ok := ps.groups[gk]
+		if !ok {
+			g = int32(len(ps.keys))
+			ps.groups[gk] = g
+			ps.keys = append(ps.keys, gk)
 		}
+		e.g = g
 	}
+	ngroups := len(ps.keys)
 	if ngroups == 0 {
 		return
+	}
+	// The constraints by group (a counting sort, stable).
+	ps.start = append(ps.start[:0], make([]int32, ngroups+1)...)
+	for _, e := range ps.list {
+		ps.start[e.g+1]++
+	}
+	for g := range ngroups {
+		ps.start[g+1] += ps.start[g]
+	}
+	ps.byGroup = slices.Grow(ps.byGroup[:0], len(ps.list))[:len(ps.list)]
+	ps.fill = append(ps.fill[:0], ps.start[:ngroups]...)
+	for _, e := range ps.list {
+		ps.byGroup[ps.fill[e.g]] = e
+		ps.fill[e.g]++
+	}
+	nvals := 0
+	perField := append(ps.fill[:0], make([]int32, len(x.fields))...) // groups per field
+	for g, gk := range ps.keys {
+		run := ps.byGroup[ps.start[g]:ps.start[g+1]]
+		if len(run) > maxScan {
+			slices.SortFunc(run, func(a, b posted) int { return cmpU128(a.val, b.val) })
+		}
+		nvals += distinctVals(run)
+		perField[gk.id]++
 	}
 	if need := x.words * (ngroups + nvals); len(x.slab) < need {
 		x.slab = make([]uint64, need+max(64*x.words, 512))
 	}
 	groups, ptrs := make([]maskGroup, ngroups), make([]*maskGroup, ngroups)
-	vals, sets := make([]u128, 0, nvals), make([]bitset, 0, nvals)
-	var g *maskGroup
-	var p *fieldPosting
-	gi := 0
-	for k, e := range ps {
-		newGroup := k == 0 || e.id != ps[k-1].id || e.mask != ps[k-1].mask
-		if newGroup {
-			if k == 0 || e.id != ps[k-1].id {
-				p = x.fields[e.id]
-				p.groups = ptrs[gi:gi:ngroups]
-			}
-			g = &groups[gi]
-			ptrs[gi] = g
-			gi++
-			p.groups = p.groups[:len(p.groups)+1]
-			g.mask, g.all = e.mask, x.newSet()
-			g.vals, g.sets = vals[len(vals):len(vals)], sets[len(sets):len(sets)]
+	vals, sets := make([]u128, nvals), make([]bitset, nvals)
+	at := int32(0)
+	for id, n := range perField {
+		if n > 0 {
+			x.fields[id].groups = ptrs[at : at : at+n]
+			at += n
 		}
-		if newGroup || e.val != ps[k-1].val {
-			vals, sets = append(vals, e.val), append(sets, x.newSet())
-			g.vals, g.sets = vals[len(vals)-len(g.vals)-1:], sets[len(sets)-len(g.sets)-1:]
-		}
-		g.sets[len(g.sets)-1].set(int(e.i))
-		g.all.set(int(e.i))
 	}
+	for gi, gk := range ps.keys {
+		g := &groups[gi]
+		p := x.fields[gk.id]
+		p.groups = append(p.groups, g)
+		g.mask, g.all = gk.mask, x.newSet()
+		run := ps.byGroup[ps.start[gi]:ps.start[gi+1]]
+		n := 0
+		for _, e := range run {
+			j := -1
+			if len(run) > maxScan {
+				if n > 0 && vals[n-1] == e.val { // sorted: equal values adjacent
+					j = n - 1
+				}
+			} else {
+				j = slices.Index(vals[:n], e.val)
+			}
+			if j < 0 {
+				j = n
+				vals[n], sets[n] = e.val, x.newSet()
+				n++
+			}
+			sets[j].set(int(e.i))
+			g.all.set(int(e.i))
+		}
+		g.vals, g.sets = vals[:n:n], sets[:n:n]
+		vals, sets = vals[n:], sets[n:]
+	}
+}
+
+// distinctVals counts the values of a group's constraints (sorted when
+// there are more than maxScan).
+func distinctVals(run []posted) int {
+	n := 0
+	for k, e := range run {
+		if len(run) > maxScan {
+			if k == 0 || run[k-1].val != e.val {
+				n++
+			}
+			continue
+		}
+		if !slices.ContainsFunc(run[:k], func(d posted) bool { return d.val == e.val }) {
+			n++
+		}
+	}
+	return n
 }
 
 // nameHull calls field for each string field every cube constrains to a

@@ -745,6 +745,7 @@ func (l *linter) release(v *swView) {
 			in.a.global = nil
 		}
 	}
+	v.arena.recycle()
 }
 
 // A merger merges the findings of one ACL for one cause (rule and

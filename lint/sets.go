@@ -582,10 +582,10 @@ func (ar *arena) andOne(d cube, bs []cube) (out []cube, ok, done bool) {
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
 	if len(ar.fcs) < n {
-		ar.fcs = make([]fc, arenaFcs)
+		ar.fcs = ar.newFcs()
 	}
 	if len(ar.cubes) < len(bs) {
-		ar.cubes = make([]cube, arenaCubes)
+		ar.cubes = ar.newCubes()
 	}
 	slab, cs := ar.fcs, ar.cubes[:0:len(bs)]
 	k := 0
@@ -743,9 +743,11 @@ func copyCubes(out []cube, slab []fc, cs []cube) {
 // view (splitSet's products, thousands per switch): carved from chunks
 // instead of two allocations each. Safe for concurrent use.
 type arena struct {
-	mu    sync.Mutex
-	fcs   []fc
-	cubes []cube
+	mu        sync.Mutex
+	fcs       []fc
+	cubes     []cube
+	held      []*[]fc   // the chunks, recycled with the switch (arena.go)
+	heldCubes []*[]cube // the same for cubes
 }
 
 const (
@@ -758,20 +760,10 @@ func (ar *arena) compact(cs []cube) []cube {
 	if cs == nil {
 		return nil
 	}
-	n, m := constraints(cs), len(cs)
-	if n > arenaFcs/4 || m > arenaCubes/4 {
+	slab, out, ok := ar.carve(constraints(cs), len(cs))
+	if !ok {
 		return compact(cs)
 	}
-	ar.mu.Lock()
-	if len(ar.fcs) < n {
-		ar.fcs = make([]fc, arenaFcs)
-	}
-	if len(ar.cubes) < m {
-		ar.cubes = make([]cube, arenaCubes)
-	}
-	slab, out := ar.fcs[:n:n], ar.cubes[:m:m]
-	ar.fcs, ar.cubes = ar.fcs[n:], ar.cubes[m:]
-	ar.mu.Unlock()
 	copyCubes(out, slab, cs)
 	return out
 }

@@ -71,12 +71,18 @@ func appendReply(out cube, c cube) cube {
 	return out
 }
 
-// replySet is the replies of the traffic s describes, from above.
-func replySet(s *set) *set {
+// replySet is the replies of the traffic s describes, from above, in ar
+// when not nil (the reply of a switch's own ACL lives as long as the
+// switch).
+func replySet(ar *arena, s *set) *set {
 	reply := &set{exact: false}
 	if len(s.over) > 0 { // one block for the cubes, one for their constraints
-		reply.over = make([]cube, len(s.over))
-		slab := make([]fc, constraints(s.over))
+		n := constraints(s.over)
+		slab, over, ok := ar.carve(n, len(s.over))
+		if !ok {
+			slab, over = make([]fc, n), make([]cube, len(s.over))
+		}
+		reply.over = over
 		for i, c := range s.over {
 			reply.over[i] = appendReply(slab[:0:len(c)], c)
 			slab = slab[len(c):]
@@ -89,12 +95,12 @@ func replySet(s *set) *set {
 // shared instance (the same on every switch).
 func (l *linter) replyOf(v *swView, in *inst) *set {
 	if !in.shared {
-		return replySet(l.setOf(v, in))
+		return replySet(&v.arena, l.setOf(v, in))
 	}
 	if r := in.reply.Load(); r != nil {
 		return r
 	}
-	r := replySet(l.setOf(v, in))
+	r := replySet(nil, l.setOf(v, in))
 	in.reply.Store(r)
 	return r
 }
