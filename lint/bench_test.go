@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aclc/aclc/nbgen"
+	"github.com/aclc/aclc/nbschema"
 )
 
 // BenchmarkLint10k measures Lint on the 10k-ACL generated NB (the lint
@@ -47,17 +48,7 @@ func cpuTime() time.Duration {
 // ACLs (default 2000): switches N/100 but at least 20, port groups N/20,
 // address sets N/10. For profiling the shapes' costs.
 func BenchmarkLintShape(b *testing.B) {
-	p := nbgen.Default()
-	p.Shape = nbgen.ShapeCluster
-	if s := os.Getenv("ACLCLINT_SHAPE"); s != "" {
-		p.Shape = nbgen.Shape(s)
-	}
-	n := 2000
-	if x, err := strconv.Atoi(os.Getenv("ACLCLINT_N")); err == nil {
-		n = x
-	}
-	p.ACLs, p.Switches, p.PortGroups, p.AddressSets = n, max(20, n/100), n/20, n/10
-	s := nbgen.Generate(p)
+	s := shapeNB()
 	findings := 0
 	var cpu time.Duration
 	for b.Loop() {
@@ -71,4 +62,20 @@ func BenchmarkLintShape(b *testing.B) {
 	}
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(findings), "findings/op")
+}
+
+// shapeNB generates the NB of BenchmarkLintShape's ACLCLINT_SHAPE and
+// ACLCLINT_N.
+func shapeNB() *nbschema.Snapshot {
+	p := nbgen.Default()
+	p.Shape = nbgen.ShapeCluster
+	if s := os.Getenv("ACLCLINT_SHAPE"); s != "" {
+		p.Shape = nbgen.Shape(s)
+	}
+	n := 2000
+	if x, err := strconv.Atoi(os.Getenv("ACLCLINT_N")); err == nil {
+		n = x
+	}
+	p.ACLs, p.Switches, p.PortGroups, p.AddressSets = n, max(20, n/100), n/20, n/10
+	return nbgen.Generate(p)
 }

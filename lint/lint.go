@@ -280,6 +280,8 @@ type linter struct {
 	blocks         sync.Map         // port group UUID → *pgDeps, and with a cover → *pgBlock (scope.go, while building views)
 	validCache     sync.Map         // reject flow key → error (nil: valid)
 	splits         sync.Map         // *aclInfo → its *split (splitSet), by pointer: no UUID to hash
+	termIDs        sync.Map         // port group name or term text → int32 (termID)
+	nTermIDs       atomic.Int32
 }
 
 // newLinter reads the snapshot's NB-wide state: every ACL parsed, the
@@ -294,6 +296,7 @@ func newLinter(s *nbschema.Snapshot) (*linter, error) {
 		return nil, fmt.Errorf("lint: resolving address sets: %w", err)
 	}
 	l.globalRes.Members = expr.NewMemberCache()
+	l.as.global = &l.globalRes
 	ids := nbschema.SortedKeys(s.ACLs)
 	infos := make([]*aclInfo, len(ids))
 	par.For(len(ids), 1, func(i int) { infos[i] = l.newInfo(ids[i]) })
@@ -564,15 +567,12 @@ func (l *linter) splitSet(v *swView, in *inst) (*set, cube) {
 	if sp.fixed == nil {
 		return nil, nil
 	}
-	dyn := b.Terms[sp.dyn[0]]
-	if len(sp.dyn) > 1 {
-		ts := make([]expr.Node, len(sp.dyn))
-		for k, t := range sp.dyn {
-			ts[k] = b.Terms[t]
-		}
-		dyn = &expr.Binary{Pos: ts[0].Position(), Terms: ts}
+	dyn, key := sp.dynTerm, sp.dynKey
+	if sp.b != b { // another parse of the match: its own terms
+		dyn = sp.dynOf(b)
+		key = l.termKey(dyn)
 	}
-	ds, fs := v.dynSet(l, dyn), sp.fixed
+	ds, fs := v.dynSet(l, key, dyn), sp.fixed
 	over, ok := andSetsIn(&v.arena, ds.over, fs.over)
 	if !ok {
 		return nil, nil
@@ -615,6 +615,23 @@ type split struct {
 	hull  cube // hull(fixed.over)
 	dyn   []int
 	terms int // the conjunction's number of terms
+	// b is the conjunction split, dynTerm its port group terms (one node)
+	// and dynKey their key in the switches' caches (dynSet).
+	b       *expr.Binary
+	dynTerm expr.Node
+	dynKey  dynKey
+}
+
+// dynOf returns the port group terms of b (split like sp's) as one node.
+func (sp *split) dynOf(b *expr.Binary) expr.Node {
+	if len(sp.dyn) == 1 {
+		return b.Terms[sp.dyn[0]]
+	}
+	ts := make([]expr.Node, len(sp.dyn))
+	for k, t := range sp.dyn {
+		ts[k] = b.Terms[t]
+	}
+	return &expr.Binary{Pos: ts[0].Position(), Terms: ts}
 }
 
 func (l *linter) split(v *swView, b *expr.Binary) *split {
@@ -637,14 +654,15 @@ func (l *linter) split(v *swView, b *expr.Binary) *split {
 	cv := &converter{r: v.res, as: l.as}
 	sp.fixed = cv.toSet(n)
 	sp.hull = hull(sp.fixed.over)
+	sp.b, sp.dynTerm = b, sp.dynOf(b)
+	sp.dynKey = l.termKey(sp.dynTerm)
 	return sp
 }
 
 // dynSet converts the port group terms of a match on the switch, once
 // per text: the ACLs of a port group mostly start with the same
 // `inport == @pg' (sets are never modified once built).
-func (v *swView) dynSet(l *linter, n expr.Node) *set {
-	key := termKey(n)
+func (v *swView) dynSet(l *linter, key dynKey, n expr.Node) *set {
 	v.dynMu.Lock()
 	defer v.dynMu.Unlock()
 	if s, ok := v.dyn[key]; ok {
@@ -660,41 +678,56 @@ func (v *swView) dynSet(l *linter, n expr.Node) *set {
 }
 
 // dynKey identifies a port group term: `field op @pg' by its parts (no
-// text to build: most terms are of this form), any other by its text.
+// text to build: most terms are of this form), any other by its text;
+// the port group's name or the text as a number (linter.termID), so that
+// the switches' caches hash no strings.
 type dynKey struct {
-	sym  *expr.Symbol
-	op   expr.Relop
-	pg   string
-	text string
+	sym *expr.Symbol
+	op  expr.Relop
+	id  int32
 }
 
-func termKey(n expr.Node) dynKey {
+// termKey returns the key of a port group term (once per ACL: split).
+func (l *linter) termKey(n expr.Node) dynKey {
 	if c, ok := n.(*expr.Cmp); ok && !c.Field.Sliced && len(c.Values.Values) == 1 && c.Values.Values[0].Kind == expr.PortGroupRef {
-		return dynKey{sym: c.Field.Symbol, op: c.FieldOp(), pg: c.Values.Values[0].Str}
+		return dynKey{sym: c.Field.Symbol, op: c.FieldOp(), id: l.termID(c.Values.Values[0].Str)}
 	}
-	return dynKey{text: n.String()}
+	return dynKey{id: l.termID("\x00" + n.String())} // no port group name starts with NUL
+}
+
+// termID numbers the strings termKey is given, in the order first seen.
+func (l *linter) termID(s string) int32 {
+	if x, ok := l.termIDs.Load(s); ok {
+		return x.(int32)
+	}
+	x, _ := l.termIDs.LoadOrStore(s, l.nTermIDs.Add(1))
+	return x.(int32)
 }
 
 func hasPGRef(n expr.Node) bool {
-	found := false
-	visit := func(cs expr.ConstSet) {
-		for _, c := range cs.Values {
-			if c.Kind == expr.PortGroupRef {
-				found = true
-			}
+	switch n := n.(type) {
+	case *expr.Cmp:
+		return namesPG(n.Values)
+	case *expr.Range:
+		return namesPG(n.Low) || namesPG(n.High)
+	case *expr.Binary:
+		return slices.ContainsFunc(n.Terms, hasPGRef)
+	case *expr.Not:
+		return hasPGRef(n.X)
+	case *expr.Paren:
+		return hasPGRef(n.X)
+	}
+	return false
+}
+
+// namesPG reports whether cs names a port group.
+func namesPG(cs expr.ConstSet) bool {
+	for i := range cs.Values {
+		if cs.Values[i].Kind == expr.PortGroupRef {
+			return true
 		}
 	}
-	expr.Inspect(n, func(n expr.Node) bool {
-		switch n := n.(type) {
-		case *expr.Cmp:
-			visit(n.Values)
-		case *expr.Range:
-			visit(n.Low)
-			visit(n.High)
-		}
-		return !found
-	})
-	return found
+	return false
 }
 
 // neighbourOrder returns the views in breadth-first order over "shares a

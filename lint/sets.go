@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/aclc/aclc/acl/expr"
 )
@@ -436,6 +437,10 @@ type asCache struct {
 	mu    sync.Mutex
 	m     map[string]asMembers
 	cubes sync.Map // field and constant set → []cube
+	// global, when set, has the address sets' entries already lexed into
+	// constants (the parser's, sorted by value): members takes them from
+	// there, in the entries' order.
+	global *expr.MapResolver
 }
 
 // asMembers is an address set's entries (the resolver's slice, to tell
@@ -460,6 +465,20 @@ func (c *asCache) members(name string, addrs []string) []expr.Const {
 	if ok && v.of(addrs) {
 		return v.consts
 	}
+	out, ok := c.lexed(name, addrs)
+	if !ok {
+		out = parseMembers(addrs)
+	}
+	c.mu.Lock()
+	c.m[name] = asMembers{addrs, out}
+	c.mu.Unlock()
+	return out
+}
+
+// parseMembers reads addrs as OVN does: the first tokens of the entries
+// as one set of constants of a 128-bit field, or, when that does not
+// parse, each alone (those that do not parse skipped).
+func parseMembers(addrs []string) []expr.Const {
 	var toks []string
 	for _, a := range addrs {
 		if f := strings.Fields(a); len(f) > 0 {
@@ -476,10 +495,61 @@ func (c *asCache) members(name string, addrs []string) []expr.Const {
 			}
 		}
 	}
-	c.mu.Lock()
-	c.m[name] = asMembers{addrs, out}
-	c.mu.Unlock()
 	return out
+}
+
+// lexed is parseMembers(addrs) from the constants the global resolver
+// lexed (the same lexer's items for the same tokens), ok false unless
+// every entry's first token is one of them whole, an integer or masked
+// integer of at most 128 bits: then the set parses, and each token is
+// that constant.
+func (c *asCache) lexed(name string, addrs []string) ([]expr.Const, bool) {
+	if c.global == nil || len(addrs) == 0 {
+		return nil, false
+	}
+	if g := c.global.AddressSets[name]; len(g) != len(addrs) || &g[0] != &addrs[0] {
+		return nil, false
+	}
+	ms, ok := c.global.AddressSetMembers(name)
+	if !ok || len(ms) == 0 {
+		return nil, false
+	}
+	var byText map[string]int
+	if len(ms) > 16 {
+		byText = make(map[string]int, len(ms))
+		for i := range ms {
+			byText[ms[i].Text] = i
+		}
+	}
+	out := make([]expr.Const, 0, len(addrs))
+	for _, a := range addrs {
+		tok := strings.TrimLeftFunc(a, unicode.IsSpace)
+		if end := strings.IndexFunc(tok, unicode.IsSpace); end >= 0 {
+			tok = tok[:end]
+		}
+		if tok == "" {
+			continue
+		}
+		i, found := -1, false
+		if byText != nil {
+			i, found = byText[tok]
+		} else {
+			i = slices.IndexFunc(ms, func(m expr.Const) bool { return m.Text == tok })
+			found = i >= 0
+		}
+		if !found {
+			return nil, false
+		}
+		m := ms[i]
+		if m.Kind != expr.IntConst && m.Kind != expr.MaskedConst || m.Width() > 128 {
+			return nil, false
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		return nil, false
+	}
+	return out, true
 }
 
 func cmpValues(n expr.Node) []expr.Const {
@@ -786,7 +856,7 @@ func (cv *converter) node(n expr.Node, neg, up bool) []cube {
 			acc := []cube{trueCube}
 			for _, t := range n.Terms {
 				var ok bool
-				acc, ok = cv.and(acc, cv.node(t, neg, up))
+				acc, ok = cv.andTerm(acc, t, neg, up)
 				if !ok {
 					return cv.approx(up)
 				}
@@ -804,30 +874,45 @@ func (cv *converter) node(n expr.Node, neg, up bool) []cube {
 			}
 		}
 		return acc
+	case *expr.FieldTest, *expr.Cmp, *expr.Range:
+		cs, sym, wrap := cv.leaf(n, neg, up)
+		if wrap {
+			return cv.withPrereqs(sym, cs, up)
+		}
+		return cs
+	}
+	return cv.approx(up)
+}
+
+// leaf converts a field test, comparison or range (negated when neg)
+// without its field's prerequisites: node is withPrereqs(sym, cs) when
+// wrap is set, cs itself otherwise.
+func (cv *converter) leaf(n expr.Node, neg, up bool) (cs []cube, sym *expr.Symbol, wrap bool) {
+	switch n := n.(type) {
 	case *expr.FieldTest:
 		f := n.Field
 		if f.Symbol.IsPredicate() {
-			return cv.withPrereqs(f.Symbol, cv.textCubes(f.Symbol.Predicate, neg, up), up)
+			return cv.textCubes(f.Symbol.Predicate, neg, up), f.Symbol, true
 		}
 		if f.NBits > 1 { // `!field' means field == 0 whatever the polarity
-			return cv.withPrereqs(f.Symbol, []cube{bitCube(f, u128{}, onesN(f.NBits))}, up)
+			return []cube{bitCube(f, u128{}, onesN(f.NBits))}, f.Symbol, true
 		}
 		v := u128{1, 0}
 		if neg {
 			v = u128{}
 		}
-		return cv.withPrereqs(f.Symbol, []cube{bitCube(f, v, onesN(1))}, up)
+		return []cube{bitCube(f, v, onesN(1))}, f.Symbol, true
 	case *expr.Cmp:
 		op := n.FieldOp()
 		if neg {
 			op = op.Invert()
 		}
-		return cv.withPrereqs(n.Field.Symbol, cv.cmp(n.Field, op, n.Values, up), up)
+		return cv.cmp(n.Field, op, n.Values, up), n.Field.Symbol, true
 	case *expr.Range:
 		lo, hi := n.LowOp.Turn(), n.HighOp
 		if !neg {
 			if cs, ok := cv.interval(n); ok {
-				return cv.withPrereqs(n.Field.Symbol, cs, up)
+				return cs, n.Field.Symbol, true
 			}
 		}
 		a := cv.cmp(n.Field, lo, n.Low, up)
@@ -835,15 +920,111 @@ func (cv *converter) node(n expr.Node, neg, up bool) []cube {
 		if neg {
 			a = cv.cmp(n.Field, lo.Invert(), n.Low, up)
 			b = cv.cmp(n.Field, hi.Invert(), n.High, up)
-			return cv.withPrereqs(n.Field.Symbol, append(a, b...), up)
+			return append(a, b...), n.Field.Symbol, true
 		}
 		ab, ok := cv.and(a, b)
 		if !ok {
-			return cv.approx(up)
+			return cv.approx(up), nil, false
 		}
-		return cv.withPrereqs(n.Field.Symbol, ab, up)
+		return ab, n.Field.Symbol, true
 	}
-	return cv.approx(up)
+	return cv.approx(up), nil, false
+}
+
+// andTerm is cv.and(acc, cv.node(t, neg, up)), one step of a
+// conjunction. When every cube of acc already lies within one of the
+// term's prerequisite cubes (and those are disjoint), ANDing them into
+// the term first changes nothing the product keeps: each cube x of acc
+// meets exactly one prerequisite cube p, x∧y∧p is x∧y constraint for
+// constraint (p's bits are plain and fixed alike in x, and no cube y
+// of the term has a value set on p's fields), and the products come out
+// in the same order. So the term's cubes are ANDed in directly: `tcp &&
+// tcp.dst >= 1000 && tcp.dst <= 2000' no longer multiplies each range's
+// prefixes by ip4 || ip6 first. The bounds keep every product within
+// the sizes at which the long way would have given up.
+func (cv *converter) andTerm(acc []cube, t expr.Node, neg, up bool) ([]cube, bool) {
+	u, uneg := t, neg
+	for {
+		switch x := u.(type) {
+		case *expr.Paren:
+			u = x.X
+			continue
+		case *expr.Not:
+			u, uneg = x.X, !uneg
+			continue
+		}
+		break
+	}
+	switch u.(type) {
+	case *expr.FieldTest, *expr.Cmp, *expr.Range:
+	default:
+		return cv.and(acc, cv.node(t, neg, up))
+	}
+	cs, sym, wrap := cv.leaf(u, uneg, up)
+	if !wrap || sym.Prereqs == "" || len(cs) == 0 {
+		return cv.and(acc, cs)
+	}
+	pre := cv.textCubes(sym.Prereqs, false, up)
+	if !isTrue(acc) && len(cs)*len(pre) <= maxCubes && len(acc)*len(cs)*len(pre) <= 64*maxCubes && impliedPrereqs(acc, cs, pre) {
+		return cv.and(acc, cs)
+	}
+	withPre, ok := cv.and(cs, pre)
+	if !ok {
+		return cv.and(acc, cv.approx(up))
+	}
+	return cv.and(acc, withPre)
+}
+
+// impliedPrereqs reports whether ANDing the prerequisite cubes pre into
+// cs before ANDing acc in changes nothing (andTerm): pre's cubes are
+// pairwise disjoint and plain, each cube of acc is within one of them with plain
+// constraints on its fields, and no cube of cs has a value set or names
+// on them (pre's constraints are all plain).
+func impliedPrereqs(acc, cs, pre []cube) bool {
+	for i, p := range pre {
+		if len(p) == 0 || p.hasSet() || !strFree(p) {
+			return false
+		}
+		for _, q := range pre[i+1:] {
+			if p.meets(q) {
+				return false
+			}
+		}
+	}
+	for _, x := range acc {
+		if !slices.ContainsFunc(pre, func(p cube) bool { return plainWithin(x, p) }) {
+			return false
+		}
+	}
+	for _, p := range pre {
+		for _, f := range p {
+			for _, y := range cs {
+				if g, ok := y.field(f.id); ok && (g.set != nil || g.str != nil) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// strFree reports whether c constrains no string field.
+func strFree(c cube) bool {
+	return !slices.ContainsFunc(c, func(f fc) bool { return f.str != nil })
+}
+
+// plainWithin reports whether x fixes every bit p's plain constraints fix,
+// to the same values, with plain constraints of its own.
+func plainWithin(x, p cube) bool {
+	for i := range p {
+		f := &p[i]
+		g, ok := x.field(f.id)
+		if !ok || f.set != nil || f.str != nil || g.set != nil || g.str != nil ||
+			g.mask.and(f.mask) != f.mask || g.val.and(f.mask) != f.val {
+			return false
+		}
+	}
+	return true
 }
 
 // textCubes converts a symbol-table expression (a prerequisite or a
