@@ -217,10 +217,7 @@ type aclInfo struct {
 	pgPos   []int      // the same for pgRefs
 	pgOwner string     // the port group that lists it, "" when a switch does
 	listed  int        // how many switch and port group rows list it
-	// uses counts the switches still to be linted that see it as their
-	// own (atomic once linting starts): its cached sets are dropped after
-	// the last one (at 50k ACLs they were most of the memory of a run).
-	uses int32
+	idx     int        // its index in the linter's counters (copies share them)
 }
 
 // inst is an ACL on one switch, or, when shared, on every switch where
@@ -282,6 +279,12 @@ type linter struct {
 	splits         sync.Map         // *aclInfo → its *split (splitSet), by pointer: no UUID to hash
 	termIDs        sync.Map         // port group name or term text → int32 (termID)
 	nTermIDs       atomic.Int32
+
+	// By aclInfo.idx: uses counts the switches still to be linted that see
+	// the ACL as their own, its cached sets dropped after the last one (at
+	// 50k ACLs they were most of the memory of a run); asOK is
+	// addressSetsOK's answer once known (1 yes, 2 no).
+	uses, asOK []atomic.Int32
 }
 
 // newLinter reads the snapshot's NB-wide state: every ACL parsed, the
@@ -302,7 +305,9 @@ func newLinter(s *nbschema.Snapshot) (*linter, error) {
 	par.For(len(ids), 1, func(i int) { infos[i] = l.newInfo(ids[i]) })
 	for i, id := range ids {
 		l.acls[id] = infos[i]
+		infos[i].idx = i
 	}
+	l.uses, l.asOK = make([]atomic.Int32, len(ids)), make([]atomic.Int32, len(ids))
 	l.countListings()
 	return l, nil
 }
@@ -331,7 +336,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 	var classes []*class
 	for _, v := range views {
 		for _, in := range v.own {
-			in.a.uses++
+			l.uses[in.a.idx].Add(1)
 		}
 		k := classKey(v, v.shared)
 		c := byKey[k]
@@ -346,7 +351,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 	}
 	par.For(len(classes), 1, func(i int) { l.analyse(classes[i]) })
 	for _, a := range l.acls {
-		if a.uses == 0 {
+		if l.uses[a.idx].Load() == 0 {
 			a.global = nil // no switch parses it as its own (a shared instance keeps its own pointer)
 		}
 	}
@@ -773,7 +778,7 @@ func neighbourOrder(views []*swView) []*swView {
 // to be linted sees as its own once v is done.
 func (l *linter) release(v *swView) {
 	for _, in := range v.own {
-		if atomic.AddInt32(&in.a.uses, -1) == 0 {
+		if l.uses[in.a.idx].Add(-1) == 0 {
 			l.splits.Delete(in.a)
 			in.a.global = nil
 		}

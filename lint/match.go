@@ -68,6 +68,30 @@ func (a *aclInfo) refOffset(sigil byte, name string) *int {
 	return nil
 }
 
+// addressSetsOK reports whether every address set a references exists
+// (NB-wide: answered once per ACL, not on each switch that sees it).
+func (l *linter) addressSetsOK(a *aclInfo) bool {
+	switch l.asOK[a.idx].Load() {
+	case 1:
+		return true
+	case 2:
+		return false
+	}
+	ok := true
+	for _, name := range a.asRefs {
+		if l.nb.CheckAddressSet(name) != nbview.RefOK {
+			ok = false
+			break
+		}
+	}
+	st := int32(2)
+	if ok {
+		st = 1
+	}
+	l.asOK[a.idx].Store(st)
+	return ok
+}
+
 // matchFindings checks one ACL's match on the switch and sets in.e when it
 // parses there.
 func (l *linter) matchFindings(v *swView, in *inst) []Finding {
@@ -76,10 +100,8 @@ func (l *linter) matchFindings(v *swView, in *inst) []Finding {
 		return nil
 	}
 	var out []Finding
-	for _, name := range a.asRefs {
-		if l.nb.CheckAddressSet(name) != nbview.RefOK {
-			return nil // reported NB-wide
-		}
+	if !l.addressSetsOK(a) {
+		return nil // reported NB-wide
 	}
 	for _, name := range a.pgRefs {
 		var msg, fix string
