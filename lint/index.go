@@ -149,7 +149,12 @@ func (g *maskGroup) find(val u128) int {
 	return j
 }
 
-func cmpU128(a, b u128) int { return cmp.Or(cmp.Compare(a[1], b[1]), cmp.Compare(a[0], b[0])) }
+func cmpU128(a, b u128) int {
+	if a[1] != b[1] {
+		return cmp.Compare(a[1], b[1])
+	}
+	return cmp.Compare(a[0], b[0])
+}
 
 type bitset []uint64
 
@@ -724,11 +729,15 @@ func (x *aclIndex) holding(p []pointField, lo, hi int, fn func(i int, in *inst) 
 			}
 		}
 	})
+	i := 0 // p's fields are sorted, as x.zero's
 	for id, z := range x.zero {
 		if z == nil {
 			continue
 		}
-		i, ok := slices.BinarySearchFunc(p, fieldID(id), func(f pointField, id fieldID) int { return cmp.Compare(f.id, id) })
+		for i < len(p) && p[i].id < fieldID(id) {
+			i++
+		}
+		ok := i < len(p) && p[i].id == fieldID(id)
 		if !ok || p[i].bits.zero() && p[i].name == noName {
 			if !cand.andAny(z[w0:w1]) {
 				return true
