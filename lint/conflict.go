@@ -64,10 +64,13 @@ func (l *linter) overlapFinding(v *swView, st stage, a, b *inst) (Finding, bool)
 // instCmp orders ACLs as a stage lists them: priority (highest first),
 // origin, UUID.
 func instCmp(x, y *inst) int {
-	if c := y.a.acl.Priority - x.a.acl.Priority; c != 0 {
+	if c := y.prio - x.prio; c != 0 {
 		return c
 	}
-	return cmpOr(strings.Compare(x.a.ref.Origin, y.a.ref.Origin), strings.Compare(x.a.acl.UUID, y.a.acl.UUID))
+	if c := strings.Compare(x.a.ref.Origin, y.a.ref.Origin); c != 0 {
+		return c
+	}
+	return strings.Compare(x.a.acl.UUID, y.a.acl.UUID)
 }
 
 func cmpOr(a, b int) int {

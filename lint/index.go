@@ -219,7 +219,7 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 	ps := getPosted()
 	defer postedPool.Put(ps)
 	for i, in := range list {
-		x.prios[i] = in.a.acl.Priority
+		x.prios[i] = in.prio
 		cs, h := cubes(in)
 		if len(cs) == 0 {
 			continue // matches nothing: never a candidate

@@ -224,6 +224,7 @@ type aclInfo struct {
 // its cubes are the same (scope.go).
 type inst struct {
 	a      *aclInfo
+	prio   int        // a.acl.Priority, read without the two hops by sorts and indexes
 	e      *expr.Expr // nil when the match does not parse here
 	set    *set       // nil when e is nil
 	hull   cube       // hull(set.over), computed with set

@@ -189,7 +189,7 @@ func (l *linter) applied(v *swView, sw *nbview.Switch) {
 			v.shared = append(v.shared, sh)
 			return
 		}
-		v.own = append(v.own, &inst{a: a})
+		v.own = append(v.own, &inst{a: a, prio: a.acl.Priority})
 	}
 	for _, acl := range sw.ACLs {
 		if a := l.acls[acl.UUID]; first(a) {
@@ -270,7 +270,7 @@ func (l *linter) sharedInst(a *aclInfo) *inst {
 	if x, ok := l.shared.Load(a); ok {
 		return x.(*inst)
 	}
-	x, _ := l.shared.LoadOrStore(a, &inst{a: a, e: a.global, shared: true, key: sha256.Sum256([]byte(a.acl.UUID))})
+	x, _ := l.shared.LoadOrStore(a, &inst{a: a, prio: a.acl.Priority, e: a.global, shared: true, key: sha256.Sum256([]byte(a.acl.UUID))})
 	return x.(*inst)
 }
 

@@ -138,7 +138,7 @@ func (l *linter) decidedInsts(v *swView, ly *layer) []*inst {
 		acl.Priority = math.MaxInt32
 		a := *d.a
 		a.acl = &acl
-		out = append(out, &inst{a: &a, e: d.e, set: l.minusPasses(v, l.setOf(v, d), above)})
+		out = append(out, &inst{a: &a, prio: acl.Priority, e: d.e, set: l.minusPasses(v, l.setOf(v, d), above)})
 	}
 	return out
 }

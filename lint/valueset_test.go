@@ -190,7 +190,7 @@ func TestCoverValues(t *testing.T) {
 		}
 		var refs, flat []cubeRef
 		for i := 0; i < 1+r.IntN(6); i++ {
-			in := &inst{a: &aclInfo{acl: &nbdb.ACL{Priority: 100 - i}}}
+			in := &inst{a: &aclInfo{acl: &nbdb.ACL{Priority: 100 - i}}, prio: 100 - i}
 			for j := 0; j < 1+r.IntN(2); j++ {
 				d := randCube(r, true)
 				if !c.meets(d) {
