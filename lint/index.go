@@ -285,9 +285,16 @@ type postedList struct {
 	keys          []groupKey // the groups in order of first appearance
 	start         []int32    // by group, where its constraints start in byGroup
 	fill          []int32
+	dv            []u128         // the groups' distinct values, group after group
+	dvStart       []int32        // by group, where its values start in dv
+	byVal         map[u128]int32 // a large group's values while they are found
+	ord, rank     []int32        // a large group's values sorted, and their ranks
+	sorted        []u128
 }
 
-var postedPool = sync.Pool{New: func() any { return &postedList{groups: map[groupKey]int32{}} }}
+var postedPool = sync.Pool{New: func() any {
+	return &postedList{groups: map[groupKey]int32{}, byVal: map[u128]int32{}}
+}}
 
 func getPosted() *postedList {
 	ps := postedPool.Get().(*postedList)
@@ -333,21 +340,66 @@ func (x *aclIndex) post(ps *postedList) {
 		ps.byGroup[ps.fill[e.g]] = e
 		ps.fill[e.g]++
 	}
-	nvals := 0
-	perField := append(ps.fill[:0], make([]int32, len(x.fields))...) // groups per field
-	for g, gk := range ps.keys {
+	// Each group's distinct values (in order of first appearance; sorted
+	// when more than maxScan), found by a pooled map in a large group;
+	// each constraint's g becomes the index of its value in its group.
+	ps.dv, ps.dvStart = ps.dv[:0], ps.dvStart[:0]
+	for g := range ngroups {
 		run := ps.byGroup[ps.start[g]:ps.start[g+1]]
+		lo := len(ps.dv)
+		ps.dvStart = append(ps.dvStart, int32(lo))
 		if len(run) > maxScan {
-			slices.SortFunc(run, func(a, b posted) int { return cmpU128(a.val, b.val) })
+			clear(ps.byVal)
 		}
-		nvals += distinctVals(run)
+		for k := range run {
+			e := &run[k]
+			j := -1
+			if len(run) > maxScan {
+				if v, ok := ps.byVal[e.val]; ok {
+					j = int(v)
+				}
+			} else {
+				j = slices.Index(ps.dv[lo:], e.val)
+			}
+			if j < 0 {
+				j = len(ps.dv) - lo
+				ps.dv = append(ps.dv, e.val)
+				if len(run) > maxScan {
+					ps.byVal[e.val] = int32(j)
+				}
+			}
+			e.g = int32(j)
+		}
+		if vals := ps.dv[lo:]; len(vals) > maxScan {
+			ps.ord = ps.ord[:0]
+			for j := range vals {
+				ps.ord = append(ps.ord, int32(j))
+			}
+			slices.SortFunc(ps.ord, func(a, b int32) int { return cmpU128(vals[a], vals[b]) })
+			ps.rank = slices.Grow(ps.rank[:0], len(vals))[:len(vals)]
+			sorted := ps.sorted[:0]
+			for k, j := range ps.ord {
+				ps.rank[j] = int32(k)
+				sorted = append(sorted, vals[j])
+			}
+			ps.sorted = sorted
+			copy(vals, sorted)
+			for k := range run {
+				run[k].g = ps.rank[run[k].g]
+			}
+		}
+	}
+	ps.dvStart = append(ps.dvStart, int32(len(ps.dv)))
+	nvals := len(ps.dv)
+	perField := append(ps.fill[:0], make([]int32, len(x.fields))...) // groups per field
+	for _, gk := range ps.keys {
 		perField[gk.id]++
 	}
 	if need := x.words * (ngroups + nvals); len(x.slab) < need {
 		x.slab = make([]uint64, need+max(64*x.words, 512))
 	}
 	groups, ptrs := make([]maskGroup, ngroups), make([]*maskGroup, ngroups)
-	vals, sets := make([]u128, nvals), make([]bitset, nvals)
+	vals, sets := slices.Clone(ps.dv), make([]bitset, nvals)
 	at := int32(0)
 	for id, n := range perField {
 		if n > 0 {
@@ -360,46 +412,16 @@ func (x *aclIndex) post(ps *postedList) {
 		p := x.fields[gk.id]
 		p.groups = append(p.groups, g)
 		g.mask, g.all = gk.mask, x.newSet()
-		run := ps.byGroup[ps.start[gi]:ps.start[gi+1]]
-		n := 0
-		for _, e := range run {
-			j := -1
-			if len(run) > maxScan {
-				if n > 0 && vals[n-1] == e.val { // sorted: equal values adjacent
-					j = n - 1
-				}
-			} else {
-				j = slices.Index(vals[:n], e.val)
-			}
-			if j < 0 {
-				j = n
-				vals[n], sets[n] = e.val, x.newSet()
-				n++
-			}
-			sets[j].set(int(e.i))
+		lo, hi := ps.dvStart[gi], ps.dvStart[gi+1]
+		g.vals, g.sets = vals[lo:hi:hi], sets[lo:hi:hi]
+		for j := range g.sets {
+			g.sets[j] = x.newSet()
+		}
+		for _, e := range ps.byGroup[ps.start[gi]:ps.start[gi+1]] {
+			g.sets[e.g].set(int(e.i))
 			g.all.set(int(e.i))
 		}
-		g.vals, g.sets = vals[:n:n], sets[:n:n]
-		vals, sets = vals[n:], sets[n:]
 	}
-}
-
-// distinctVals counts the values of a group's constraints (sorted when
-// there are more than maxScan).
-func distinctVals(run []posted) int {
-	n := 0
-	for k, e := range run {
-		if len(run) > maxScan {
-			if k == 0 || run[k-1].val != e.val {
-				n++
-			}
-			continue
-		}
-		if !slices.ContainsFunc(run[:k], func(d posted) bool { return d.val == e.val }) {
-			n++
-		}
-	}
-	return n
 }
 
 // nameHull calls field for each string field every cube constrains to a

@@ -74,7 +74,7 @@ func TestBitSlices(t *testing.T) {
 			ps = append(ps, posted{mask: m, val: u128{r.Uint64() & m[0] & 0xff0f}, i: int32(i)})
 			p.free.set(i)
 		}
-		x.post(&postedList{list: ps, groups: map[groupKey]int32{}})
+		x.post(&postedList{list: ps, groups: map[groupKey]int32{}, byVal: map[u128]int32{}})
 		constrained := p.free
 		p.free = x.newSet()
 		p.free.fill(n)
