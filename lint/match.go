@@ -104,6 +104,9 @@ func (l *linter) matchFindings(v *swView, in *inst) []Finding {
 		return nil // reported NB-wide
 	}
 	for _, name := range a.pgRefs {
+		if _, ok := v.res.PortGroups[name]; ok {
+			continue // nbview's port groups of the switch: CheckPortGroup's RefOK, one lookup
+		}
 		var msg, fix string
 		switch l.nb.CheckPortGroup(v.id, name) {
 		case nbview.RefOK:
