@@ -184,12 +184,19 @@ func (l *linter) applied(v *swView, sw *nbview.Switch) {
 		seen[a] = true
 		return true
 	}
+	var slab []inst // the switch's own instances, carved from blocks
 	add := func(a *aclInfo, sh *inst) {
 		if sh != nil {
 			v.shared = append(v.shared, sh)
 			return
 		}
-		v.own = append(v.own, &inst{a: a, prio: a.acl.Priority})
+		if len(slab) == 0 {
+			slab = make([]inst, 32)
+		}
+		in := &slab[0]
+		slab = slab[1:]
+		in.a, in.prio = a, a.acl.Priority
+		v.own = append(v.own, in)
 	}
 	for _, acl := range sw.ACLs {
 		if a := l.acls[acl.UUID]; first(a) {
