@@ -1,10 +1,11 @@
 package expr
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
+	"sync"
 )
 
 // Warning is a construct OVN 23.03 accepts but that probably does not mean
@@ -52,19 +53,42 @@ const (
 
 // check computes the warnings for a parsed tree.
 func check(root Node, t Symtab, r Resolver) []Warning {
-	c := &checker{t: t, r: r}
-	explicit, full := newFactSolver(t, r, false), newFactSolver(t, r, true)
-	c.walk(root, false, facts{explicit, full, nil, true})
-	explicit.recycle() // no one else's (fresh): garbage now
-	full.recycle()
-	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].Pos < c.out[j].Pos })
-	return c.out
+	c := checkers.Get().(*checker)
+	c.t, c.r = t, r
+	top := c.newExplicit(nil, nil, false)
+	full := newFactSolver(t, r, true)
+	c.walk(root, false, facts{top, full, c.names[:0], true})
+	top.release()
+	full.recycle() // no one else's (fresh): garbage now
+	out := c.out
+	slices.SortStableFunc(out, func(a, b Warning) int { return cmp.Compare(a.Pos, b.Pos) })
+	*c = checker{}
+	checkers.Put(c)
+	return out
 }
+
+var checkers = sync.Pool{New: func() any { return new(checker) }}
 
 type checker struct {
 	t   Symtab
 	r   Resolver
 	out []Warning
+	// Room for the usual facts: a check is then one allocation.
+	exps  [4]explicitFacts
+	nexp  int
+	names [8]string
+}
+
+// newExplicit returns the explicit facts of a conjunction of terms under
+// neg inside outer, from the checker's room while it lasts.
+func (c *checker) newExplicit(outer *explicitFacts, terms []Node, neg bool) *explicitFacts {
+	if c.nexp == len(c.exps) {
+		return &explicitFacts{outer: outer, terms: terms, neg: neg}
+	}
+	e := &c.exps[c.nexp]
+	c.nexp++
+	*e = explicitFacts{outer: outer, terms: terms, neg: neg}
+	return e
 }
 
 func (c *checker) warn(pos int, kind WarningKind, format string, args ...any) {
@@ -84,8 +108,9 @@ func newFactSolver(t Symtab, r Resolver, prereqs bool) *solver {
 // state, full adds OVN's implicit prerequisites, and names lists the
 // symbols they test positively by name (tcp, ct.trk, nd).
 type facts struct {
-	explicit, full *solver
-	names          []string
+	explicit *explicitFacts
+	full     *solver
+	names    []string
 	// fresh is set when the solvers are new and no one else's: a
 	// conjunction may then add to them instead of to clones.
 	fresh bool
@@ -109,43 +134,49 @@ func (c *checker) walk(n Node, neg bool, fs facts) {
 			}
 			return
 		}
-		explicit, full := fs.explicit, fs.full
+		explicit := c.newExplicit(fs.explicit, n.Terms, neg)
+		full := fs.full
 		if !fs.fresh {
-			explicit, full = explicit.clone(), full.clone()
+			full = full.clone()
 		}
-		names := slices.Clip(fs.names) // appended to: a copy when it grows
+		// Appended to fs.names' room: the walk is depth first, so a
+		// conjunction's names are done with before a sibling's overwrite
+		// them (and a disjunction's alternatives only read the outer ones).
+		names := fs.names
 		for _, t := range n.Terms {
 			if ft, ok := unparen(t).(*FieldTest); ok && !neg && ft.Field.NBits == 1 {
 				names = append(names, ft.Field.Symbol.Name)
 			}
-			// A failing term may leave partial facts behind; for the
-			// explicit facts (used to suppress warnings) that is harmless.
-			_ = explicit.constrain(t, neg)
 		}
 		// Contradictions: add the terms one by one; on a conflict, warn and
-		// rebuild from the terms that fit (no cloning on the common path).
-		var keptBuf [8]Node
-		kept := keptBuf[:0]
-		for _, t := range n.Terms {
+		// go back to the facts of the terms that fit, saved before the term
+		// (what adding them anew to the solver's start would give: the
+		// solver is deterministic).
+		saved := full.clone()
+		for i, t := range n.Terms {
+			if i > 0 {
+				saved.copyState(full)
+			}
 			err := full.constrainAll(t, neg)
 			if err == nil {
-				kept = append(kept, t)
 				continue
 			}
-			if errors.Is(err, ErrContradictory) && newFactSolver(c.t, c.r, true).constrainAll(t, neg) == nil {
-				c.warn(t.Position(), Contradiction, "%s contradicts the rest of the conjunction; it can never match", t)
+			if errors.Is(err, ErrContradictory) {
+				alone := newFactSolver(c.t, c.r, true)
+				if alone.constrainAll(t, neg) == nil {
+					c.warn(t.Position(), Contradiction, "%s contradicts the rest of the conjunction; it can never match", t)
+				}
+				alone.recycle()
 			}
-			if fs.fresh {
-				full = newFactSolver(c.t, c.r, true)
-			} else {
-				full = fs.full.clone()
-			}
-			for _, k := range kept {
-				_ = full.constrainAll(k, neg)
-			}
+			full.copyState(saved)
 		}
+		saved.recycle()
 		for _, t := range n.Terms {
 			c.walk(t, neg, facts{explicit, full, names, false})
+		}
+		explicit.release()
+		if !fs.fresh { // this conjunction's clone: no one else's
+			full.recycle()
 		}
 	case *FieldTest:
 		c.field(n.Field, fs)
@@ -156,6 +187,42 @@ func (c *checker) walk(n Node, neg bool, fs facts) {
 		c.field(n.Field, fs)
 		c.constants(n.Field, n.Low)
 		c.constants(n.Field, n.High)
+	}
+}
+
+// explicitFacts are what a conjunction states (terms under neg) added to
+// the outer conjunctions' facts, solved only when a field's prerequisite
+// is not among the names tested (usually they all are, and the solver
+// was work no one read).
+type explicitFacts struct {
+	outer *explicitFacts // nil at the top: no facts
+	terms []Node
+	neg   bool
+	s     *solver // once solved
+}
+
+// solver returns the facts solved: the outer ones cloned (new at the
+// top) with each term added, whether it fails or not (partial facts of a
+// failing term are harmless for the suppression of warnings).
+func (e *explicitFacts) solver(c *checker) *solver {
+	if e.s == nil {
+		if e.outer == nil {
+			e.s = newFactSolver(c.t, c.r, false)
+		} else {
+			e.s = e.outer.solver(c).clone()
+		}
+		for _, t := range e.terms {
+			_ = e.s.constrain(t, e.neg)
+		}
+	}
+	return e.s
+}
+
+// release recycles the solver if one was made (no one else's).
+func (e *explicitFacts) release() {
+	if e.s != nil {
+		e.s.recycle()
+		e.s = nil
 	}
 }
 
@@ -175,7 +242,7 @@ func (c *checker) field(f Field, fs facts) {
 	if pre == "" || slices.Contains(fs.names, pre) {
 		return
 	}
-	if !fs.explicit.implied(expansion(c.t, pre)) {
+	if !fs.explicit.solver(c).implied(expansionsOf(c.t, f.Symbol).prereqs) {
 		c.warn(f.Pos, MissingPrereq, "%s is used without its prerequisite `%s'; OVN adds it implicitly (even under `!')", f, pre)
 	}
 }

@@ -402,12 +402,12 @@ func (ev *evaluator) cmp(f Field, orig Relop, values []Const, neg bool) bool {
 
 func (ev *evaluator) cmpOne(f Field, op Relop, c Const) bool {
 	sym := f.Symbol
-	if sym.Prereqs != "" && !ev.eval(expansion(ev.m.symtab, sym.Prereqs), false) {
+	if sym.Prereqs != "" && !ev.eval(expansionsOf(ev.m.symtab, sym).prereqs, false) {
 		return false
 	}
 	if sym.IsPredicate() {
 		positive := (c.Value.Bit(0) == 1) != (op == Ne)
-		return ev.eval(expansion(ev.m.symtab, sym.Predicate), false) == positive
+		return ev.eval(expansionsOf(ev.m.symtab, sym).pred, false) == positive
 	}
 	if sym.IsString() {
 		if pl, ok := ev.r.(PortLookup); ok && !pl.PortExists(c.Str) {
@@ -451,6 +451,33 @@ var (
 	expMu    sync.RWMutex
 	expCache = map[expKey]Node{}
 )
+
+// symExpansions are a symbol's Predicate and Prereqs parsed against the
+// symbol table t (its identity), nil where empty.
+type symExpansions struct {
+	t             uintptr
+	pred, prereqs Node
+}
+
+// expansionsOf returns sym's expansions in table t, from the symbol for
+// the table it was last used with (a symbol belongs to one table; a
+// table built from another's symbols still gets its own), so that the
+// solver and the evaluator need no map look-up per use.
+func expansionsOf(t Symtab, sym *Symbol) *symExpansions {
+	id := reflect.ValueOf(t).Pointer()
+	if e := sym.exp.Load(); e != nil && e.t == id {
+		return e
+	}
+	e := &symExpansions{t: id}
+	if sym.Predicate != "" {
+		e.pred = expansion(t, sym.Predicate)
+	}
+	if sym.Prereqs != "" {
+		e.prereqs = expansion(t, sym.Prereqs)
+	}
+	sym.exp.Store(e)
+	return e
+}
 
 // expansion parses a predicate expansion or prerequisite expression once
 // per symbol table.

@@ -38,10 +38,9 @@ type solver struct {
 	ints []pin    // the bits pinned so far, by root field
 	strs []strPin // the string fields pinned so far
 	// applied lists the symbols whose prerequisites were added and pending
-	// the prerequisite expressions still to add. Both only grow at the end
-	// (pending is consumed from the front), so clones share them clipped.
+	// those whose prerequisites are still to add (consumed from the front).
 	applied []*Symbol
-	pending []string
+	pending []*Symbol
 	changed bool
 	lenient bool // leave ambiguous disjunctions open instead of failing
 	// noPrereqs records only what is stated, without the implicit
@@ -53,7 +52,7 @@ type solver struct {
 	intsBuf    [4]pin
 	strsBuf    [1]strPin
 	appliedBuf [4]*Symbol
-	pendingBuf [2]string
+	pendingBuf [2]*Symbol
 }
 
 // pin is what is known of a root field: the bits of known have the values
@@ -213,7 +212,7 @@ func (s *solver) constrainAll(n Node, neg bool) error {
 	for len(s.pending) > 0 {
 		pre := s.pending[0]
 		s.pending = s.pending[1:]
-		if err := s.constrain(expansion(s.t, pre), false); err != nil {
+		if err := s.constrain(expansionsOf(s.t, pre).prereqs, false); err != nil {
 			return err
 		}
 	}
@@ -371,14 +370,19 @@ func (s *solver) choose(n int, alt func(c *solver, i int) error, node Node) erro
 	return s.ambiguous(node)
 }
 
-// adopt makes c's state s's, in s's own buffers, and recycles c (a clone
-// of s, sharing none of its buffers).
+// adopt makes c's state s's and recycles c (a clone of s).
 func (s *solver) adopt(c *solver) {
+	s.copyState(c)
+	c.recycle()
+}
+
+// copyState makes what c pinned and has pending s's, copied into s's own
+// buffers (s and c share none).
+func (s *solver) copyState(c *solver) {
 	s.ints = append(s.intsBuf[:0], c.ints...)
 	s.strs = append(s.strsBuf[:0], c.strs...)
 	s.applied = append(s.appliedBuf[:0], c.applied...)
 	s.pending = append(s.pendingBuf[:0], c.pending...)
-	c.recycle()
 }
 
 // chooseValue is choose over the alternatives `f == v' for v in vals
@@ -449,7 +453,7 @@ func (s *solver) assign(f Field, c Const, n Node) error {
 		if c.Value.Bit(0) == 0 {
 			return s.ambiguous(n) // a negated predicate pins nothing
 		}
-		if err := s.constrain(expansion(s.t, sym.Predicate), false); err != nil {
+		if err := s.constrain(expansionsOf(s.t, sym).pred, false); err != nil {
 			return err
 		}
 	case sym.IsString():
@@ -481,7 +485,7 @@ func (s *solver) assign(f Field, c Const, n Node) error {
 	}
 	if sym.Prereqs != "" && !s.noPrereqs && !slices.Contains(s.applied, sym) {
 		s.applied = append(s.applied, sym)
-		s.pending = append(s.pending, sym.Prereqs)
+		s.pending = append(s.pending, sym)
 	}
 	return nil
 }
@@ -531,7 +535,7 @@ func (s *solver) pinned(f Field, c Const) bool {
 	sym := f.Symbol
 	switch {
 	case sym.IsPredicate():
-		return c.Value.Bit(0) == 1 && s.implied(expansion(s.t, sym.Predicate))
+		return c.Value.Bit(0) == 1 && s.implied(expansionsOf(s.t, sym).pred)
 	case sym.IsString():
 		cur, ok := s.str(sym.Name)
 		return ok && cur == c.Str

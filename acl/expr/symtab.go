@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"sort"
+	"sync/atomic"
 )
 
 // Level is a symbol's measurement level, OVN's enum expr_level. It decides
@@ -66,6 +67,9 @@ type Symbol struct {
 	// field is (26.03.1's __inport is the register behind inport): its
 	// value is that port's tunnel key.
 	PortRegister string
+
+	// exp caches Predicate and Prereqs parsed (expansionsOf).
+	exp atomic.Pointer[symExpansions]
 }
 
 // IsPredicate reports whether s is a predicate (ip4, tcp, eth.bcast, ...).
