@@ -836,16 +836,44 @@ func (m *merger) result() []Finding {
 	for i := range out {
 		rest := out[i].ACLs[1:]
 		slices.SortFunc(rest, func(a, b ACLRef) int {
-			return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmpOrigin(a, b), strings.Compare(a.UUID, b.UUID))
+			if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
+				return c
+			}
+			if c := cmpOrigin(a, b); c != 0 {
+				return c
+			}
+			return strings.Compare(a.UUID, b.UUID)
 		})
 		slices.Sort(out[i].Switches)
 		out[i].Switches = slices.Compact(out[i].Switches)
 	}
-	slices.SortFunc(out, func(a, b Finding) int {
-		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmpOrigin(a.ACLs[0], b.ACLs[0]),
-			strings.Compare(a.ACLs[0].UUID, b.ACLs[0].UUID), strings.Compare(a.Rule, b.Rule), strings.Compare(a.Message, b.Message))
+	// Sorted by index (a Finding is 112 bytes), each comparison stopping
+	// at the first key that differs.
+	ord := make([]int32, len(out))
+	for i := range ord {
+		ord[i] = int32(i)
+	}
+	slices.SortFunc(ord, func(i, j int32) int {
+		a, b := &out[i], &out[j]
+		if c := cmp.Compare(b.Severity, a.Severity); c != 0 {
+			return c
+		}
+		if c := cmpOrigin(a.ACLs[0], b.ACLs[0]); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.ACLs[0].UUID, b.ACLs[0].UUID); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Rule, b.Rule); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Message, b.Message)
 	})
-	return out
+	sorted := make([]Finding, len(out))
+	for k, i := range ord {
+		sorted[k] = out[i]
+	}
+	return sorted
 }
 
 // cmpOrigin orders ACLs by where they were written: fixture rows by file,
@@ -858,7 +886,10 @@ func cmpOrigin(a, b ACLRef) int {
 	if !pb.IsValid() {
 		pb = nbschema.Position{File: b.Origin}
 	}
-	return cmp.Or(nbschema.ComparePositions(pa, pb), strings.Compare(a.Origin, b.Origin))
+	if c := nbschema.ComparePositions(pa, pb); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Origin, b.Origin)
 }
 
 // collectRefs returns the address sets and port groups a parsed match
