@@ -292,7 +292,7 @@ type linter struct {
 // resolver and the per-port-group ACL lists the switch views are built
 // from.
 func newLinter(s *nbschema.Snapshot) (*linter, error) {
-	l := &linter{s: s, nb: nbview.New(s), acls: map[string]*aclInfo{}, as: newASCache(),
+	l := &linter{s: s, nb: nbview.New(s), acls: make(map[string]*aclInfo, len(s.ACLs)), as: newASCache(),
 		defaultACLDrop: s.GlobalOption("default_acl_drop") == "true"}
 	l.setRelease(s.Release)
 	var err error
@@ -301,7 +301,7 @@ func newLinter(s *nbschema.Snapshot) (*linter, error) {
 	}
 	l.globalRes.Members = expr.NewMemberCache()
 	l.as.global = &l.globalRes
-	ids := nbschema.SortedKeys(s.ACLs)
+	ids := slices.Collect(maps.Keys(s.ACLs)) // in no order: each ACL's info is its own
 	infos := make([]*aclInfo, len(ids))
 	par.For(len(ids), 1, func(i int) { infos[i] = l.newInfo(ids[i]) })
 	for i, id := range ids {
@@ -327,11 +327,14 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 	// 100 MB of the live heap, waiting for the merge at the end).
 	var m merger
 	add := m.add
-	add(l.globalFindings())
+	// The NB-wide findings beside the views (both only read the infos).
+	global := make(chan []Finding, 1)
+	go func() { global <- l.globalFindings() }()
 
 	swIDs := nbschema.SortedKeys(s.Switches)
 	views := make([]*swView, len(swIDs))
 	par.For(len(swIDs), 1, func(i int) { views[i] = l.view(swIDs[i]) })
+	add(<-global)
 	l.blocks.Clear()
 	byKey := map[[32]byte]*class{}
 	var classes []*class
