@@ -28,23 +28,27 @@ func BenchmarkConvert(b *testing.B) {
 		views = append(views, v)
 	}
 	var cpu time.Duration
-	cubes := 0
+	cubes, fcs := 0, 0
 	for b.Loop() {
 		l.as = newASCache()
 		l.as.global = &l.globalRes
-		l.splits.Clear()
+		for i := range l.splits {
+			l.splits[i].Store(nil)
+		}
 		for _, v := range views {
-			v.dyn, v.arena = nil, arena{}
+			v.arena.recycle()
+			v.dyn = nil
 			for _, in := range v.own {
 				in.set, in.hull = nil, nil
 			}
 		}
 		cpu0 := cpuTime()
-		cubes = 0
+		cubes, fcs = 0, 0
 		for _, v := range views {
 			for _, in := range v.own {
 				if s := l.setOf(v, in); s != nil {
 					cubes += len(s.over)
+					fcs += constraints(s.over)
 				}
 			}
 			for _, in := range v.shared {
@@ -58,4 +62,5 @@ func BenchmarkConvert(b *testing.B) {
 	}
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(cubes), "cubes/op")
+	b.ReportMetric(float64(fcs), "fcs/op")
 }

@@ -277,7 +277,6 @@ type linter struct {
 	shared         sync.Map         // *aclInfo → its shared *inst
 	blocks         sync.Map         // port group UUID → *pgDeps, and with a cover → *pgBlock (scope.go, while building views)
 	validCache     sync.Map         // reject flow key → error (nil: valid)
-	splits         sync.Map         // *aclInfo → its *split (splitSet), by pointer: no UUID to hash
 	termIDs        sync.Map         // port group name or term text → int32 (termID)
 	nTermIDs       atomic.Int32
 
@@ -286,6 +285,7 @@ type linter struct {
 	// 50k ACLs they were most of the memory of a run); asOK is
 	// addressSetsOK's answer once known (1 yes, 2 no).
 	uses, asOK []atomic.Int32
+	splits     []atomic.Pointer[split] // splitSet's split of the ACL's match, while a switch still to be linted sees it
 }
 
 // newLinter reads the snapshot's NB-wide state: every ACL parsed, the
@@ -309,6 +309,7 @@ func newLinter(s *nbschema.Snapshot) (*linter, error) {
 		infos[i].idx = i
 	}
 	l.uses, l.asOK = make([]atomic.Int32, len(ids)), make([]atomic.Int32, len(ids))
+	l.splits = make([]atomic.Pointer[split], len(ids))
 	l.countListings()
 	return l, nil
 }
@@ -566,12 +567,16 @@ func (l *linter) splitSet(v *swView, in *inst) (*set, cube) {
 		return nil, nil
 	}
 	var sp *split
-	if x, ok := l.splits.Load(in.a); ok {
-		sp = x.(*split)
+	var slot *atomic.Pointer[split]
+	if in.a.idx < len(l.splits) { // else a test's linter: not cached
+		slot = &l.splits[in.a.idx]
+		sp = slot.Load()
 	}
 	if sp == nil || sp.terms != len(b.Terms) {
 		sp = l.split(v, b)
-		l.splits.Store(in.a, sp)
+		if slot != nil {
+			slot.Store(sp)
+		}
 	}
 	if sp.fixed == nil {
 		return nil, nil
@@ -783,7 +788,9 @@ func neighbourOrder(views []*swView) []*swView {
 func (l *linter) release(v *swView) {
 	for _, in := range v.own {
 		if l.uses[in.a.idx].Add(-1) == 0 {
-			l.splits.Delete(in.a)
+			if in.a.idx < len(l.splits) {
+				l.splits[in.a.idx].Store(nil)
+			}
 			in.a.global = nil
 		}
 	}

@@ -429,6 +429,9 @@ type converter struct {
 	// every switch the group covers.
 	cover map[string]bool
 	sc    *scratch // during toSet: where the cubes are built
+	// long converts the long way, without the shortcuts that give the
+	// same cubes (andTerm's, setUnion): for the tests that check that.
+	long bool
 }
 
 // asCache caches address set members converted to constants, and the
@@ -965,7 +968,7 @@ func (cv *converter) andTerm(acc []cube, t expr.Node, neg, up bool) ([]cube, boo
 		return cv.and(acc, cs)
 	}
 	pre := cv.textCubes(sym.Prereqs, false, up)
-	if !isTrue(acc) && len(cs)*len(pre) <= maxCubes && len(acc)*len(cs)*len(pre) <= 64*maxCubes && impliedPrereqs(acc, cs, pre) {
+	if !cv.long && !isTrue(acc) && len(cs)*len(pre) <= maxCubes && len(acc)*len(cs)*len(pre) <= 64*maxCubes && impliedPrereqs(acc, cs, pre) {
 		return cv.and(acc, cs)
 	}
 	withPre, ok := cv.and(cs, pre)
@@ -1032,14 +1035,14 @@ func plainWithin(x, p cube) bool {
 // are always exact.
 func (cv *converter) textCubes(text string, neg, up bool) []cube {
 	type key struct {
-		text string
-		neg  bool
+		text      string
+		neg, long bool
 	}
-	k := key{text, neg}
+	k := key{text, neg, cv.long}
 	if x, ok := textCubeCache.Load(k); ok {
 		return x.([]cube)
 	}
-	sub := &converter{as: cv.as, sc: cv.sc}
+	sub := &converter{as: cv.as, sc: cv.sc, long: cv.long}
 	cs := sub.node(parsedText(text), neg, true)
 	if sub.inexs {
 		cv.inexs = true
@@ -1157,6 +1160,73 @@ func (cv *converter) oneMask(f expr.Field, key *eqKey, runs [][]expr.Const) ([]c
 	return out, true
 }
 
+// setUnion converts `f == {$as1, $as2, ...}' from the cached cube of
+// each `f == $asN' (each converted once per run, not per ACL, and the
+// union not cached: such sets rarely repeat): when every one is a single
+// cube of one mask, the union is their values in order, as the set's own
+// conversion would list them (newVset keeps the first of duplicates
+// either way). ok is false otherwise.
+func (cv *converter) setUnion(f expr.Field, cs expr.ConstSet) ([]cube, bool) {
+	if len(cs.Values) < 2 || len(cs.Values) > 8 || cv.long || cv.as == nil || cv.r == nil {
+		return nil, false
+	}
+	var parts [8]fc
+	n := 0
+	for i, c := range cs.Values {
+		if c.Kind != expr.AddressSetRef {
+			return nil, false
+		}
+		k := eqKey{sym: f.Symbol, ofs: f.Ofs, nbits: f.NBits, single: true, kind: c.Kind, str: c.Str}
+		var one []cube
+		if x, ok := cv.as.cubes.Load(k); ok {
+			one = x.([]cube)
+		} else {
+			addrs, ok := cv.r.AddressSet(c.Str)
+			if !ok {
+				return nil, false
+			}
+			if one, ok = cv.oneMask(f, &k, [][]expr.Const{cv.as.members(c.Str, addrs)}); !ok {
+				return nil, false
+			}
+		}
+		if len(one) != 1 || len(one[0]) != 1 {
+			return nil, false
+		}
+		parts[i] = one[0][0]
+		if parts[i].set != nil {
+			n += len(parts[i].set.vals)
+		} else {
+			n++
+		}
+	}
+	mask := parts[0].mask
+	if parts[0].set != nil {
+		mask = parts[0].set.mask
+	}
+	vals := make([]u128, 0, n)
+	for _, p := range parts[:len(cs.Values)] {
+		switch {
+		case p.str != nil || p.id != parts[0].id:
+			return nil, false
+		case p.set != nil:
+			if p.set.mask != mask || !p.mask.zero() {
+				return nil, false
+			}
+			vals = append(vals, p.set.vals...)
+		default:
+			if p.mask != mask {
+				return nil, false
+			}
+			vals = append(vals, p.val)
+		}
+	}
+	s, one, _ := newVset(mask, vals)
+	if s == nil {
+		return []cube{{{id: parts[0].id, val: one, mask: mask}}}, true
+	}
+	return []cube{{{id: parts[0].id, set: s}}}, true
+}
+
 // eqKey identifies `f == {cs}' in the cache of cubes: the field's bits
 // and, for a single address set, its name (no text to build), else the
 // constants as text.
@@ -1253,6 +1323,11 @@ func (cv *converter) expand(cs expr.ConstSet) (out []expr.Const, all, ok bool) {
 		}
 		return cv.as.members(name, addrs), false, true
 	}
+	if !slices.ContainsFunc(cs.Values, func(c expr.Const) bool {
+		return c.Kind == expr.AddressSetRef || c.Kind == expr.PortGroupRef
+	}) {
+		return cs.Values, false, true // the constants themselves (callers only read them)
+	}
 	for _, c := range cs.Values {
 		switch c.Kind {
 		case expr.AddressSetRef:
@@ -1318,6 +1393,9 @@ func (cv *converter) expandRuns(cs expr.ConstSet, out [][]expr.Const) ([][]expr.
 func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool) []cube {
 	var key *eqKey
 	if op == expr.Eq && !f.Symbol.IsString() && !f.Symbol.IsPredicate() && f.NBits <= 128 {
+		if out, ok := cv.setUnion(f, cs); ok {
+			return out
+		}
 		if k, ok := cv.eqKeyOf(f, cs); ok {
 			if out, ok := cv.as.cubes.Load(k); ok {
 				return out.([]cube)

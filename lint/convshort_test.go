@@ -1,0 +1,121 @@
+package lint
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/aclc/aclc/acl/expr"
+)
+
+// TestShortcutsSameCubes checks that the converter's shortcuts (andTerm's
+// prerequisites already implied, setUnion's address sets from their cached
+// cubes, the members from the lexed constants) give exactly the cubes of
+// the long way, in the same order, value sets' values included: lint's
+// findings (witness packets among them) come from them. On 3,000 random
+// conjunctions of the terms CMSs write and of the ones that defeat the
+// shortcuts (value sets on prerequisite fields, negations, disjunctions).
+func TestShortcutsSameCubes(t *testing.T) {
+	as := map[string][]string{
+		"a": {"10.0.0.1", "10.0.0.2", "10.0.0.3"},
+		"b": {"10.0.0.3", "10.0.0.9", "10.0.1.0/24", "10.0.0.1"},
+		"c": {"10.1.0.0/16", "10.2.0.0/16"},
+		"d": {"192.168.0.7"},
+		"e": nil,
+		"f": {"fd00::1", "fd00::2"},
+		"g": {"10.0.0.1", "10.0.0.2", "10.0.0.4", "10.0.0.5", "10.0.0.6", "10.0.0.7", "10.0.0.8", "10.0.0.9", "10.0.0.10", "10.0.0.11"},
+		"h": {"10.0.0.12", "10.0.0.1", "junk", "10.0.0.13"},
+	}
+	r := expr.MapResolver{AddressSets: as, PortGroups: map[string][]string{"pg": {"p1", "p2"}, "pg2": {"p2", "p3"}},
+		Members: expr.NewMemberCache()}
+	names := []string{"a", "b", "c", "d", "e", "g", "h"}
+	rnd := rand.New(rand.NewPCG(7, 11))
+	as1 := func() string { return "$" + names[rnd.IntN(len(names))] }
+	terms := []func() string{
+		func() string { return "inport == @pg" },
+		func() string { return `outport == {"p1", "p3"}` },
+		func() string { return "ip4" },
+		func() string { return "ip6" },
+		func() string { return "ip" },
+		func() string { return "ip4.src == " + as1() },
+		func() string { return "ip4.dst == {" + as1() + ", " + as1() + "}" },
+		func() string { return "ip4.dst == {" + as1() + ", " + as1() + ", " + as1() + "}" },
+		func() string { return "ip4.src == {" + as1() + ", 10.0.0.77}" },
+		func() string { return fmt.Sprintf("ip4.src == 10.%d.0.0/16", rnd.IntN(3)) },
+		func() string { return "ip6.dst == $f" },
+		func() string { return "tcp" },
+		func() string { return "udp" },
+		func() string { return "icmp4" },
+		func() string { return "(tcp || udp)" },
+		func() string { return fmt.Sprintf("tcp.dst == %d", rnd.IntN(4)+79) },
+		func() string { return "tcp.dst == {80, 443, 5673}" },
+		func() string { lo := rnd.IntN(60000); return fmt.Sprintf("%d <= udp.dst <= %d", lo, lo+rnd.IntN(3000)) },
+		func() string {
+			lo := rnd.IntN(60000)
+			return fmt.Sprintf("tcp.dst >= %d && tcp.dst <= %d", lo, lo+rnd.IntN(3000))
+		},
+		func() string { return fmt.Sprintf("udp.dst < %d", rnd.IntN(2000)) },
+		func() string { return "!(tcp.dst == 22)" },
+		func() string { return "tcp.src != 5" },
+		func() string { return "ct.est" },
+		func() string { return "!ct.new" },
+		func() string { return "ct.est && ct.rpl" },
+		func() string { return "eth.type == {0x800, 0x86dd}" },
+		func() string { return "ip.proto == {6, 17}" },
+		func() string { return "icmp4.type == 8" },
+		func() string { return "!(ip4 && tcp)" },
+		func() string { return "reg0[0..3] == 5" },
+		func() string { return "(ip4.src == $a || ip4.dst == $b)" },
+	}
+	short, long := newASCache(), newASCache()
+	short.global = &r
+	for i := range 3000 {
+		n := 1 + rnd.IntN(6)
+		ts := make([]string, n)
+		for k := range ts {
+			ts[k] = terms[rnd.IntN(len(terms))]()
+		}
+		m := strings.Join(ts, " && ")
+		if i%7 == 0 {
+			m = "!(" + m + ")"
+		}
+		e, err := expr.Parse(m, r)
+		if err != nil {
+			continue
+		}
+		a := (&converter{r: r, as: short}).toSet(e.Root)
+		b := (&converter{r: r, as: long, long: true}).toSet(e.Root)
+		if a.exact != b.exact || showCubes(a.over) != showCubes(b.over) || showCubes(a.under) != showCubes(b.under) {
+			t.Fatalf("%s:\nshort %v\n  %s\n  %s\nlong  %v\n  %s\n  %s", m, a.exact, showCubes(a.over), showCubes(a.under),
+				b.exact, showCubes(b.over), showCubes(b.under))
+		}
+	}
+}
+
+// showCubes renders cubes with every constraint's bits, set values (in
+// order) and names.
+func showCubes(cs []cube) string {
+	if cs == nil {
+		return "nil"
+	}
+	var b strings.Builder
+	for _, c := range cs {
+		b.WriteString("[")
+		for _, f := range c {
+			fmt.Fprintf(&b, " %d:%x/%x", f.id, f.val, f.mask)
+			if f.set != nil {
+				fmt.Fprintf(&b, "{%x %x", f.set.mask, f.set.vals)
+				if f.set.idx != nil {
+					b.WriteString(" idx")
+				}
+				b.WriteString("}")
+			}
+			if f.str != nil {
+				fmt.Fprintf(&b, "%v-%v", f.str.in, f.str.out)
+			}
+		}
+		b.WriteString(" ]")
+	}
+	return b.String()
+}
