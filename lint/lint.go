@@ -650,23 +650,23 @@ func (sp *split) dynOf(b *expr.Binary) expr.Node {
 
 func (l *linter) split(v *swView, b *expr.Binary) *split {
 	sp := &split{terms: len(b.Terms)}
-	fixed := make([]expr.Node, 0, len(b.Terms))
+	fixed, last := 0, 0
 	for k, t := range b.Terms {
 		if hasPGRef(t) {
 			sp.dyn = append(sp.dyn, k)
 		} else {
-			fixed = append(fixed, t)
+			fixed, last = fixed+1, k
 		}
 	}
-	if len(fixed) == 0 || len(sp.dyn) == 0 {
+	if fixed == 0 || len(sp.dyn) == 0 {
 		return sp
 	}
-	var n expr.Node = fixed[0]
-	if len(fixed) > 1 {
-		n = &expr.Binary{Pos: fixed[0].Position(), Terms: fixed}
-	}
 	cv := &converter{r: v.res, as: l.as}
-	sp.fixed = cv.toSet(n)
+	if fixed == 1 {
+		sp.fixed = cv.toSet(b.Terms[last])
+	} else { // the conjunction of the other terms, not built
+		sp.fixed = cv.toSetTerms(b.Terms, sp.dyn)
+	}
 	sp.hull = hull(sp.fixed.over)
 	sp.b, sp.dynTerm = b, sp.dynOf(b)
 	sp.dynKey = l.termKey(sp.dynTerm)

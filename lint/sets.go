@@ -578,19 +578,31 @@ func parsedText(s string) expr.Node {
 
 // toSet converts a parsed match.
 func (cv *converter) toSet(n expr.Node) *set {
+	return cv.toSetOf(func(up bool) []cube { return cv.node(n, false, up) })
+}
+
+// toSetTerms converts the conjunction of terms but those at the indexes
+// skip (increasing), as toSet converts a conjunction of them (without
+// building it).
+func (cv *converter) toSetTerms(terms []expr.Node, skip []int) *set {
+	return cv.toSetOf(func(up bool) []cube { return cv.conj(terms, skip, false, up) })
+}
+
+// toSetOf is toSet with node(n, false, up) given as conv.
+func (cv *converter) toSetOf(conv func(up bool) []cube) *set {
 	if cv.sc == nil {
 		cv.sc = getScratch()
 		defer func() { cv.sc.release(); cv.sc = nil }()
 	}
 	cv.inexs = false
-	over := cv.node(n, false, true)
+	over := conv(true)
 	exact := !cv.inexs
 	if exact {
 		over = compact(over)
 		return &set{over: over, under: over, exact: true}
 	}
 	cv.inexs = false
-	under := cv.node(n, false, false)
+	under := conv(false)
 	return &set{over: compact(over), under: compact(under)}
 }
 
@@ -856,18 +868,7 @@ func (cv *converter) node(n expr.Node, neg, up bool) []cube {
 		return nil
 	case *expr.Binary:
 		if n.Or == neg { // conjunction
-			acc := []cube{trueCube}
-			for _, t := range n.Terms {
-				var ok bool
-				acc, ok = cv.andTerm(acc, t, neg, up)
-				if !ok {
-					return cv.approx(up)
-				}
-				if len(acc) == 0 {
-					return nil
-				}
-			}
-			return acc
+			return cv.conj(n.Terms, nil, neg, up)
 		}
 		var acc []cube
 		for _, t := range n.Terms {
@@ -885,6 +886,27 @@ func (cv *converter) node(n expr.Node, neg, up bool) []cube {
 		return cs
 	}
 	return cv.approx(up)
+}
+
+// conj converts the conjunction of terms but those at the indexes skip
+// (increasing).
+func (cv *converter) conj(terms []expr.Node, skip []int, neg, up bool) []cube {
+	acc := []cube{trueCube}
+	for k, t := range terms {
+		if len(skip) > 0 && skip[0] == k {
+			skip = skip[1:]
+			continue
+		}
+		var ok bool
+		acc, ok = cv.andTerm(acc, t, neg, up)
+		if !ok {
+			return cv.approx(up)
+		}
+		if len(acc) == 0 {
+			return nil
+		}
+	}
+	return acc
 }
 
 // leaf converts a field test, comparison or range (negated when neg)

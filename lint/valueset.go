@@ -14,14 +14,35 @@ import "slices"
 // naming an address set on one field shares one).
 type vset struct {
 	mask u128
-	vals []u128            // distinct, each within mask, at least two, in the order first seen
-	idx  map[u128]struct{} // vals, when there are more than smallSet
-	cm   u128              // the bits of mask on which all vals agree
-	cv   u128              // their value
+	vals []u128 // distinct, each within mask, at least two, in the order first seen
+	idx  *vidx  // vals indexed, when there are more than smallSet
+	cm   u128   // the bits of mask on which all vals agree
+	cv   u128   // their value
 }
 
-// smallSet is the largest vset searched without a map.
+// smallSet is the largest vset searched without an index.
 const smallSet = 8
+
+// sortedSet is the largest vset indexed by its sorted values (searched
+// by bisection) rather than a map: most sets are an address set or two,
+// where sorting a copy costs less than building a map and takes half its
+// bytes.
+const sortedSet = 64
+
+// vidx indexes a vset's values: a map, or the values sorted.
+type vidx struct {
+	m      map[u128]struct{}
+	sorted []u128
+}
+
+func (x *vidx) has(v u128) bool {
+	if x.m != nil {
+		_, ok := x.m[v]
+		return ok
+	}
+	_, ok := slices.BinarySearchFunc(x.sorted, v, cmpU128)
+	return ok
+}
 
 // newVset returns the constraint "the field's bits of mask are one of
 // vals" (each already within mask): nil, false when vals is empty; a
@@ -34,16 +55,36 @@ func newVset(mask u128, vals []u128) (*vset, u128, bool) {
 		return nil, vals[0], true
 	}
 	s := &vset{mask: mask}
-	if len(vals) > smallSet {
-		s.idx = make(map[u128]struct{}, len(vals))
+	switch {
+	case len(vals) > sortedSet:
+		m := make(map[u128]struct{}, len(vals))
+		s.idx = &vidx{m: m}
 		s.vals = make([]u128, 0, len(vals))
 		for _, v := range vals {
-			if _, dup := s.idx[v]; !dup {
-				s.idx[v] = struct{}{}
+			if _, dup := m[v]; !dup {
+				m[v] = struct{}{}
 				s.vals = append(s.vals, v)
 			}
 		}
-	} else {
+	case len(vals) > smallSet:
+		sorted := slices.Clone(vals)
+		slices.SortFunc(sorted, cmpU128)
+		sorted = slices.Compact(sorted)
+		s.idx = &vidx{sorted: sorted}
+		if len(sorted) == len(vals) {
+			s.vals = slices.Clone(vals)
+			break
+		}
+		// The first of each value, in order.
+		seen := make([]bool, len(sorted))
+		s.vals = make([]u128, 0, len(sorted))
+		for _, v := range vals {
+			if j, _ := slices.BinarySearchFunc(sorted, v, cmpU128); !seen[j] {
+				seen[j] = true
+				s.vals = append(s.vals, v)
+			}
+		}
+	default:
 		s.vals = make([]u128, 0, len(vals))
 		for _, v := range vals {
 			if !s.hasLinear(v) {
@@ -80,8 +121,7 @@ func (s *vset) hasLinear(v u128) bool {
 // has reports whether v (within s.mask) is one of the values.
 func (s *vset) has(v u128) bool {
 	if s.idx != nil {
-		_, ok := s.idx[v]
-		return ok
+		return s.idx.has(v)
 	}
 	return s.hasLinear(v)
 }

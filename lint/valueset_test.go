@@ -232,3 +232,44 @@ func TestCoverValues(t *testing.T) {
 		}
 	}
 }
+
+// TestNewVsetIndexes checks newVset's three regimes (linear, sorted,
+// map): the values distinct in the order first seen, and has true for
+// exactly them, on random lists of 2 to 200 values with duplicates.
+func TestNewVsetIndexes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	mask := u128{0xffff, 0}
+	for n := 2; n <= 200; n++ {
+		vals := make([]u128, n)
+		for i := range vals {
+			vals[i] = u128{uint64(r.IntN(n + n/2)), 0}
+		}
+		var want []u128
+		for _, v := range vals {
+			if !slices.Contains(want, v) {
+				want = append(want, v)
+			}
+		}
+		s, one, ok := newVset(mask, slices.Clone(vals))
+		if !ok {
+			t.Fatalf("%d values: not ok", n)
+		}
+		if len(want) == 1 {
+			if s != nil || one != want[0] {
+				t.Fatalf("%d values: want the single value %v", n, want[0])
+			}
+			continue
+		}
+		if !slices.Equal(s.vals, want) {
+			t.Fatalf("%d values: vals %v, want %v", n, s.vals, want)
+		}
+		if (s.idx != nil) != (len(want) > smallSet) {
+			t.Fatalf("%d values (%d distinct): indexed %v", n, len(want), s.idx != nil)
+		}
+		for v := range uint64(n + n/2 + 2) {
+			if got := s.has(u128{v, 0}); got != slices.Contains(want, u128{v, 0}) {
+				t.Fatalf("%d values: has(%d) = %v", n, v, got)
+			}
+		}
+	}
+}
