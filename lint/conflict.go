@@ -23,8 +23,11 @@ func (l *linter) samePriority(v *swView, st stage, own *layer, layers []*layer) 
 		p := a.a.acl.Priority
 		for _, ly := range layers {
 			lo, hi := ly.idx.span(p)
+			if ly == own {
+				lo = max(lo, ai+1) // a itself and the pairs before it are done
+			}
 			ly.idx.candidates(q, lo, hi, func(i int, b *inst) bool {
-				if b == a || b.a.verdict == a.a.verdict || (ly == own && i < ai) {
+				if b == a || b.a.verdict == a.a.verdict {
 					return true
 				}
 				x, y := a, b
