@@ -258,7 +258,13 @@ func (l *linter) markDeciders(v *swView, x *inst, pipe []stage, layers func(stag
 				}
 				continue
 			}
-			ly.reps.candidates(q, 0, len(ly.reps.list), func(_ int, y *inst) bool {
+			hi := len(ly.reps.list)
+			if st == x.a.stage && v.tierLy[st] == nil {
+				// One tier: only higher priorities decide first (decidesBefore),
+				// and a group's duplicates are below its first.
+				hi = ly.reps.above(x.a.acl.Priority)
+			}
+			ly.reps.candidates(q, 0, hi, func(_ int, y *inst) bool {
 				visit(y)
 				dups := ly.dups[y]
 				if len(dups) == 0 {
