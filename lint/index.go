@@ -52,35 +52,42 @@ type bitSlice struct {
 // sliceMin is the most mask groups of a posting queried group by group.
 const sliceMin = 8
 
-// slice builds p.bits. An entry is in one group of the posting and has
-// one value there: those of the groups whose mask fixes a bit that do not
-// fix it to 1 fix it to 0.
-func (p *fieldPosting) slice(x *aclIndex) {
+// slice builds p.bits (p is field id's posting) from the constraints
+// post grouped: each sets its entry's bit in the zero or one slice of
+// every bit its mask fixes.
+func (p *fieldPosting) slice(x *aclIndex, ps *postedList, id fieldID) {
 	var union u128
-	for _, g := range p.groups {
-		union = union.or(g.mask)
+	for _, gk := range ps.keys {
+		if gk.id == id {
+			union = union.or(gk.mask)
+		}
 	}
 	p.bits = make([]bitSlice, 0, union.popcount())
+	var at [128]uint8 // bit → its slice in p.bits
 	for bit := range 128 {
-		if !union.bit(bit) {
+		if union.bit(bit) {
+			at[bit] = uint8(len(p.bits))
+			p.bits = append(p.bits, bitSlice{bit: bit, zero: x.newSet(), one: x.newSet()})
+		}
+	}
+	for gi, gk := range ps.keys {
+		if gk.id != id {
 			continue
 		}
-		s := bitSlice{bit: bit, zero: x.newSet(), one: x.newSet()}
-		for _, g := range p.groups {
-			if !g.mask.bit(bit) {
-				continue
-			}
-			s.zero.or(g.all)
-			for j, v := range g.vals {
-				if v.bit(bit) {
-					s.one.or(g.sets[j])
+		for _, e := range ps.byGroup[ps.start[gi]:ps.start[gi+1]] {
+			for w, m := range gk.mask {
+				for m != 0 {
+					bit := 64*w + bits.TrailingZeros64(m)
+					m &= m - 1
+					s := &p.bits[at[bit]]
+					if e.val.bit(bit) {
+						s.one.set(int(e.i))
+					} else {
+						s.zero.set(int(e.i))
+					}
 				}
 			}
 		}
-		for w := range s.zero {
-			s.zero[w] &^= s.one[w]
-		}
-		p.bits = append(p.bits, s)
 	}
 }
 
@@ -245,12 +252,12 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 		})
 	}
 	x.post(ps)
-	for _, p := range x.fields {
+	for id, p := range x.fields {
 		if p == nil {
 			continue
 		}
 		if len(p.groups) > sliceMin && p.names == nil {
-			p.slice(x)
+			p.slice(x, ps, fieldID(id))
 		}
 		constrained := p.free
 		p.free = x.newSet()

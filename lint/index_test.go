@@ -74,14 +74,15 @@ func TestBitSlices(t *testing.T) {
 			ps = append(ps, posted{mask: m, val: u128{r.Uint64() & m[0] & 0xff0f}, i: int32(i)})
 			p.free.set(i)
 		}
-		x.post(&postedList{list: ps, groups: map[groupKey]int32{}, byVal: map[u128]int32{}})
+		pl := &postedList{list: ps, groups: map[groupKey]int32{}, byVal: map[u128]int32{}}
+		x.post(pl)
 		constrained := p.free
 		p.free = x.newSet()
 		p.free.fill(n)
 		for w := range p.free {
 			p.free[w] &^= constrained[w]
 		}
-		p.slice(x)
+		p.slice(x, pl, 0)
 		if len(p.bits) == 0 {
 			t.Fatal("no bit slices")
 		}
