@@ -269,6 +269,9 @@ func (c *checker) constants(f Field, cs ConstSet) {
 			if len(ms) == 0 && len(cs.Values) == 1 {
 				c.warn(v.Pos, EmptySet, "%s is empty, so the comparison is constant", v.Text)
 			}
+			if s := summaryOf(c.r, v, ms); s != nil && !s.hostBits {
+				continue
+			}
 			for _, m := range ms {
 				if m.Kind == MaskedConst && m.HostBits {
 					c.warn(v.Pos, HostBits, "%s member %s has 1-bits outside its mask; OVN ignores them", v.Text, m.Text)

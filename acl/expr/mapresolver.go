@@ -36,7 +36,13 @@ type MemberCache struct {
 // entries as the resolver holds them and, once converted, as constants.
 type memberEntry struct {
 	names []string
-	cs    atomic.Pointer[[]Const]
+	conv  atomic.Pointer[converted]
+}
+
+// converted is an entry's constants and their summary.
+type converted struct {
+	cs  []Const
+	sum memberSummary
 }
 
 // NewMemberCache returns an empty cache.
@@ -79,12 +85,31 @@ func (c *MemberCache) get(m MapResolver, port bool, name string) ([]Const, bool)
 	if e == nil {
 		return nil, false
 	}
-	if cs := e.cs.Load(); cs != nil {
-		return *cs, true
+	if x := e.conv.Load(); x != nil {
+		return x.cs, true
 	}
-	cs := conv(e.names)
-	e.cs.Store(&cs)
-	return cs, true
+	x := &converted{cs: conv(e.names)}
+	x.sum = summarize(x.cs, port)
+	e.conv.Store(x)
+	return x.cs, true
+}
+
+// memberSummary implements memberSummarizer: the summary of a set the
+// cache converted.
+func (m MapResolver) memberSummary(port bool, name string) *memberSummary {
+	if m.Members == nil {
+		return nil
+	}
+	idx := m.Members.sets
+	if port {
+		idx = m.Members.ports
+	}
+	if e := idx[name]; e != nil {
+		if x := e.conv.Load(); x != nil {
+			return &x.sum
+		}
+	}
+	return nil
 }
 
 // index returns an entry for each of the named lists.

@@ -119,8 +119,9 @@ type parser struct {
 	// Scratch that the next parse reuses: the members of the sets being
 	// parsed (setState) and the terms of the conjunctions and disjunctions
 	// being parsed.
-	runs  [][]Const
-	stack []Node
+	runs   [][]Const
+	widths []int // per run, the widest constant's width; -1 unknown
+	stack  []Node
 }
 
 // treeSize bounds what a parse allocates, counted from its items.
@@ -214,7 +215,7 @@ var parseStates = sync.Pool{New: func() any { return new(parseState) }}
 func (ps *parseState) release() {
 	clear(ps.p.runs)
 	clear(ps.p.stack)
-	ps.p = parser{runs: ps.p.runs[:0], stack: ps.p.stack[:0]}
+	ps.p = parser{runs: ps.p.runs[:0], widths: ps.p.widths[:0], stack: ps.p.stack[:0]}
 	putLexerBuf(&ps.lx)
 	parseStates.Put(ps)
 }
@@ -636,6 +637,7 @@ func (st *setState) nonEmpty() bool { return st.any || st.unknown }
 func (p *parser) flush(st *setState, vals []Const) {
 	if st.start < len(vals) {
 		p.runs = append(p.runs, vals[st.start:len(vals):len(vals)])
+		p.widths = append(p.widths, -1)
 	}
 }
 
@@ -708,7 +710,12 @@ func (p *parser) constant(st *setState, sofar []Const) Const {
 		st.start = len(sofar) + 1
 		if len(members) > 0 {
 			// The resolver's slice is shared and only read.
+			w := -1
+			if s := summaryOf(p.res, c, members); s != nil {
+				w = s.maxWidth
+			}
 			p.runs = append(p.runs, members)
+			p.widths = append(p.widths, w)
 			st.any = true
 		}
 	default:
@@ -868,7 +875,10 @@ func (p *parser) makeCmp(f Field, r Relop, cs ConstSet, st *setState) {
 	}
 	members := p.members(st)
 	if !isStrField {
-		for _, run := range members {
+		for i, run := range members {
+			if w := p.widths[st.lo+i]; w >= 0 && w <= f.Symbol.Width {
+				continue // none too wide (an address set's summary)
+			}
 			for _, v := range run {
 				if w := v.Width(); w > f.Symbol.Width {
 					p.errorf("%d-bit constant is not compatible with %d-bit field %s.", w, f.Symbol.Width, f.Symbol.Name)

@@ -19,6 +19,85 @@ type refEntry struct {
 	name    string
 	members []Const
 	ok      bool
+	sum     *memberSummary // once asked for (asked)
+	asked   bool
+}
+
+// memberSummary is what the checks of a set's members need to know of an
+// address set's members as a whole, computed once when a MemberCache
+// converts them (the cluster shape's \$cluster_ip4 has 5,000 members,
+// read for every ACL that names it): the widest member and whether any
+// has host bits. It describes the n constants from first on.
+type memberSummary struct {
+	first    *Const
+	n        int
+	maxWidth int  // -1: unknown (port groups: strings)
+	hostBits bool // a masked member has 1-bits outside its mask
+}
+
+// summarize returns the summary of a set's constants.
+func summarize(cs []Const, port bool) memberSummary {
+	s := memberSummary{n: len(cs), maxWidth: -1}
+	if len(cs) > 0 {
+		s.first = &cs[0]
+	}
+	if port {
+		return s
+	}
+	s.maxWidth = 0
+	for i := range cs {
+		s.maxWidth = max(s.maxWidth, cs[i].Width())
+		if cs[i].Kind == MaskedConst && cs[i].HostBits {
+			s.hostBits = true
+		}
+	}
+	return s
+}
+
+// of reports whether s describes the constants ms.
+func (s *memberSummary) of(ms []Const) bool {
+	return s != nil && s.n == len(ms) && (len(ms) == 0 || s.first == &ms[0])
+}
+
+// memberSummarizer is a resolver that summarizes the members it
+// converted (a MapResolver with a MemberCache); nil when it has none.
+type memberSummarizer interface {
+	memberSummary(port bool, name string) *memberSummary
+}
+
+// summaryOf returns the summary of the members ms of reference c through
+// r, nil when r has none for exactly ms.
+func summaryOf(r Resolver, c Const, ms []Const) *memberSummary {
+	var s *memberSummary
+	switch r := r.(type) {
+	case *refMemo:
+		s = r.summary(c.Kind == PortGroupRef, c.Str)
+	case memberSummarizer:
+		s = r.memberSummary(c.Kind == PortGroupRef, c.Str)
+	}
+	if !s.of(ms) {
+		return nil
+	}
+	return s
+}
+
+// summary returns the inner resolver's summary of a reference resolved
+// through m, nil if none.
+func (m *refMemo) summary(port bool, name string) *memberSummary {
+	for i := range m.ents {
+		e := &m.ents[i]
+		if e.port != port || e.name != name {
+			continue
+		}
+		if !e.asked {
+			e.asked = true
+			if ms, ok := m.r.(memberSummarizer); ok {
+				e.sum = ms.memberSummary(port, name)
+			}
+		}
+		return e.sum
+	}
+	return nil
 }
 
 var refMemos = sync.Pool{New: func() any { return new(refMemo) }}
@@ -74,6 +153,6 @@ func (m *refMemo) members(port bool, name string) ([]Const, bool) {
 		c.Kind = PortGroupRef
 	}
 	ms, ok := resolveRef(m.r, c)
-	m.ents = append(m.ents, refEntry{port, name, ms, ok})
+	m.ents = append(m.ents, refEntry{port: port, name: name, members: ms, ok: ok})
 	return ms, ok
 }
