@@ -295,10 +295,17 @@ func newLinter(s *nbschema.Snapshot) (*linter, error) {
 	l := &linter{s: s, nb: nbview.New(s), acls: make(map[string]*aclInfo, len(s.ACLs)), as: newASCache(),
 		defaultACLDrop: s.GlobalOption("default_acl_drop") == "true"}
 	l.setRelease(s.Release)
+	// nbview's index of which row lists each ACL (built once, on first
+	// use, by the first newInfo while the other workers wait) beside the
+	// resolver.
+	owners := make(chan struct{})
+	go func() { l.nb.Owner(""); close(owners) }()
 	var err error
 	if l.globalRes, err = l.nb.Resolver(""); err != nil {
+		<-owners
 		return nil, fmt.Errorf("lint: resolving address sets: %w", err)
 	}
+	<-owners
 	l.globalRes.Members = expr.NewMemberCache()
 	l.as.global = &l.globalRes
 	ids := slices.Collect(maps.Keys(s.ACLs)) // in no order: each ACL's info is its own
