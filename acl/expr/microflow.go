@@ -192,14 +192,42 @@ func fits(f Field) bool {
 // shifted returns the root field of f and c's mask and value shifted into
 // it.
 func shifted(f Field, c Const) (root *Symbol, mask, val w128) {
-	mask = ones128(f.NBits)
+	b := bitsOf(f)
+	mask, val = b.shifted(&c)
+	return b.root, mask, val
+}
+
+// fieldBits is where a field's bits are in its root field, for testing
+// many values against it.
+type fieldBits struct {
+	root *Symbol
+	ofs  int
+	ones w128 // the field's width of ones
+}
+
+func bitsOf(f Field) fieldBits {
+	root, ofs := f.Symbol.Root()
+	return fieldBits{root, ofs + f.Ofs, ones128(f.NBits)}
+}
+
+// shifted returns c's mask and value shifted into the root field.
+func (b fieldBits) shifted(c *Const) (mask, val w128) {
+	mask = b.ones
 	if c.Kind == MaskedConst {
 		mask = mask.and(words(c.Mask))
 	}
 	val = words(c.Value).and(mask)
-	root, ofs := f.Symbol.Root()
-	ofs += f.Ofs
-	return root, mask.shl(ofs), val.shl(ofs)
+	return mask.shl(b.ofs), val.shl(b.ofs)
+}
+
+// outcome says what pinning val under mask does to p: contradict it, or
+// change it.
+func (p *pin) outcome(mask, val w128) (contradicts, changes bool) {
+	overlap := p.known.and(mask)
+	if p.val.and(overlap) != val.and(overlap) {
+		return true, false
+	}
+	return false, overlap != mask
 }
 
 // constrainAll adds n's constraints and then the prerequisites of every
@@ -391,10 +419,27 @@ func (s *solver) copyState(c *solver) {
 // not a predicate changes only that field and queues its prerequisites,
 // so each alternative is decided by the field's pinned bits alone.
 func (s *solver) chooseValue(f Field, runs [][]Const, n Node) error {
-	viable, first := 0, Const{}
+	viable, first := 0, (*Const)(nil)
+	// What is pinned of a numeric field's root does not change while the
+	// values are tried: found once.
+	var b fieldBits
+	var p pin
+	str := f.Symbol.IsString()
+	if !str {
+		b = bitsOf(f)
+		if i := s.pinOf(b.root); i >= 0 {
+			p = s.ints[i]
+		}
+	}
 	for _, vals := range runs {
-		for _, v := range vals {
-			contradicts, changes := s.assignOutcome(f, v)
+		for i := range vals {
+			v := &vals[i]
+			var contradicts, changes bool
+			if str {
+				contradicts, changes = s.assignOutcome(f, *v)
+			} else {
+				contradicts, changes = p.outcome(b.shifted(v))
+			}
 			switch {
 			case contradicts:
 				continue
@@ -416,7 +461,7 @@ func (s *solver) chooseValue(f Field, runs [][]Const, n Node) error {
 	case 0:
 		return ErrContradictory
 	case 1:
-		err := s.assign(f, first, n)
+		err := s.assign(f, *first, n)
 		s.changed = true
 		return err
 	}
@@ -438,11 +483,7 @@ func (s *solver) assignOutcome(f Field, c Const) (contradicts, changes bool) {
 	if i := s.pinOf(root); i >= 0 {
 		p = s.ints[i]
 	}
-	overlap := p.known.and(mask)
-	if p.val.and(overlap) != val.and(overlap) {
-		return true, false
-	}
-	return false, overlap != mask
+	return p.outcome(mask, val)
 }
 
 // assign pins field f to constant c, then adds f's prerequisites.
