@@ -25,7 +25,7 @@ type refEntry struct {
 
 // memberSummary is what the checks of a set's members need to know of an
 // address set's members as a whole, computed once when a MemberCache
-// converts them (the cluster shape's \$cluster_ip4 has 5,000 members,
+// converts them (the cluster shape's $cluster_ip4 has 5,000 members,
 // read for every ACL that names it): the widest member and whether any
 // has host bits. It describes the n constants from first on.
 type memberSummary struct {
