@@ -10,7 +10,27 @@ import "sync"
 var (
 	fcChunks   = sync.Pool{New: func() any { c := make([]fc, arenaFcs); return &c }}
 	cubeChunks = sync.Pool{New: func() any { c := make([]cube, arenaCubes); return &c }}
+	setChunks  = sync.Pool{New: func() any { c := make([]set, arenaSets); return &c }}
 )
+
+// arenaSets is the number of sets in a chunk (splitSet's products).
+const arenaSets = 64
+
+// newSet returns a set of the arena (splitSet's product: one per own
+// instance of the switch) with the given cubes.
+func (ar *arena) newSet(over, under []cube, exact bool) *set {
+	ar.mu.Lock()
+	defer ar.mu.Unlock()
+	if len(ar.sets) == 0 {
+		c := setChunks.Get().(*[]set)
+		ar.heldSets = append(ar.heldSets, c)
+		ar.sets = *c
+	}
+	s := &ar.sets[0]
+	ar.sets = ar.sets[1:]
+	*s = set{over: over, under: under, exact: exact}
+	return s
+}
 
 // recycleArenas and poisonArenas are for TestArenaRecycling: without
 // recycling, chunks are left to the collector; poisoned, a recycled chunk
@@ -54,8 +74,13 @@ func (ar *arena) recycle() {
 			clear(*c)
 			cubeChunks.Put(c)
 		}
+		for _, c := range ar.heldSets {
+			clear(*c)
+			setChunks.Put(c)
+		}
 	}
 	ar.held, ar.heldCubes, ar.fcs, ar.cubes = nil, nil, nil, nil
+	ar.heldSets, ar.sets = nil, nil
 }
 
 // carve returns n constraints and m cubes from the arena, ok false when

@@ -608,13 +608,13 @@ func (l *linter) splitSet(v *swView, in *inst) (*set, cube) {
 	if fs.exact && ds.exact {
 		// Both exact: under is over (toSet shares them too), and the
 		// product, the bulk of a 50k-ACL lint's allocations, is built once.
-		return &set{over: over, under: over, exact: true}, h
+		return v.arena.newSet(over, over, true), h
 	}
 	under, ok := andSetsIn(&v.arena, ds.under, fs.under)
 	if !ok {
 		return nil, nil
 	}
-	return &set{over: over, under: under}, h
+	return v.arena.newSet(over, under, false), h
 }
 
 // strOnly reports whether c constrains only string fields.

@@ -833,6 +833,8 @@ type arena struct {
 	cubes     []cube
 	held      []*[]fc   // the chunks, recycled with the switch (arena.go)
 	heldCubes []*[]cube // the same for cubes
+	sets      []set     // the current chunk of sets (newSet)
+	heldSets  []*[]set
 }
 
 const (
