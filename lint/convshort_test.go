@@ -12,7 +12,7 @@ import (
 // TestShortcutsSameCubes checks that the converter's shortcuts (andTerm's
 // prerequisites already implied, setUnion's address sets from their cached
 // cubes, the members from the lexed constants, toSetTerms's conjunction
-// not built) give exactly the cubes of
+// not built, hull's of one cube, andOne's insertion) give exactly the cubes of
 // the long way, in the same order, value sets' values included: lint's
 // findings (witness packets among them) come from them. On 3,000 random
 // conjunctions of the terms CMSs write and of the ones that defeat the
@@ -69,6 +69,11 @@ func TestShortcutsSameCubes(t *testing.T) {
 		func() string { return "reg0[0..3] == 5" },
 		func() string { return "(ip4.src == $a || ip4.dst == $b)" },
 	}
+	ports := []cube{
+		{{id: idOf("outport"), str: &strc{in: map[string]bool{"p1": true, "p2": true}}}},
+		{{id: idOf("inport"), str: &strc{in: map[string]bool{"p2": true}}}},
+		{{id: idOf("eth.type"), val: u128{0x800, 0}, mask: u128{0xffff, 0}}},
+	}
 	short, long := newASCache(), newASCache()
 	short.global = &r
 	for i := range 3000 {
@@ -88,6 +93,20 @@ func TestShortcutsSameCubes(t *testing.T) {
 		a := (&converter{r: r, as: short}).toSet(e.Root)
 		b := (&converter{r: r, as: long, long: true}).toSet(e.Root)
 		sameSets(t, m, a, b)
+		for _, d := range ports { // andOne's insertion of one constraint, against the product
+			var ar arena
+			got, ok, done := ar.andOne(d, a.over)
+			want, wok := andSets([]cube{d}, a.over)
+			if done && (ok != wok || showCubes(got) != showCubes(want)) {
+				t.Fatalf("%s: andOne %s\n  %s, want %s", m, showCubes([]cube{d}), showCubes(got), showCubes(want))
+			}
+			ar.recycle()
+		}
+		if len(a.over) == 1 { // hull's shortcut for one cube, against its loop (the cube twice)
+			if h, w := hull(a.over), hull([]cube{a.over[0], a.over[0]}); showCubes([]cube{h}) != showCubes([]cube{w}) {
+				t.Fatalf("%s: hull %s, want %s", m, showCubes([]cube{h}), showCubes([]cube{w}))
+			}
+		}
 		// split's conversion of the terms but the first, as a built
 		// conjunction of them would convert.
 		if c, ok := e.Root.(*expr.Binary); ok && !c.Or && len(c.Terms) > 2 {

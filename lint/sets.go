@@ -287,6 +287,9 @@ func hull(cs []cube) cube {
 	if len(cs) == 0 {
 		return nil
 	}
+	if len(cs) == 1 && len(cs[0]) > 0 && !slices.ContainsFunc(cs[0], notHullFC) {
+		return cs[0] // the hull of one cube of plain constraints is the cube (shared: never modified)
+	}
 	var buf [16]fc // built here, kept at its exact size
 	out := buf[:0]
 	for _, f := range cs[0] {
@@ -314,6 +317,12 @@ func hull(cs []cube) cube {
 		return nil
 	}
 	return slices.Clone(out)
+}
+
+// notHullFC reports whether f is not the same as hull keeps of it: a value
+// set, names, or no bits.
+func notHullFC(f fc) bool {
+	return f.set != nil || f.str != nil || f.mask.zero() || f.val.and(f.mask) != f.val
 }
 
 // set is a match as cubes, approximated from above (over) and from below
@@ -675,9 +684,17 @@ func (ar *arena) andOne(d cube, bs []cube) (out []cube, ok, done bool) {
 	slab, cs := ar.fcs, ar.cubes[:0:len(bs)]
 	k := 0
 	for _, y := range bs {
-		z, ok := d.andInto(slab[k:k:k+len(d)+len(y)], y)
-		if !ok {
-			continue
+		var z cube
+		if i := insertAt(d, y); i >= 0 { // d's one constraint on a field y leaves free: andInto's merge, copied
+			z = slab[k : k+len(y)+1 : k+len(y)+1]
+			copy(z, y[:i])
+			z[i] = d[0]
+			copy(z[i+1:], y[i:])
+		} else {
+			var ok bool
+			if z, ok = d.andInto(slab[k:k:k+len(d)+len(y)], y); !ok {
+				continue
+			}
 		}
 		cs = append(cs, z[:len(z):len(z)])
 		k += len(z)
@@ -687,6 +704,22 @@ func (ar *arena) andOne(d cube, bs []cube) (out []cube, ok, done bool) {
 	}
 	ar.fcs, ar.cubes = ar.fcs[k:], ar.cubes[len(cs):]
 	return cs[:len(cs):len(cs)], true, true
+}
+
+// insertAt returns where d's single constraint goes among y's (sorted by
+// field), -1 when d has more than one or y constrains its field too.
+func insertAt(d, y cube) int {
+	if len(d) != 1 {
+		return -1
+	}
+	i := 0
+	for i < len(y) && y[i].id < d[0].id {
+		i++
+	}
+	if i < len(y) && y[i].id == d[0].id {
+		return -1
+	}
+	return i
 }
 
 func isTrue(cs []cube) bool { return len(cs) == 1 && len(cs[0]) == 0 }
@@ -919,7 +952,7 @@ func (cv *converter) leaf(n expr.Node, neg, up bool) (cs []cube, sym *expr.Symbo
 	case *expr.FieldTest:
 		f := n.Field
 		if f.Symbol.IsPredicate() {
-			return cv.textCubes(f.Symbol.Predicate, neg, up), f.Symbol, true
+			return cv.textCubes(f.Symbol, true, neg, up), f.Symbol, true
 		}
 		if f.NBits > 1 { // `!field' means field == 0 whatever the polarity
 			return []cube{bitCube(f, u128{}, onesN(f.NBits))}, f.Symbol, true
@@ -991,7 +1024,7 @@ func (cv *converter) andTerm(acc []cube, t expr.Node, neg, up bool) ([]cube, boo
 	if !wrap || sym.Prereqs == "" || len(cs) == 0 {
 		return cv.and(acc, cs)
 	}
-	pre := cv.textCubes(sym.Prereqs, false, up)
+	pre := cv.textCubes(sym, false, false, up)
 	if !cv.long && !isTrue(acc) && len(cs)*len(pre) <= maxCubes && len(acc)*len(cs)*len(pre) <= 64*maxCubes && impliedPrereqs(acc, cs, pre) {
 		return cv.and(acc, cs)
 	}
@@ -1054,17 +1087,21 @@ func plainWithin(x, p cube) bool {
 	return true
 }
 
-// textCubes converts a symbol-table expression (a prerequisite or a
-// predicate's expansion), caching the result: these need no resolver and
-// are always exact.
-func (cv *converter) textCubes(text string, neg, up bool) []cube {
+// textCubes converts a symbol's prerequisites (pred false) or its
+// predicate's expansion, caching the result by symbol (no text to hash):
+// these need no resolver and are always exact.
+func (cv *converter) textCubes(sym *expr.Symbol, pred, neg, up bool) []cube {
 	type key struct {
-		text      string
-		neg, long bool
+		sym             *expr.Symbol
+		pred, neg, long bool
 	}
-	k := key{text, neg, cv.long}
+	k := key{sym, pred, neg, cv.long}
 	if x, ok := textCubeCache.Load(k); ok {
 		return x.([]cube)
+	}
+	text := sym.Prereqs
+	if pred {
+		text = sym.Predicate
 	}
 	sub := &converter{as: cv.as, sc: cv.sc, long: cv.long}
 	cs := sub.node(parsedText(text), neg, true)
@@ -1085,7 +1122,7 @@ func (cv *converter) withPrereqs(sym *expr.Symbol, cs []cube, up bool) []cube {
 	if sym.Prereqs == "" || len(cs) == 0 {
 		return cs
 	}
-	out, ok := cv.and(cs, cv.textCubes(sym.Prereqs, false, up))
+	out, ok := cv.and(cs, cv.textCubes(sym, false, false, up))
 	if !ok {
 		return cv.approx(up)
 	}
@@ -1467,7 +1504,7 @@ func (cv *converter) cmp(f expr.Field, op expr.Relop, cs expr.ConstSet, up bool)
 		if op != expr.Eq && op != expr.Ne {
 			return cv.approx(up)
 		}
-		return cv.textCubes(f.Symbol.Predicate, !pos, up)
+		return cv.textCubes(f.Symbol, true, !pos, up)
 	}
 	if f.NBits > 128 {
 		return cv.approx(up)
