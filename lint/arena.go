@@ -22,9 +22,7 @@ func (ar *arena) newSet(over, under []cube, exact bool) *set {
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
 	if len(ar.sets) == 0 {
-		c := setChunks.Get().(*[]set)
-		ar.heldSets = append(ar.heldSets, c)
-		ar.sets = *c
+		ar.sets = chunk(&setChunks, &ar.heldSets)
 	}
 	s := &ar.sets[0]
 	ar.sets = ar.sets[1:]
@@ -38,20 +36,31 @@ func (ar *arena) newSet(over, under []cube, exact bool) *set {
 // after its switch's release changes the report.
 var recycleArenas, poisonArenas = true, false
 
-// newFcs returns a chunk of constraints the arena holds until recycle.
-// The caller holds ar.mu.
-func (ar *arena) newFcs() []fc {
-	c := fcChunks.Get().(*[]fc)
-	ar.held = append(ar.held, c)
+// chunk takes a chunk from pool that the arena holds (in held) until
+// recycle. The caller holds ar.mu.
+func chunk[T any](pool *sync.Pool, held *[]*[]T) []T {
+	c := pool.Get().(*[]T)
+	*held = append(*held, c)
 	return *c
 }
 
-// newCubes returns a chunk of cubes the arena holds until recycle. The
-// caller holds ar.mu.
-func (ar *arena) newCubes() []cube {
-	c := cubeChunks.Get().(*[]cube)
-	ar.heldCubes = append(ar.heldCubes, c)
-	return *c
+// reserve makes room in the arena's current chunks for n constraints and
+// m cubes (which fit a chunk). The caller holds ar.mu.
+func (ar *arena) reserve(n, m int) {
+	if len(ar.fcs) < n {
+		ar.fcs = chunk(&fcChunks, &ar.held)
+	}
+	if len(ar.cubes) < m {
+		ar.cubes = chunk(&cubeChunks, &ar.heldCubes)
+	}
+}
+
+// putBack clears the chunks and returns them to pool.
+func putBack[T any](pool *sync.Pool, held []*[]T) {
+	for _, c := range held {
+		clear(*c) // no pointers kept alive from the pool
+		pool.Put(c)
+	}
 }
 
 // recycle returns the arena's chunks to the pools: nothing built in the
@@ -60,24 +69,18 @@ func (ar *arena) recycle() {
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
 	if recycleArenas {
-		for _, c := range ar.held {
-			if poisonArenas {
+		if poisonArenas {
+			for _, c := range ar.held {
 				for i := range *c {
 					(*c)[i] = fc{id: ^fieldID(0), val: u128{^uint64(0), ^uint64(0)}}
 				}
-			} else {
-				clear(*c) // no pointers kept alive from the pool
+				fcChunks.Put(c)
 			}
-			fcChunks.Put(c)
+		} else {
+			putBack(&fcChunks, ar.held)
 		}
-		for _, c := range ar.heldCubes {
-			clear(*c)
-			cubeChunks.Put(c)
-		}
-		for _, c := range ar.heldSets {
-			clear(*c)
-			setChunks.Put(c)
-		}
+		putBack(&cubeChunks, ar.heldCubes)
+		putBack(&setChunks, ar.heldSets)
 	}
 	ar.held, ar.heldCubes, ar.fcs, ar.cubes = nil, nil, nil, nil
 	ar.heldSets, ar.sets = nil, nil
@@ -92,12 +95,7 @@ func (ar *arena) carve(n, m int) (fcs []fc, cubes []cube, ok bool) {
 	}
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
-	if len(ar.fcs) < n {
-		ar.fcs = ar.newFcs()
-	}
-	if len(ar.cubes) < m {
-		ar.cubes = ar.newCubes()
-	}
+	ar.reserve(n, m)
 	fcs, cubes = ar.fcs[:n:n], ar.cubes[:m:m]
 	ar.fcs, ar.cubes = ar.fcs[n:], ar.cubes[m:]
 	return fcs, cubes, true

@@ -675,12 +675,7 @@ func (ar *arena) andOne(d cube, bs []cube) (out []cube, ok, done bool) {
 	}
 	ar.mu.Lock()
 	defer ar.mu.Unlock()
-	if len(ar.fcs) < n {
-		ar.fcs = ar.newFcs()
-	}
-	if len(ar.cubes) < len(bs) {
-		ar.cubes = ar.newCubes()
-	}
+	ar.reserve(n, len(bs))
 	slab, cs := ar.fcs, ar.cubes[:0:len(bs)]
 	k := 0
 	for _, y := range bs {
