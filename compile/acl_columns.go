@@ -160,7 +160,7 @@ func (g *global) aclNFGroup(acl *nbdb.ACL) *nfGroup {
 	out := &nfGroup{ID: nfg.ID, FailOpen: nfg.Fallback != nil && strings.EqualFold(*nfg.Fallback, "fail-open")}
 	if nf := g.activeNF(nfg); nf != nil {
 		in := row[nbdb.LogicalSwitchPort](g.s, nbdb.LogicalSwitchPortTable, &nf.Inport)
-		outp := row[nbdb.LogicalSwitchPort](g.s, nbdb.LogicalSwitchPortTable, &nf.Outport)
+		outp := row[nbdb.LogicalSwitchPort](g.s, nbdb.LogicalSwitchPortTable, nf.Outport)
 		if in != nil && outp != nil {
 			out.Active = &netFunction{ID: nf.ID, InPort: in.Name, OutPort: outp.Name}
 		}

@@ -94,7 +94,9 @@ func (e *Engine) releaseRefs(id string, row model.Model, add bool) {
 		}
 	case *nbdb.NetworkFunction:
 		refOp(e.portNFs, r.Inport, id, add)
-		refOp(e.portNFs, r.Outport, id, add)
+		if r.Outport != nil { // optional from 26.09 (vtap)
+			refOp(e.portNFs, *r.Outport, id, add)
+		}
 	}
 }
 

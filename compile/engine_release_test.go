@@ -192,7 +192,8 @@ func (m *mutator) stepRelease() {
 			nf.Inport = *p
 		}
 		if p := pickRef(m, nbdb.LogicalSwitchPortTable, s.Ports); p != nil {
-			nf.Outport = *p
+			o := *p
+			nf.Outport = &o
 		}
 		nf.HealthCheck = nil
 		if r.IntN(4) == 0 {
@@ -286,7 +287,7 @@ func seedRelease(s *nbschema.Snapshot, rel *release.Release) {
 		var nfs []string
 		for i := range 2 {
 			nf := &nbdb.NetworkFunction{UUID: nbschema.DerivedUUID(nbdb.NetworkFunctionTable, fmt.Sprint(i)), Name: "nf", ID: i + 1,
-				Inport: ports[2*i], Outport: ports[2*i+1]}
+				Inport: ports[2*i], Outport: &ports[2*i+1]}
 			s.NetworkFunctions[nf.UUID] = nf
 			nfs = append(nfs, nf.UUID)
 		}
@@ -406,7 +407,7 @@ func TestEngineFeatureFlips(t *testing.T) {
 				return
 			}
 			ports := nbschema.SortedKeys(truth.Ports)
-			nf := &nbdb.NetworkFunction{UUID: nbschema.DerivedUUID(nbdb.NetworkFunctionTable, "flip"), Name: "nf", ID: 4, Inport: ports[0], Outport: ports[1]}
+			nf := &nbdb.NetworkFunction{UUID: nbschema.DerivedUUID(nbdb.NetworkFunctionTable, "flip"), Name: "nf", ID: 4, Inport: ports[0], Outport: &ports[1]}
 			nfg := &nbdb.NetworkFunctionGroup{UUID: nbschema.DerivedUUID(nbdb.NetworkFunctionGroupTable, "flip"), Name: "g", ID: 6,
 				Mode: nbdb.NetworkFunctionGroupModeInline, NetworkFunction: []string{nf.UUID}}
 			step("network function group", "reg0[22..29] = 6;", func(m *mutator) {

@@ -89,7 +89,7 @@ func (b *builder) networkFunction(n *yaml.Node, path string) {
 		}
 	}
 	b.refOne(f, "inport", nbdb.LogicalSwitchPortTable, func(u string) { nf.Inport = u })
-	b.refOne(f, "outport", nbdb.LogicalSwitchPortTable, func(u string) { nf.Outport = u })
+	b.refOne(f, "outport", nbdb.LogicalSwitchPortTable, func(u string) { nf.Outport = &u })
 	b.refOne(f, "health_check", nbdb.NetworkFunctionHealthCheckTable, func(u string) { nf.HealthCheck = &u })
 	b.addName(nbdb.NetworkFunctionTable, name, nf.UUID, f.at("name"), join(path, "name"))
 	b.snap.NetworkFunctions[nf.UUID] = nf
@@ -244,7 +244,7 @@ func (e *encoder) sampleSections(root *yaml.Node) {
 		putInt(m, "id", nf.ID, true)
 		what := "network function " + nf.Name
 		put(m, "inport", strNode(e.ref(what, nf.Inport, portName, portCounts)))
-		put(m, "outport", strNode(e.ref(what, nf.Outport, portName, portCounts)))
+		e.putRef(m, "outport", what, nf.Outport, portName, portCounts) // none only from a 26.09+ NB
 		e.putRef(m, "health_check", what, nf.HealthCheck, hcName, hcCounts)
 		putMap(m, "external_ids", nf.ExternalIDs)
 		out = append(out, m)

@@ -15,7 +15,10 @@ import (
 	"github.com/aclc/aclc/internal/ovsdbconn"
 	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/nbschema/nbdb/ovn2303"
+	"github.com/aclc/aclc/nbschema/nbdb/ovn2403"
 	"github.com/aclc/aclc/nbschema/nbdb/ovn2503"
+	"github.com/aclc/aclc/nbschema/nbdb/ovn2509"
+	"github.com/aclc/aclc/nbschema/nbdb/ovn2603"
 	"github.com/aclc/aclc/release"
 )
 
@@ -23,35 +26,55 @@ import (
 //
 // In memory aclc has one model per NB table, package nbdb, generated from
 // the newest supported release's schema; every older release's schema is a
-// subset of it (OVN only adds tables and columns). libovsdb validates a
-// client model against the server's schema and refuses columns the server
-// lacks, so a libovsdb client of an older NB uses that release's generated
-// models (nbdb/ovn2303, nbdb/ovn2503), and rows are converted at the
+// subset of it (OVN only adds tables and columns, or relaxes one: 7.19.0
+// makes Network_Function.outport optional). libovsdb validates a client
+// model against the server's schema and refuses columns the server lacks,
+// so a libovsdb client of an older NB uses that schema's generated models
+// (nbdb/ovn2303 ... nbdb/ovn2603), and rows are converted at the
 // boundary: FromClient fills the columns the release lacks with their
-// defaults, ToClient refuses a row that sets one of them. The fast reader
-// asks only for the columns the release has.
+// defaults, ToClient refuses a row that sets one of them (or leaves empty
+// a column the older schema requires). The fast reader asks only for the
+// columns the release has.
+//
+// The models are keyed by NB schema version (release.Release's NBSchema),
+// not by release: patch releases of one series share a schema, and every
+// release value of a schema finds its model.
 
-// clientModels are each release's libovsdb client models.
-var clientModels = map[*release.Release]func() (model.ClientDBModel, error){
-	release.OVN2303: ovn2303.FullDatabaseModel,
-	release.OVN2503: ovn2503.FullDatabaseModel,
-	release.OVN2603: nbdb.FullDatabaseModel,
+// clientModels are the libovsdb client models of each NB schema version.
+var clientModels = map[string]func() (model.ClientDBModel, error){
+	"7.0.0":  ovn2303.FullDatabaseModel, // OVN 23.03
+	"7.3.0":  ovn2403.FullDatabaseModel, // OVN 24.03
+	"7.11.0": ovn2503.FullDatabaseModel, // OVN 25.03
+	"7.12.0": ovn2509.FullDatabaseModel, // OVN 25.09
+	"7.18.0": ovn2603.FullDatabaseModel, // OVN 26.03
+	"7.19.0": nbdb.FullDatabaseModel,    // OVN 26.09: the in-memory model
 }
 
-// ClientModel is release r's libovsdb client model of the NB.
+// ClientModel is release r's libovsdb client model of the NB: that of its
+// NB schema (ClientModelFor(r.NBSchema)).
 func ClientModel(r *release.Release) (model.ClientDBModel, error) {
-	f, ok := clientModels[r]
+	if r == nil {
+		return model.ClientDBModel{}, fmt.Errorf("no NB client model: no release")
+	}
+	return ClientModelFor(r.NBSchema)
+}
+
+// ClientModelFor is the libovsdb client model of NB schema version
+// schemaVersion ("7.18.0").
+func ClientModelFor(schemaVersion string) (model.ClientDBModel, error) {
+	f, ok := clientModels[schemaVersion]
 	if !ok {
-		return model.ClientDBModel{}, fmt.Errorf("no NB client model for OVN %s", r)
+		return model.ClientDBModel{}, fmt.Errorf("no NB client model for NB schema %s", schemaVersion)
 	}
 	return f()
 }
 
-// releaseColumns are, per release and table, the columns its schema has.
-var releaseColumns = sync.OnceValues(func() (map[*release.Release]map[string]map[string]bool, error) {
-	out := map[*release.Release]map[string]map[string]bool{}
-	for r := range clientModels {
-		m, err := ClientModel(r)
+// releaseColumns are, per NB schema version and table, the columns the
+// schema has.
+var releaseColumns = sync.OnceValues(func() (map[string]map[string]map[string]bool, error) {
+	out := map[string]map[string]map[string]bool{}
+	for v := range clientModels {
+		m, err := ClientModelFor(v)
 		if err != nil {
 			return nil, err
 		}
@@ -64,27 +87,33 @@ var releaseColumns = sync.OnceValues(func() (map[*release.Release]map[string]map
 				}
 			}
 		}
-		out[r] = cols
+		out[v] = cols
 	}
 	return out, nil
 })
 
 // HasColumn reports whether release r's NB schema has table's column.
 func HasColumn(r *release.Release, table, column string) bool {
-	cols, err := releaseColumns()
-	if err != nil {
-		return false
-	}
-	return cols[r][table][column]
+	return r != nil && hasColumn(r.NBSchema, table, column)
 }
 
 // HasTable reports whether release r's NB schema has table.
-func HasTable(r *release.Release, table string) bool {
+func HasTable(r *release.Release, table string) bool { return r != nil && hasTable(r.NBSchema, table) }
+
+func hasColumn(schema, table, column string) bool {
 	cols, err := releaseColumns()
 	if err != nil {
 		return false
 	}
-	_, ok := cols[r][table]
+	return cols[schema][table][column]
+}
+
+func hasTable(schema, table string) bool {
+	cols, err := releaseColumns()
+	if err != nil {
+		return false
+	}
+	_, ok := cols[schema][table]
 	return ok
 }
 
@@ -94,6 +123,10 @@ type converter struct {
 	from, to reflect.Type // struct types
 	pairs    [][2]int     // field index in from, in to
 	dropped  []int        // fields of from whose column to lacks
+	// required are the fields of from that are optional (pointers) where
+	// to's column is required (not a pointer), e.g. Network_Function
+	// outport from 7.19.0 to 7.18.0.
+	required []int
 }
 
 var converters sync.Map // [2]reflect.Type -> *converter
@@ -117,6 +150,9 @@ func converterFor(from, to reflect.Type) *converter {
 		}
 		if j, ok := idx[col]; ok {
 			c.pairs = append(c.pairs, [2]int{i, j})
+			if from.Field(i).Type.Kind() == reflect.Pointer && to.Field(j).Type.Kind() != reflect.Pointer {
+				c.required = append(c.required, i)
+			}
 		} else {
 			c.dropped = append(c.dropped, i)
 		}
@@ -127,7 +163,8 @@ func converterFor(from, to reflect.Type) *converter {
 
 // convert returns src, a pointer to a generated model, as a new row of
 // model type to (a pointer type). A column src sets to a non-default value
-// that to lacks is an error naming it.
+// that to lacks is an error naming it (*ColumnError), and so is a column
+// src leaves empty that to requires (*RequiredColumnError).
 func convert(src model.Model, to reflect.Type) (model.Model, error) {
 	sv := reflect.ValueOf(src)
 	if sv.Type() == to {
@@ -138,6 +175,11 @@ func convert(src model.Model, to reflect.Type) (model.Model, error) {
 	for _, i := range c.dropped {
 		if !isEmpty(sv.Field(i)) {
 			return nil, &ColumnError{Column: c.from.Field(i).Tag.Get("ovsdb")}
+		}
+	}
+	for _, i := range c.required {
+		if sv.Field(i).IsNil() {
+			return nil, &RequiredColumnError{Column: c.from.Field(i).Tag.Get("ovsdb")}
 		}
 	}
 	dv := reflect.New(to.Elem())
@@ -161,12 +203,30 @@ type ColumnError struct{ Column string }
 
 func (e *ColumnError) Error() string { return "column " + e.Column + " is not in this NB's schema" }
 
+// RequiredColumnError is an empty optional column that the target
+// release's schema requires (Network_Function outport before 7.19.0).
+type RequiredColumnError struct{ Column string }
+
+func (e *RequiredColumnError) Error() string {
+	return "column " + e.Column + " is empty, and this NB's schema requires a value"
+}
+
 // assign sets dst from src, of the same shape but possibly other named
-// (enum) types: scalars, pointers to scalars, slices and maps of them.
+// (enum) types: scalars, pointers to scalars, slices and maps of them; or
+// a scalar and a pointer to one (a required column that a later schema
+// makes optional), either way: a nil pointer leaves dst zero.
 func assign(dst, src reflect.Value) {
 	switch {
 	case src.Type().AssignableTo(dst.Type()):
 		dst.Set(src)
+	case src.Kind() == reflect.Pointer && dst.Kind() != reflect.Pointer:
+		if !src.IsNil() {
+			assign(dst, src.Elem())
+		}
+	case src.Kind() != reflect.Pointer && dst.Kind() == reflect.Pointer:
+		p := reflect.New(dst.Type().Elem())
+		assign(p.Elem(), src)
+		dst.Set(p)
 	case src.Kind() == reflect.Slice:
 		if src.IsNil() {
 			return

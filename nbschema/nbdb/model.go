@@ -57,7 +57,7 @@ func FullDatabaseModel() (model.ClientDBModel, error) {
 
 var schema = `{
   "name": "OVN_Northbound",
-  "version": "7.18.0",
+  "version": "7.19.0",
   "tables": {
     "ACL": {
       "columns": {
@@ -249,6 +249,18 @@ var schema = `{
         },
         "name": {
           "type": "string"
+        },
+        "options": {
+          "type": {
+            "key": {
+              "type": "string"
+            },
+            "value": {
+              "type": "string"
+            },
+            "min": 0,
+            "max": "unlimited"
+          }
         }
       },
       "indexes": [
@@ -2183,7 +2195,7 @@ var schema = `{
               "refTable": "Logical_Switch_Port",
               "refType": "strong"
             },
-            "min": 1,
+            "min": 0,
             "max": 1
           }
         }
@@ -2241,7 +2253,13 @@ var schema = `{
           "type": {
             "key": {
               "type": "string",
-              "enum": "inline"
+              "enum": [
+                "set",
+                [
+                  "inline",
+                  "vtap"
+                ]
+              ]
             }
           }
         },

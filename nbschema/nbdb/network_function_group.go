@@ -16,6 +16,7 @@ var (
 	NetworkFunctionGroupFallbackFailOpen  NetworkFunctionGroupFallback = "fail-open"
 	NetworkFunctionGroupFallbackFailClose NetworkFunctionGroupFallback = "fail-close"
 	NetworkFunctionGroupModeInline        NetworkFunctionGroupMode     = "inline"
+	NetworkFunctionGroupModeVtap          NetworkFunctionGroupMode     = "vtap"
 )
 
 // NetworkFunctionGroup defines an object in Network_Function_Group table
@@ -24,7 +25,7 @@ type NetworkFunctionGroup struct {
 	ExternalIDs           map[string]string             `ovsdb:"external_ids"`
 	Fallback              *NetworkFunctionGroupFallback `ovsdb:"fallback" validate:"omitempty,oneof='fail-open' 'fail-close'"`
 	ID                    int                           `ovsdb:"id" validate:"min=1,max=255"`
-	Mode                  NetworkFunctionGroupMode      `ovsdb:"mode" validate:"oneof='inline'"`
+	Mode                  NetworkFunctionGroupMode      `ovsdb:"mode" validate:"oneof='inline' 'vtap'"`
 	Name                  string                        `ovsdb:"name"`
 	NetworkFunction       []string                      `ovsdb:"network_function"`
 	NetworkFunctionActive *string                       `ovsdb:"network_function_active"`
