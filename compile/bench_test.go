@@ -78,17 +78,17 @@ func BenchmarkCompile50k(b *testing.B) { benchCompile(b, sized(50000, 500, 2500,
 // speed target; _Cluster50k is the 50k NB in nbgen's ovn-kubernetes
 // shape (one port group on every switch).
 func BenchmarkCompile2603_10k(b *testing.B) {
-	benchCompileFor(b, nbgen.Default(), release.OVN2603)
+	benchCompileFor(b, nbgen.Default(), release.MustLookup("26.03.1"))
 }
 
 func BenchmarkCompile2603_50k(b *testing.B) {
-	benchCompileFor(b, sized(50000, 500, 2500, 5000), release.OVN2603)
+	benchCompileFor(b, sized(50000, 500, 2500, 5000), release.MustLookup("26.03.1"))
 }
 
 func BenchmarkCompile2603_Cluster50k(b *testing.B) {
 	p := sized(50000, 500, 2500, 5000)
 	p.Shape = nbgen.ShapeCluster
-	benchCompileFor(b, p, release.OVN2603)
+	benchCompileFor(b, p, release.MustLookup("26.03.1"))
 }
 
 // BenchmarkCompileStep2603_50k is the compile step as bench/northd-vs-aclc
@@ -97,7 +97,7 @@ func BenchmarkCompile2603_Cluster50k(b *testing.B) {
 // of earlier compiles. cpu-ms/op counts the compiles only.
 func BenchmarkCompileStep2603_50k(b *testing.B) {
 	snap := nbgen.Generate(sized(50000, 500, 2500, 5000))
-	opts := compile.Options{Release: release.OVN2603}
+	opts := compile.Options{Release: release.MustLookup("26.03.1")}
 	var cpu time.Duration
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -131,12 +131,12 @@ func BenchmarkWriteText10k(b *testing.B) {
 // runs after the compile) on the 50k NB's 26.03 flows.
 func BenchmarkValidate2603_50k(b *testing.B) {
 	snap := nbgen.Generate(sized(50000, 500, 2500, 5000))
-	flows := compile.CompileWith(snap, compile.Options{Release: release.OVN2603}).Flows
+	flows := compile.CompileWith(snap, compile.Options{Release: release.MustLookup("26.03.1")}).Flows
 	cpu0 := cpuTime()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		compile.ValidateMatchesFor(snap, flows, release.OVN2603)
+		compile.ValidateMatchesFor(snap, flows, release.MustLookup("26.03.1"))
 	}
 	b.StopTimer()
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1e3/float64(b.N), "cpu-ms/op")

@@ -20,6 +20,7 @@ import (
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/nbview"
+	"github.com/aclc/aclc/release"
 )
 
 // Result is the output of one compile.
@@ -33,13 +34,14 @@ type Result struct {
 }
 
 // Compile builds the ACL-stage flows of every logical switch in s as the
-// northd of s.Release does (a live NB's detected release, a fixture's), or
-// 23.03.1 when the snapshot does not say: CompileWith with that release.
+// northd of s.Release does (a live NB's detected release, a fixture's):
+// CompileWith with that release.
 func Compile(s *nbschema.Snapshot) *Result { return CompileWith(s, Options{Release: s.Release}) }
 
 // CompileWith builds the ACL-stage flows of every logical switch in s as
 // the northd of opts.Release does.
 func CompileWith(s *nbschema.Snapshot, opts Options) *Result {
+	opts.Release = opts.releaseOf(s)
 	if opts.ACLIDs != nil || !newRules(opts.Release).persist {
 		return CompileView(nbview.New(s), opts)
 	}
@@ -97,9 +99,18 @@ func CompileView(v *nbview.View, opts Options) *Result {
 	return res
 }
 
+// releaseOf is the release to compile s for: Options.Release, else the
+// snapshot's own.
+func (o Options) releaseOf(s *nbschema.Snapshot) *release.Release {
+	if o.Release != nil {
+		return o.Release
+	}
+	return s.Release
+}
+
 // target sets what g compiles for.
 func (g *global) target(opts Options) {
-	g.r = newRules(opts.Release)
+	g.r = newRules(opts.releaseOf(g.s))
 	g.lacking = opts.Lacking
 	if IgnoresChassisFeatures(g.s) {
 		g.lacking = ChassisFeatures{}
@@ -119,7 +130,7 @@ func (g *global) target(opts Options) {
 }
 
 // CompileSwitch builds the flows of the one logical switch with NB UUID id,
-// for 23.03.1. It is what the incremental engine calls for each affected
+// for s.Release. It is what the incremental engine calls for each affected
 // datapath.
 func CompileSwitch(s *nbschema.Snapshot, id string) (*lflow.Datapath, []Problem) {
 	return CompileSwitchWith(s, id, Options{})

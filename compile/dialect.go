@@ -5,16 +5,12 @@ import (
 	"github.com/aclc/aclc/release"
 )
 
-// Dialect is the match language of release r (nil: 23.03.1), the one its
-// ovn-controller parses ACL matches and the flows northd builds around them
-// with.
+// Dialect is the match language of release r, the one its ovn-controller
+// parses ACL matches and the flows northd builds around them with: the
+// acl/expr changes whose release facts (release.DialectFact) r has.
 func Dialect(r *release.Release) *expr.Dialect {
-	if r == nil {
-		return expr.OVN2303()
-	}
-	d, err := expr.DialectOf(r.Version.Major, r.Version.Minor, r.Version.Patch)
-	if err != nil {
-		panic(err) // every supported release is 23.03 or newer
-	}
-	return d
+	return expr.NewDialect(r.Name(), func(c expr.Change) bool {
+		f := release.DialectFact(string(c))
+		return f != nil && r.Has(f)
+	})
 }

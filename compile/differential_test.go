@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/internal/ovnroot"
 	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/internal/ovsdbconn"
 	"github.com/aclc/aclc/internal/testenv"
@@ -20,7 +21,7 @@ import (
 // startNorthd starts a real NB + SB + ovn-northd of release r for the test.
 func startNorthd(t *testing.T, r *release.Release) *ovnsandbox.Sandbox {
 	t.Helper()
-	if r.Host {
+	if ovnroot.OnHost(r) {
 		testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-nbctl", "ovn-sbctl", "ovn-trace")
 	}
 	testenv.NeedRelease(t, r)
@@ -53,8 +54,8 @@ func loadAndSync(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, snap
 // persist-established ACL ids read from the live SB. The releases run in
 // parallel, each with its own northd.
 func TestDifferentialNorthd(t *testing.T) {
-	for _, r := range release.All() {
-		t.Run(r.Series(), func(t *testing.T) {
+	for _, r := range testenv.LiveReleases(t) {
+		t.Run(r.Name(), func(t *testing.T) {
 			t.Parallel()
 			sb := startNorthd(t, r)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -102,8 +103,8 @@ func TestSeedStatelessTrace(t *testing.T) {
 		eth = `eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:00:02`
 		ip  = `ip.ttl==64 && ip4.src == 42.42.42.1 && ip4.dst == 66.66.66.66`
 	)
-	for _, r := range release.All() {
-		t.Run(r.Series(), func(t *testing.T) {
+	for _, r := range testenv.LiveReleases(t) {
+		t.Run(r.Name(), func(t *testing.T) {
 			t.Parallel()
 			sb := startNorthd(t, r)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -63,7 +63,7 @@ type Engine struct {
 	ids *aclIDs
 }
 
-// NewEngine compiles s in full (for s.Release, 23.03.1 when nil) and
+// NewEngine compiles s in full (for s.Release) and
 // returns an engine holding it; the
 // engine takes ownership of s (sets must be sorted, as every Snapshot
 // source leaves them).
@@ -71,6 +71,7 @@ func NewEngine(s *nbschema.Snapshot) *Engine { return NewEngineWith(s, Options{R
 
 // NewEngineWith is NewEngine for opts.Release.
 func NewEngineWith(s *nbschema.Snapshot, opts Options) *Engine {
+	opts.Release = opts.releaseOf(s)
 	e := &Engine{opts: opts}
 	if newRules(opts.Release).persist {
 		e.ids = newACLIDs(opts.ACLIDs, s)

@@ -148,16 +148,16 @@ func BenchmarkEngineSwitchACLChange50k(b *testing.B) { benchACLChange(b, params5
 // one port group ACL changed in the 50k NB, compiled for OVN 26.03.1 and
 // 25.03.0.
 func BenchmarkEngineACLChange50k2603(b *testing.B) {
-	benchACLChangeCache(b, params50k(), release.OVN2603, true, false, false)
+	benchACLChangeCache(b, params50k(), release.MustLookup("26.03.1"), true, false, false)
 }
 
 func BenchmarkEngineACLChange50k2503(b *testing.B) {
-	benchACLChangeCache(b, params50k(), release.OVN2503, true, false, false)
+	benchACLChangeCache(b, params50k(), release.MustLookup("25.03.0"), true, false, false)
 }
 
 // BenchmarkEngineSwitchACLChange50k2603: one switch ACL changed, 26.03.1.
 func BenchmarkEngineSwitchACLChange50k2603(b *testing.B) {
-	benchACLChangeCache(b, params50k(), release.OVN2603, false, false, false)
+	benchACLChangeCache(b, params50k(), release.MustLookup("26.03.1"), false, false, false)
 }
 
 // observed makes the 50k NB look like ovn-kubernetes with observability
@@ -189,14 +189,14 @@ func observed() *nbschema.Snapshot {
 // BenchmarkEngineACLChangeObserved50k2603: one port group ACL changed in
 // the observed 50k NB, 26.03.1.
 func BenchmarkEngineACLChangeObserved50k2603(b *testing.B) {
-	benchACLChangeOn(b, observed(), release.OVN2603, true, false, false, nil)
+	benchACLChangeOn(b, observed(), release.MustLookup("26.03.1"), true, false, false, nil)
 }
 
 // BenchmarkEngineTierFlip50k2603: one port group ACL of the 50k NB (no
 // tiers) moved to tier 1 and back, 26.03.1: each change turns the tier
 // loops of its switches on or off, so they are rebuilt, not patched.
 func BenchmarkEngineTierFlip50k2603(b *testing.B) {
-	benchACLChangeOn(b, nbgen.Generate(params50k()), release.OVN2603, true, false, false,
+	benchACLChangeOn(b, nbgen.Generate(params50k()), release.MustLookup("26.03.1"), true, false, false,
 		func(a *nbdb.ACL, i int) { a.Tier = 1 - i%2 })
 }
 
@@ -204,7 +204,7 @@ func BenchmarkEngineTierFlip50k2603(b *testing.B) {
 // allow-related with options:persist-established and back, 26.03.1: it
 // takes (and frees) an ACL id, touching its own flows only.
 func BenchmarkEnginePersist50k2603(b *testing.B) {
-	benchACLChangeOn(b, nbgen.Generate(params50k()), release.OVN2603, true, false, false,
+	benchACLChangeOn(b, nbgen.Generate(params50k()), release.MustLookup("26.03.1"), true, false, false,
 		func(a *nbdb.ACL, i int) {
 			if i%2 == 0 {
 				a.Action = "allow-related"
@@ -216,5 +216,5 @@ func BenchmarkEnginePersist50k2603(b *testing.B) {
 // BenchmarkEngineACLChangeCold50k2603 is BenchmarkEngineACLChangeCold50k
 // for 26.03.1.
 func BenchmarkEngineACLChangeCold50k2603(b *testing.B) {
-	benchACLChangeCache(b, params50k(), release.OVN2603, true, false, true)
+	benchACLChangeCache(b, params50k(), release.MustLookup("26.03.1"), true, false, true)
 }

@@ -339,7 +339,7 @@ func checkACLIDs(t *testing.T, s *nbschema.Snapshot, rel *release.Release, ids m
 // each delta gives a full compile's flows and that the flows the feature
 // adds appear.
 func TestEngineFeatureFlips(t *testing.T) {
-	for _, rel := range []*release.Release{release.OVN2503, release.OVN2603} {
+	for _, rel := range []*release.Release{release.MustLookup("25.03.0"), release.MustLookup("26.03.1")} {
 		t.Run(rel.Series(), func(t *testing.T) {
 			truth := baseNB(7)
 			truth.Release = rel

@@ -53,7 +53,7 @@ type mutator struct {
 }
 
 // has reports whether the mutator's release has feature f.
-func (m *mutator) has(f release.Feature) bool { return m.rel != nil && m.rel.Has(f) }
+func (m *mutator) has(f *release.Fact) bool { return m.rel != nil && m.rel.Has(f) }
 
 func (m *mutator) id(table string) string {
 	m.n++
@@ -566,11 +566,11 @@ func TestEngineReleases(t *testing.T) {
 	if testing.Short() {
 		seeds, batches = 3, 100
 	}
-	for _, r := range release.All() {
-		if r == release.OVN2303 {
+	for _, r := range release.Distinct() {
+		if r == release.MustLookup("23.03.1") {
 			continue
 		}
-		t.Run(r.Series(), func(t *testing.T) { engineProperty(t, compile.Options{Release: r}, seeds, batches) })
+		t.Run(r.Name(), func(t *testing.T) { engineProperty(t, compile.Options{Release: r}, seeds, batches) })
 	}
 }
 
@@ -580,8 +580,8 @@ func TestEngineReleases(t *testing.T) {
 // samples share).
 func TestEngineSwitchScan(t *testing.T) {
 	defer compile.ScanSwitchACLs()()
-	for _, r := range release.All() {
-		t.Run(r.Series(), func(t *testing.T) { engineProperty(t, compile.Options{Release: r}, 3, 100) })
+	for _, r := range release.Distinct() {
+		t.Run(r.Name(), func(t *testing.T) { engineProperty(t, compile.Options{Release: r}, 3, 100) })
 	}
 }
 

@@ -44,7 +44,6 @@ func newGlobal(v *nbview.View) *global {
 	g := &global{
 		s:                     s,
 		v:                     v,
-		r:                     newRules(nil),
 		useCtInvMatch:         boolOption(s.GlobalOption("use_ct_inv_match"), true),
 		defaultACLDrop:        boolOption(s.GlobalOption("default_acl_drop"), false),
 		controllerEvent:       boolOption(s.GlobalOption("controller_event"), false),

@@ -202,13 +202,19 @@ func newNetAddr(a netip.Addr, plen int) netAddr {
 	return n
 }
 
+// CompilesRouters reports whether aclc builds the router pipeline of
+// release r: router*.go write northd 23.03.1's router flows (checked by
+// TestRoutersNorthd), no other version's. This is what aclc can do, not a
+// fact of OVN's.
+func CompilesRouters(r *release.Release) bool { return r.Series() == "23.03" }
+
 // routerUnsupported lists what lr has that aclc does not compile.
 func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) []Unsupported {
 	var u []Unsupported
 	add := func(st lflow.RouterStage, format string, args ...any) {
 		u = append(u, Unsupported{What: fmt.Sprintf(format, args...), Stage: st})
 	}
-	if s.Release != nil && s.Release != release.OVN2303 {
+	if !CompilesRouters(s.Release) {
 		// the router stages and flows here are 23.03.1's
 		add(lflow.LRInAdmission, "router pipeline of OVN %s (aclc compiles 23.03.1's)", s.Release)
 	}

@@ -35,7 +35,7 @@ func routerFixtures(t *testing.T) []string {
 // be the ones with NAT, gateway ports and the like (the fixture says
 // which with external_ids:aclc-test-unsupported).
 func TestRoutersNorthd(t *testing.T) {
-	sb := startNorthd(t, release.OVN2303)
+	sb := startNorthd(t, release.MustLookup("23.03.1"))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	compiled := 0
@@ -86,13 +86,13 @@ func TestRoutersOtherRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap.Release = release.OVN2603
+	snap.Release = release.MustLookup("26.03.1")
 	rs := compile.Routers(snap)
 	if len(rs) != 1 || len(rs[0].Unsupported) == 0 || len(rs[0].Flows) != 0 ||
 		!strings.Contains(rs[0].Unsupported[0].String(), "router pipeline of OVN 26.03.1") {
 		t.Errorf("26.03 router: %+v", rs[0].Unsupported)
 	}
-	snap.Release = release.OVN2303
+	snap.Release = release.MustLookup("23.03.1")
 	if rs := compile.Routers(snap); len(rs[0].Unsupported) != 0 || len(rs[0].Flows) == 0 {
 		t.Errorf("23.03 router not compiled: %v", rs[0].Unsupported)
 	}

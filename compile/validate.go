@@ -70,7 +70,7 @@ func PrepareMatches(s *nbschema.Snapshot, r *release.Release, pre *MatchParser) 
 		pre.Wait()
 	}
 	if r == nil {
-		r = release.OVN2303
+		r = s.Release
 	}
 	c := &MatchCheck{s: s, r: r, d: Dialect(r), idx: make(map[string]int, len(s.ACLs))}
 	for _, id := range nbschema.SortedKeys(s.ACLs) {

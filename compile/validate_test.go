@@ -27,9 +27,9 @@ switches:
 		t.Fatal(err)
 	}
 	checkProblems(t, snap, []problemsCase{
-		{release.OVN2303, []string{"invalid match, OVN will discard its flows: offset 10 (at \"ct_mark.allow_establ...\"): Syntax error at `ct_mark.allow_established'"}},
-		{release.OVN2503, []string{"invalid match, OVN will discard its flows: offset 10 (at \"ct_label.blocked == ...\"): Syntax error at `ct_label.blocked'"}},
-		{release.OVN2603, []string{"Syntax error at `ct_label.blocked'"}},
+		{release.MustLookup("23.03.1"), []string{"invalid match, OVN will discard its flows: offset 10 (at \"ct_mark.allow_establ...\"): Syntax error at `ct_mark.allow_established'"}},
+		{release.MustLookup("25.03.0"), []string{"invalid match, OVN will discard its flows: offset 10 (at \"ct_label.blocked == ...\"): Syntax error at `ct_label.blocked'"}},
+		{release.MustLookup("26.03.1"), []string{"Syntax error at `ct_label.blocked'"}},
 	})
 }
 
@@ -47,7 +47,7 @@ func checkProblems(t *testing.T, snap *nbschema.Snapshot, cases []problemsCase) 
 	for _, tc := range cases {
 		res := CompileWith(snap, Options{Release: tc.r})
 		probs := ValidateMatchesFor(snap, res.Flows, tc.r)
-		for _, pr := range []*release.Release{tc.r, release.OVN2303, release.OVN2603} {
+		for _, pr := range []*release.Release{tc.r, release.MustLookup("23.03.1"), release.MustLookup("26.03.1")} {
 			pre := NewMatchParser(pr)
 			for i, id := range nbschema.SortedKeys(snap.ACLs) {
 				if i%2 == 0 {
@@ -91,12 +91,12 @@ switches:
 		t.Fatal(err)
 	}
 	checkProblems(t, snap, []problemsCase{
-		{release.OVN2303, []string{
+		{release.MustLookup("23.03.1"), []string{
 			"invalid match, OVN will discard its flows",
 			"OVN 23.03 wraps this reject ACL's match as \"(reg0[10] == 1) && tcp.dst == 22 || tcp.dst == 23\"",
 			"OVN 23.03 wraps this reject ACL's match as \"(reg0[9] == 1) && tcp.dst == 22 || tcp.dst == 23\"",
 		}},
-		{release.OVN2503, []string{"invalid match: OVN 25.03 discards 1 of the 2 flows northd builds from it (e.g. \"ip4) && (udp\""}},
-		{release.OVN2603, []string{"invalid match: OVN 26.03 discards 1 of the 2 flows"}},
+		{release.MustLookup("25.03.0"), []string{"invalid match: OVN 25.03 discards 1 of the 2 flows northd builds from it (e.g. \"ip4) && (udp\""}},
+		{release.MustLookup("26.03.1"), []string{"invalid match: OVN 26.03 discards 1 of the 2 flows"}},
 	})
 }

@@ -39,6 +39,19 @@ func TestLayoutTables(t *testing.T) {
 		{Layout2603, OutStateful, "ls_out_stateful", 12},
 		{Layout2603, OutNF, "ls_out_network_function", 13},
 		{Layout2603, OutApplyPortSec, "ls_out_apply_port_sec", 15},
+		{Layout2403, InACL, "ls_in_acl_eval", 8},
+		{Layout2403, InACLAction, "ls_in_acl_action", 9},
+		{Layout2403, InACLAfterLB, "ls_in_acl_after_lb_eval", 18},
+		{Layout2403, InStateful, "ls_in_stateful", 20},
+		{Layout2403, OutPreACL, "ls_out_pre_acl", 0},
+		{Layout2403, OutStateful, "ls_out_stateful", 8},
+		{Layout2509, InMirror, "ls_in_mirror", 2},
+		{Layout2509, InStateful, "ls_in_stateful", 23},
+		{Layout2509, OutMirror, "ls_out_mirror", 9},
+		{Layout2509, OutStateful, "ls_out_stateful", 11},
+		{Layout2609, InARPNDPreLookup, "ls_in_arp_nd_pre_lookup", 26},
+		{Layout2609, InARPRsp, "ls_in_arp_rsp", 27},
+		{Layout2609, InL2Lkup, "ls_in_l2_lkup", 33},
 	} {
 		st := c.l.Stage(c.kind)
 		if st.Name() != c.name || st.Table() != c.table || st.Kind() != c.kind || st.Layout() != c.l {
@@ -70,7 +83,7 @@ func TestParseTextDetectsLayout(t *testing.T) {
 	}{
 		{"Datapath: \"a\" (u)  Pipeline: ingress\n  table=8 (ls_in_acl          ), priority=0    , match=(1), action=(next;)\n", Layout2303},
 		{"Datapath: \"a\" (u)  Pipeline: ingress\n  table=8 (ls_in_acl_eval     ), priority=0    , match=(1), action=(next;)\n", Layout2503},
-		{"Datapath: \"a\" (u)  Pipeline: ingress\n  table=9 (ls_in_acl_eval     ), priority=0    , match=(1), action=(next;)\n", Layout2603},
+		{"Datapath: \"a\" (u)  Pipeline: ingress\n  table=9 (ls_in_acl_eval     ), priority=0    , match=(1), action=(next;)\n", Layout2609},
 	} {
 		l, err := ParseText("x", bytes.NewBufferString(c.text))
 		if err != nil {

@@ -1,8 +1,10 @@
 package lflow
 
-// The logical switch pipelines of each supported release, as northd.h's
-// PIPELINE_STAGES lists them at the release's tag (v23.03.1, v25.03.0,
-// v26.03.1). Tables are numbered in order within each pipeline.
+// The logical switch pipelines of each supported series, as northd.h's
+// PIPELINE_STAGES lists them at its tags (every tag of a series has the same
+// list; 26.09's is 26.09.0's). Tables are numbered in order within each
+// pipeline; TestGolden checks every stage northd wrote against its
+// series' layout. A layout's id is its place in layouts, oldest first.
 var (
 	Layout2303 = newLayout(0, "23.03", []stageDef{
 		{InCheckPortSec, "ls_in_check_port_sec"},
@@ -44,7 +46,50 @@ var (
 		{OutApplyPortSec, "ls_out_apply_port_sec"},
 	})
 
-	Layout2503 = newLayout(1, "25.03", []stageDef{
+	Layout2403 = newLayout(1, "24.03", []stageDef{
+		{InCheckPortSec, "ls_in_check_port_sec"},
+		{InApplyPortSec, "ls_in_apply_port_sec"},
+		{InLookupFDB, "ls_in_lookup_fdb"},
+		{InPutFDB, "ls_in_put_fdb"},
+		{InPreACL, "ls_in_pre_acl"},
+		{InPreLB, "ls_in_pre_lb"},
+		{InPreStateful, "ls_in_pre_stateful"},
+		{InACLHint, "ls_in_acl_hint"},
+		{InACL, "ls_in_acl_eval"},
+		{InACLAction, "ls_in_acl_action"},
+		{InQoSMark, "ls_in_qos_mark"},
+		{InQoSMeter, "ls_in_qos_meter"},
+		{InLBAffCheck, "ls_in_lb_aff_check"},
+		{InLB, "ls_in_lb"},
+		{InLBAffLearn, "ls_in_lb_aff_learn"},
+		{InPreHairpin, "ls_in_pre_hairpin"},
+		{InNATHairpin, "ls_in_nat_hairpin"},
+		{InHairpin, "ls_in_hairpin"},
+		{InACLAfterLB, "ls_in_acl_after_lb_eval"},
+		{InACLAfterLBAction, "ls_in_acl_after_lb_action"},
+		{InStateful, "ls_in_stateful"},
+		{InARPRsp, "ls_in_arp_rsp"},
+		{InDHCPOptions, "ls_in_dhcp_options"},
+		{InDHCPResponse, "ls_in_dhcp_response"},
+		{InDNSLookup, "ls_in_dns_lookup"},
+		{InDNSResponse, "ls_in_dns_response"},
+		{InExternalPort, "ls_in_external_port"},
+		{InL2Lkup, "ls_in_l2_lkup"},
+		{InL2Unknown, "ls_in_l2_unknown"},
+		{OutPreACL, "ls_out_pre_acl"},
+		{OutPreLB, "ls_out_pre_lb"},
+		{OutPreStateful, "ls_out_pre_stateful"},
+		{OutACLHint, "ls_out_acl_hint"},
+		{OutACL, "ls_out_acl_eval"},
+		{OutACLAction, "ls_out_acl_action"},
+		{OutQoSMark, "ls_out_qos_mark"},
+		{OutQoSMeter, "ls_out_qos_meter"},
+		{OutStateful, "ls_out_stateful"},
+		{OutCheckPortSec, "ls_out_check_port_sec"},
+		{OutApplyPortSec, "ls_out_apply_port_sec"},
+	})
+
+	Layout2503 = newLayout(2, "25.03", []stageDef{
 		{InCheckPortSec, "ls_in_check_port_sec"},
 		{InApplyPortSec, "ls_in_apply_port_sec"},
 		{InLookupFDB, "ls_in_lookup_fdb"},
@@ -90,7 +135,56 @@ var (
 		{OutApplyPortSec, "ls_out_apply_port_sec"},
 	})
 
-	Layout2603 = newLayout(2, "26.03", []stageDef{
+	Layout2509 = newLayout(3, "25.09", []stageDef{
+		{InCheckPortSec, "ls_in_check_port_sec"},
+		{InApplyPortSec, "ls_in_apply_port_sec"},
+		{InMirror, "ls_in_mirror"},
+		{InLookupFDB, "ls_in_lookup_fdb"},
+		{InPutFDB, "ls_in_put_fdb"},
+		{InPreACL, "ls_in_pre_acl"},
+		{InPreLB, "ls_in_pre_lb"},
+		{InPreStateful, "ls_in_pre_stateful"},
+		{InACLHint, "ls_in_acl_hint"},
+		{InACL, "ls_in_acl_eval"},
+		{InACLSample, "ls_in_acl_sample"},
+		{InACLAction, "ls_in_acl_action"},
+		{InQoS, "ls_in_qos"},
+		{InCtExtract, "ls_in_ct_extract"},
+		{InLBAffCheck, "ls_in_lb_aff_check"},
+		{InLB, "ls_in_lb"},
+		{InLBAffLearn, "ls_in_lb_aff_learn"},
+		{InPreHairpin, "ls_in_pre_hairpin"},
+		{InNATHairpin, "ls_in_nat_hairpin"},
+		{InHairpin, "ls_in_hairpin"},
+		{InACLAfterLB, "ls_in_acl_after_lb_eval"},
+		{InACLAfterLBSample, "ls_in_acl_after_lb_sample"},
+		{InACLAfterLBAction, "ls_in_acl_after_lb_action"},
+		{InStateful, "ls_in_stateful"},
+		{InARPRsp, "ls_in_arp_rsp"},
+		{InDHCPOptions, "ls_in_dhcp_options"},
+		{InDHCPResponse, "ls_in_dhcp_response"},
+		{InDNSLookup, "ls_in_dns_lookup"},
+		{InDNSResponse, "ls_in_dns_response"},
+		{InExternalPort, "ls_in_external_port"},
+		{InL2Lkup, "ls_in_l2_lkup"},
+		{InL2Unknown, "ls_in_l2_unknown"},
+		{OutLookupFDB, "ls_out_lookup_fdb"},
+		{OutPutFDB, "ls_out_put_fdb"},
+		{OutPreACL, "ls_out_pre_acl"},
+		{OutPreLB, "ls_out_pre_lb"},
+		{OutPreStateful, "ls_out_pre_stateful"},
+		{OutACLHint, "ls_out_acl_hint"},
+		{OutACL, "ls_out_acl_eval"},
+		{OutACLSample, "ls_out_acl_sample"},
+		{OutACLAction, "ls_out_acl_action"},
+		{OutMirror, "ls_out_mirror"},
+		{OutQoS, "ls_out_qos"},
+		{OutStateful, "ls_out_stateful"},
+		{OutCheckPortSec, "ls_out_check_port_sec"},
+		{OutApplyPortSec, "ls_out_apply_port_sec"},
+	})
+
+	Layout2603 = newLayout(4, "26.03", []stageDef{
 		{InCheckPortSec, "ls_in_check_port_sec"},
 		{InApplyPortSec, "ls_in_apply_port_sec"},
 		{InMirror, "ls_in_mirror"},
@@ -142,7 +236,61 @@ var (
 		{OutCheckPortSec, "ls_out_check_port_sec"},
 		{OutApplyPortSec, "ls_out_apply_port_sec"},
 	})
+
+	Layout2609 = newLayout(5, "26.09", []stageDef{
+		{InCheckPortSec, "ls_in_check_port_sec"},
+		{InApplyPortSec, "ls_in_apply_port_sec"},
+		{InMirror, "ls_in_mirror"},
+		{InLookupFDB, "ls_in_lookup_fdb"},
+		{InPutFDB, "ls_in_put_fdb"},
+		{InPreACL, "ls_in_pre_acl"},
+		{InPreLB, "ls_in_pre_lb"},
+		{InPreStateful, "ls_in_pre_stateful"},
+		{InACLHint, "ls_in_acl_hint"},
+		{InACL, "ls_in_acl_eval"},
+		{InACLSample, "ls_in_acl_sample"},
+		{InACLAction, "ls_in_acl_action"},
+		{InQoS, "ls_in_qos"},
+		{InCtExtract, "ls_in_ct_extract"},
+		{InLBAffCheck, "ls_in_lb_aff_check"},
+		{InLB, "ls_in_lb"},
+		{InLBAffLearn, "ls_in_lb_aff_learn"},
+		{InPreHairpin, "ls_in_pre_hairpin"},
+		{InNATHairpin, "ls_in_nat_hairpin"},
+		{InHairpin, "ls_in_hairpin"},
+		{InACLAfterLB, "ls_in_acl_after_lb_eval"},
+		{InACLAfterLBSample, "ls_in_acl_after_lb_sample"},
+		{InACLAfterLBAction, "ls_in_acl_after_lb_action"},
+		{InPreNF, "ls_in_pre_network_function"},
+		{InStateful, "ls_in_stateful"},
+		{InNF, "ls_in_network_function"},
+		{InARPNDPreLookup, "ls_in_arp_nd_pre_lookup"},
+		{InARPRsp, "ls_in_arp_rsp"},
+		{InDHCPOptions, "ls_in_dhcp_options"},
+		{InDHCPResponse, "ls_in_dhcp_response"},
+		{InDNSLookup, "ls_in_dns_lookup"},
+		{InDNSResponse, "ls_in_dns_response"},
+		{InExternalPort, "ls_in_external_port"},
+		{InL2Lkup, "ls_in_l2_lkup"},
+		{InL2Unknown, "ls_in_l2_unknown"},
+		{OutLookupFDB, "ls_out_lookup_fdb"},
+		{OutPutFDB, "ls_out_put_fdb"},
+		{OutPreACL, "ls_out_pre_acl"},
+		{OutPreLB, "ls_out_pre_lb"},
+		{OutPreStateful, "ls_out_pre_stateful"},
+		{OutACLHint, "ls_out_acl_hint"},
+		{OutACL, "ls_out_acl_eval"},
+		{OutACLSample, "ls_out_acl_sample"},
+		{OutACLAction, "ls_out_acl_action"},
+		{OutMirror, "ls_out_mirror"},
+		{OutQoS, "ls_out_qos"},
+		{OutPreNF, "ls_out_pre_network_function"},
+		{OutStateful, "ls_out_stateful"},
+		{OutNF, "ls_out_network_function"},
+		{OutCheckPortSec, "ls_out_check_port_sec"},
+		{OutApplyPortSec, "ls_out_apply_port_sec"},
+	})
 )
 
 // layouts is indexed by a Stage's layout id.
-var layouts = []*Layout{Layout2303, Layout2503, Layout2603}
+var layouts = []*Layout{Layout2303, Layout2403, Layout2503, Layout2509, Layout2603, Layout2609}

@@ -71,8 +71,8 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"no header", "  table=4 (ls_in_pre_acl      ), priority=0, match=(1), action=(next;)\n", "x:1: flow line before any"},
 		{"bad stage", "Datapath: \"a\" (u)  Pipeline: ingress\n  table=4 (ls_in_nope), priority=0, match=(1), action=(next;)\n", "x:2: unknown stage"},
-		{"wrong table", "Datapath: \"a\" (u)  Pipeline: ingress\n  table=6 (ls_in_pre_acl), priority=0, match=(1), action=(next;)\n", "x:2: stage ls_in_pre_acl is table 4 of ingress in OVN 23.03, table 4 of ingress in OVN 25.03, table 5 of ingress in OVN 26.03, line says table 6"},
-		{"layouts disagree", "Datapath: \"a\" (u)  Pipeline: ingress\n  table=5 (ls_in_pre_acl), priority=0, match=(1), action=(next;)\n  table=8 (ls_in_acl_eval), priority=0, match=(1), action=(next;)\n", "x:3: stage ls_in_acl_eval is table 9 of ingress in OVN 26.03, line says table 8 of ingress"},
+		{"wrong table", "Datapath: \"a\" (u)  Pipeline: ingress\n  table=6 (ls_in_pre_acl), priority=0, match=(1), action=(next;)\n", "x:2: stage ls_in_pre_acl is table 4 of ingress in OVN 23.03, table 4 of ingress in OVN 24.03, table 4 of ingress in OVN 25.03, table 5 of ingress in OVN 25.09, table 5 of ingress in OVN 26.03, table 5 of ingress in OVN 26.09, line says table 6"},
+		{"layouts disagree", "Datapath: \"a\" (u)  Pipeline: ingress\n  table=5 (ls_in_pre_acl), priority=0, match=(1), action=(next;)\n  table=8 (ls_in_acl_eval), priority=0, match=(1), action=(next;)\n", "x:3: stage ls_in_acl_eval is table 9 of ingress in OVN 25.09, table 9 of ingress in OVN 26.03, table 9 of ingress in OVN 26.09, line says table 8 of ingress"},
 		{"bad pipeline", "Datapath: \"a\" (u)  Pipeline: sideways\n", "x:1: unknown pipeline"},
 		{"garbage", "Datapath: \"a\" (u)  Pipeline: ingress\nhello\n", "x:2: not a flow line"},
 	} {

@@ -65,6 +65,7 @@ const (
 	InPreNF
 	InStateful
 	InNF
+	InARPNDPreLookup
 	InARPRsp
 	InDHCPOptions
 	InDHCPResponse

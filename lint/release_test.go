@@ -38,15 +38,15 @@ func TestRulesPerRelease(t *testing.T) {
 		want    []got
 	}{
 		// From 23.06 northd parenthesizes the match of a reject flow.
-		{"reject-or-discarded.yaml", release.OVN2503, prereqs},
-		{"reject-or-discarded.yaml", release.OVN2603, prereqs},
+		{"reject-or-discarded.yaml", release.MustLookup("25.03.0"), prereqs},
+		{"reject-or-discarded.yaml", release.MustLookup("26.03.1"), prereqs},
 		// 25.03 does not read enable-stateless-acl-with-lb (25.09+).
-		{"stateless-lb-vip-mode.yaml", release.OVN2503, []got{
+		{"stateless-lb-vip-mode.yaml", release.MustLookup("25.03.0"), []got{
 			{Rule: "stateless-lb-vip", Severity: "warning", ACLs: []string{"fast-tcp"}, Switches: []string{"sw-mode"}, Offset: -1},
 			{Rule: "stateless-lb-vip", Severity: "warning", ACLs: []string{"fast-tcp-2"}, Switches: []string{"sw-plain"}, Offset: -1},
 		}},
 		// 25.03's sw2 does not run in the stateless-ACL-with-LB mode.
-		{"stateless-mark-ignores-tiers.yaml", release.OVN2503, []got{
+		{"stateless-mark-ignores-tiers.yaml", release.MustLookup("25.03.0"), []got{
 			{Rule: "stateless-mark-ignores-tiers", Severity: "warning", ACLs: []string{"np-fast-tcp", "anp-allow-web", "anp-drop-ssh"}, Switches: []string{"sw0"}, Offset: -1},
 			{Rule: "shadowed", Severity: "warning", ACLs: []string{"np-allow-web", "anp-fast-tcp"}, Switches: []string{"sw1"}, Offset: -1},
 			{Rule: "stateless-mark-ignores-tiers", Severity: "info", ACLs: []string{"np-fast-tcp-2", "anp-allow-web-2"}, Switches: []string{"sw2"}, Offset: -1},
@@ -67,7 +67,7 @@ func TestRulesPerRelease(t *testing.T) {
 			continue
 		}
 		t.Run(tc.fixture+"@25.03", func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, summarize(lintFor(t, tc.fixture, release.OVN2503))); diff != "" {
+			if diff := cmp.Diff(tc.want, summarize(lintFor(t, tc.fixture, release.MustLookup("25.03.0")))); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})
@@ -102,7 +102,7 @@ func TestDefaultRelease(t *testing.T) {
 			t.Errorf("a fixture without ovn: is linted as 23.03: %s", f.Message)
 		}
 	}
-	if release.Default() != release.OVN2603 {
+	if release.Default() != release.MustLookup("26.03.1") {
 		t.Errorf("default release %v, this test expects 26.03", release.Default())
 	}
 }

@@ -16,7 +16,7 @@ import (
 // one in five of them pass), most at tier 2 (NetworkPolicy), a tenth at
 // tier 3 (BaselineAdminNetworkPolicy); switch ACLs stay at tier 0.
 func tiered(s *nbschema.Snapshot) {
-	s.Release = release.OVN2603
+	s.Release = release.MustLookup("26.03.1")
 	onPG := map[string]bool{}
 	for _, pg := range s.PortGroups {
 		for _, id := range pg.ACLs {

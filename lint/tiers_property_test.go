@@ -71,7 +71,7 @@ func TestTierClaimsAgainstTrace(t *testing.T) {
 		if err != nil {
 			t.Fatalf("fixture %d: %v\n%s", iter, err, fixture)
 		}
-		snap.Release = release.OVN2603
+		snap.Release = release.MustLookup("26.03.1")
 		rep, err := Lint(snap)
 		if err != nil {
 			t.Fatal(err)
@@ -170,7 +170,7 @@ func TestTierClaimsAgainstTrace(t *testing.T) {
 // evalMatch reports whether a match of the property test's vocabulary
 // matches a packet from src with l4 (ip4 to 10.0.0.2).
 func evalMatch(match, src, l4 string) (bool, error) {
-	d := compile.Dialect(release.OVN2603)
+	d := compile.Dialect(release.MustLookup("26.03.1"))
 	mf, err := d.ParseMicroflow("ip4.src == "+src+" && ip4.dst == 10.0.0.2 && ip.ttl == 64 && "+l4, nil)
 	if err != nil {
 		return false, err

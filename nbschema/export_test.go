@@ -25,7 +25,7 @@ func FastRead(ctx context.Context, opts Options, method string) (*Snapshot, erro
 func ReadColumns(nb *NB) (fast, monitor map[string][]string, errs []error) {
 	c := nb.Client
 	fast, monitor = map[string][]string{}, map[string][]string{}
-	tds, err := tableDecoders(nb.Release)
+	tds, err := tableDecoders(nb.Release.NBSchema)
 	if err != nil {
 		return nil, nil, []error{err}
 	}
@@ -54,7 +54,7 @@ func SetReadBufferSize(n int) (restore func()) {
 // ReadTables are the tables LoadLive asks an NB of release r for, in the
 // order of its request (and of a transact reply's results).
 func ReadTables(r *release.Release) []string {
-	tds, err := tableDecoders(r)
+	tds, err := tableDecoders(r.NBSchema)
 	if err != nil {
 		panic(err)
 	}

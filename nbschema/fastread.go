@@ -45,23 +45,26 @@ type tableDecoder struct {
 	decode  []columnDecoder // by index of the field in typ
 }
 
-// decoders are the table decoders of each release, built once.
-var decoders sync.Map // *release.Release -> func() ([]*tableDecoder, error)
+// decoders are the table decoders of each NB schema version, built once.
+var decoders sync.Map // string -> func() ([]*tableDecoder, error)
 
-// tableDecoders builds, once per release, the decoders of the registry's
-// tables that release r's schema has, for the columns it has, from the
+// tableDecoders builds, once per NB schema version, the decoders of the
+// registry's tables that schema has, for the columns it has, from the
 // `ovsdb` tags and field types of the models. ACL comes first, the other
 // tables in the registry's order: the request asks for the tables in this
 // order and the reply carries them so, and ACL rows first let
 // LiveHooks.ACL's work start with the reply's first bytes.
-func tableDecoders(r *release.Release) ([]*tableDecoder, error) {
-	f, _ := decoders.LoadOrStore(r, sync.OnceValues(func() ([]*tableDecoder, error) {
+func tableDecoders(schema string) ([]*tableDecoder, error) {
+	if _, err := ClientModelFor(schema); err != nil {
+		return nil, err
+	}
+	f, _ := decoders.LoadOrStore(schema, sync.OnceValues(func() ([]*tableDecoder, error) {
 		var out []*tableDecoder
 		for _, rt := range tables {
-			if !HasTable(r, rt.Name) {
+			if !hasTable(schema, rt.Name) {
 				continue
 			}
-			td, err := newTableDecoder(rt, r)
+			td, err := newTableDecoder(rt, schema)
 			if err != nil {
 				return nil, err
 			}
@@ -76,7 +79,7 @@ func tableDecoders(r *release.Release) ([]*tableDecoder, error) {
 	return f.(func() ([]*tableDecoder, error))()
 }
 
-func newTableDecoder(rt *Table, r *release.Release) (*tableDecoder, error) {
+func newTableDecoder(rt *Table, schema string) (*tableDecoder, error) {
 	typ := rt.model
 	td := &tableDecoder{Table: rt, typ: typ, uuid: -1, index: map[string]int{},
 		decode: make([]columnDecoder, typ.NumField())}
@@ -97,13 +100,13 @@ func newTableDecoder(rt *Table, r *release.Release) (*tableDecoder, error) {
 	}
 	var cols []string
 	for _, col := range rt.Columns {
-		if HasColumn(r, rt.Name, col) {
+		if hasColumn(schema, rt.Name, col) {
 			cols = append(cols, col)
 		}
 	}
 	if rt.Columns == nil {
 		for i := range typ.NumField() {
-			if col := typ.Field(i).Tag.Get("ovsdb"); col != "" && col != "_uuid" && HasColumn(r, rt.Name, col) {
+			if col := typ.Field(i).Tag.Get("ovsdb"); col != "" && col != "_uuid" && hasColumn(schema, rt.Name, col) {
 				cols = append(cols, col)
 			}
 		}
@@ -358,7 +361,7 @@ func (k *sink) finish() error {
 // tools that time the server's side of the read alone
 // (bench/northd-vs-aclc).
 func ReadRequest(r *release.Release) ([]byte, error) {
-	tds, err := tableDecoders(r)
+	tds, err := tableDecoders(r.NBSchema)
 	if err != nil {
 		return nil, err
 	}
@@ -390,18 +393,15 @@ func readRequest(method string, tds []*tableDecoder) ([]byte, error) {
 
 // fastRead reads the registry's tables from the NB on conn (remote
 // names it in messages) with one request, and returns them as a Snapshot.
-// It first asks for the NB's schema version: the release (override when
-// given) decides which tables and columns it asks for.
+// It first settles the NB's release (detectOn: its schema version and
+// NB_Global options:northd_internal_version; override when given); the
+// schema decides which tables and columns it asks for.
 func fastRead(ctx context.Context, conn net.Conn, remote string, method string, timeout time.Duration, override *release.Release, hooks LiveHooks) (*Snapshot, error) {
-	v, err := schemaVersion(conn, timeout)
-	if err != nil {
-		return nil, fmt.Errorf("NB at %s: %w", remote, err)
-	}
-	r, err := chooseRelease(remote, v, override)
+	r, schema, err := detectOn(conn, remote, timeout, override)
 	if err != nil {
 		return nil, err
 	}
-	tds, err := tableDecoders(r)
+	tds, err := tableDecoders(schema)
 	if err != nil {
 		return nil, fmt.Errorf("NB model: %w", err)
 	}

@@ -64,7 +64,7 @@ func TestFastReadEqualsLibovsdb(t *testing.T) {
 	}
 	for _, f := range append([]string{fullFixture}, files...) {
 		cases = append(cases, nbCase{filepath.Base(f), func(t *testing.T) *nbschema.Snapshot {
-			s, _ := loadForRelease(t, f, release.OVN2303) // the host NB's release
+			s, _ := loadForRelease(t, f, release.MustLookup("23.03.1")) // the host NB's release
 			return s
 		}})
 	}

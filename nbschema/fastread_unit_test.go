@@ -86,7 +86,7 @@ func fakeNB(t *testing.T, reply string) (remote string, echoed <-chan json.RawMe
 // the reader's request.
 func transactReply(rows map[string]string) string {
 	var ops []string
-	for _, t := range nbschema.ReadTables(release.OVN2303) {
+	for _, t := range nbschema.ReadTables(release.MustLookup("23.03.1")) {
 		r := rows[t]
 		if r == "" {
 			r = "[]"
@@ -134,9 +134,9 @@ func TestFastReadDecode(t *testing.T) {
 		"a2":                                   "NB ACL a2",
 	}
 
-	want.Release = release.OVN2303
+	want.Release = release.MustLookup("23.03.1")
 	monitorWant := nbschema.NewSnapshot()
-	monitorWant.Release = release.OVN2303
+	monitorWant.Release = release.MustLookup("23.03.1")
 	monitorWant.ACLs["a1"] = want.ACLs["a1"]
 	monitorWant.Origin = map[string]string{"a1": "NB ACL a1"}
 	tests := []struct {
@@ -148,7 +148,7 @@ func TestFastReadDecode(t *testing.T) {
 		{"monitor", "monitor", `"result":{"ACL":{"a1":{"new":{"match":"ip6","priority":0,"action":"allow","direction":"from-lport","meter":["set",["m"]],"options":["map",[["apply-after-lb","true"]]]}}},` +
 			`"Meter":{},"Unknown":{"x":{"new":{}}}},"error":null`, monitorWant, ""},
 		{"unknown column", "transact", `"result":[{"rows":[]},{"error":"syntax error","details":"Logical_Switch has no column named copp"}],"error":null`,
-			nil, "does not match the OVN NB schema of a supported release aclc was built for: select " + nbschema.ReadTables(release.OVN2303)[1] + ": \"syntax error\""},
+			nil, "does not match the OVN NB schema of a supported release aclc was built for: select " + nbschema.ReadTables(release.MustLookup("23.03.1"))[1] + ": \"syntax error\""},
 		{"request error", "monitor", `"result":null,"error":{"error":"unknown database"}`, nil, `read NB at unix:`},
 		{"two NB_Global", "transact", transactReply(map[string]string{nbdb.NBGlobalTable: `[{"_uuid":["uuid","g1"]},{"_uuid":["uuid","g2"]}]`}),
 			nil, "more than one NB_Global row"},
@@ -208,8 +208,8 @@ func TestLoadLiveHooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r != release.OVN2303 || s.Release != r {
-		t.Errorf("hook got release %v, snapshot %v, want %v", r, s.Release, release.OVN2303)
+	if r != release.MustLookup("23.03.1") || s.Release != r {
+		t.Errorf("hook got release %v, snapshot %v, want %v", r, s.Release, release.MustLookup("23.03.1"))
 	}
 	if want := []string{"a2 ip4", "a1 ip6"}; !slices.Equal(got, want) {
 		t.Errorf("hook got ACLs %q, want %q", got, want)

@@ -138,9 +138,9 @@ func TestFixtureRelease(t *testing.T) {
 		err      string
 	}{
 		{tiered, nil, nil, ""},
-		{"ovn: \"25.03\"\n" + tiered, nil, release.OVN2503, ""},
-		{"ovn: \"23.03\"\n" + tiered, release.OVN2603, release.OVN2603, ""},
-		{tiered, release.OVN2303, nil, "x.yaml:4:64: switches[0].acls[0].action: ACL action \"pass\" came in OVN 23.06; OVN 23.03.1 does not have it (the fixture is for OVN 23.03.1: --ovn-version)\n" +
+		{"ovn: \"25.03\"\n" + tiered, nil, release.MustLookup("25.03.0"), ""},
+		{"ovn: \"23.03\"\n" + tiered, release.MustLookup("26.03.1"), release.MustLookup("26.03.1"), ""},
+		{tiered, release.MustLookup("23.03.1"), nil, "x.yaml:4:64: switches[0].acls[0].action: ACL action \"pass\" came in OVN 23.06; OVN 23.03.1 does not have it (the fixture is for OVN 23.03.1: --ovn-version)\n" +
 			"x.yaml:4:76: switches[0].acls[0].tier: ACL column tier came in OVN 23.06; OVN 23.03.1 does not have it (the fixture is for OVN 23.03.1: --ovn-version)"},
 	} {
 		s, err := ParseFixtureWith("x.yaml", []byte(tt.yaml), FixtureOptions{Release: tt.override})

@@ -29,7 +29,7 @@ type builder struct {
 
 // featureUse is one use of a release feature in a fixture.
 type featureUse struct {
-	feature release.Feature
+	feature *release.Fact
 	node    *yaml.Node
 	path    string
 }

@@ -24,14 +24,13 @@ func (b *builder) ovnRelease(f fields) {
 }
 
 // needs records that the fixture uses feature f at node n.
-func (b *builder) needs(f release.Feature, n *yaml.Node, path string) {
+func (b *builder) needs(f *release.Fact, n *yaml.Node, path string) {
 	b.uses = append(b.uses, featureUse{feature: f, node: n, path: path})
 }
 
 // checkFeatures settles the fixture's release — override (--ovn-version),
-// else its `ovn:` key — and reports every use of a feature that release
-// (without either, the default) lacks, at its position. Snapshot.Release
-// stays nil when neither says: the caller applies the default.
+// else its `ovn:` key, else release.Default() — and reports every use of a
+// feature that release lacks, at its position.
 func (b *builder) checkFeatures(override *release.Release, from string) {
 	r, why := b.snap.Release, "its ovn: key"
 	switch {
@@ -40,7 +39,9 @@ func (b *builder) checkFeatures(override *release.Release, from string) {
 		b.snap.Release = r
 	case r == nil:
 		r, why = release.Default(), "the default; set ovn: or --ovn-version for another release"
+		b.snap.Release = r
 	}
+	b.snap.ReleaseFrom = why
 	for _, u := range b.uses {
 		if err := r.Check(u.feature); err != nil {
 			b.errorf(u.node, u.path, "%v (the fixture is for OVN %s: %s)", err, r.Name(), why)

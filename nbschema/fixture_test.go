@@ -22,7 +22,7 @@ const fullFixture = "testdata/full.yaml"
 // snapshotCmp compares Snapshots by content: Origin is where a row came
 // from, not what it is, and OVSDB does not tell an empty map from none.
 var snapshotCmp = []cmp.Option{
-	cmpopts.IgnoreFields(Snapshot{}, "Origin", "Positions", "Release"),
+	cmpopts.IgnoreFields(Snapshot{}, "Origin", "Positions", "Release", "ReleaseFrom"),
 	cmpopts.EquateEmpty(),
 }
 

@@ -22,9 +22,10 @@ type NB struct {
 	Client client.Client
 	// Remotes are the remotes Connect was given, after defaulting.
 	Remotes []string
-	// Release is the OVN release of the NB: detected from its schema
-	// version, or Options.Release. Client speaks it with the release's
-	// client models (ClientModel); Snapshot converts rows to package nbdb's.
+	// Release is the OVN release of the NB: detected from NB_Global
+	// options:northd_internal_version and its schema version, or
+	// Options.Release. Client speaks the NB's own schema with its client
+	// models (ClientModelFor); Snapshot converts rows to package nbdb's.
 	Release *release.Release
 	opts    Options
 	dbModel model.ClientDBModel
@@ -36,11 +37,11 @@ type NB struct {
 // does not read any rows yet; see Monitor and LoadLive. Close the NB when
 // done.
 func Connect(ctx context.Context, opts Options) (*NB, error) {
-	r, err := DetectRelease(ctx, opts)
+	r, schema, err := detectConnect(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	dbModel, err := ClientModel(r)
+	dbModel, err := ClientModelFor(schema)
 	if err != nil {
 		return nil, fmt.Errorf("NB model: %w", err)
 	}

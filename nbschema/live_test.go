@@ -22,7 +22,7 @@ import (
 const fullFixture = "testdata/full.yaml"
 
 var snapshotCmp = []cmp.Option{
-	cmpopts.IgnoreFields(nbschema.Snapshot{}, "Origin", "Positions", "Release"),
+	cmpopts.IgnoreFields(nbschema.Snapshot{}, "Origin", "Positions", "Release", "ReleaseFrom"),
 	cmpopts.EquateEmpty(),
 }
 

@@ -1,18 +1,12 @@
 package nbschema
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"log/slog"
-	"net"
 	"reflect"
 	"sync"
-	"time"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 
-	"github.com/aclc/aclc/internal/ovsdbconn"
 	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/nbschema/nbdb/ovn2303"
 	"github.com/aclc/aclc/nbschema/nbdb/ovn2403"
@@ -284,58 +278,4 @@ func toClient(dbModel model.DatabaseModel, table string, row model.Model) (model
 		return nil, fmt.Errorf("table %s is not in this NB's schema", table)
 	}
 	return convert(row, typ)
-}
-
-// schemaVersion asks the NB on conn for its schema version (get_schema).
-func schemaVersion(conn net.Conn, timeout time.Duration) (string, error) {
-	conn.SetDeadline(time.Now().Add(timeout))
-	defer conn.SetDeadline(time.Time{})
-	res, err := ovsdbconn.Call(conn, "get_schema", []any{nbTarget.DB})
-	if err != nil {
-		return "", fmt.Errorf("get_schema: %w", err)
-	}
-	var s struct {
-		Version string `json:"version"`
-	}
-	if err := json.Unmarshal(res, &s); err != nil {
-		return "", fmt.Errorf("get_schema reply: %w", err)
-	}
-	return s.Version, nil
-}
-
-// chooseRelease is the release of an NB whose schema has version v:
-// override when given (with a warning when v is another release's), else
-// the release v belongs to, else an *release.UnknownSchemaError.
-func chooseRelease(remote, v string, override *release.Release) (*release.Release, error) {
-	r, err := release.ByNBSchema(v)
-	if override != nil {
-		if r != override {
-			detected := "none (unknown schema version)"
-			if r != nil {
-				detected = r.Name()
-			}
-			slog.Warn("--ovn-version overrides the NB's release", "nb", remote, "schema", v,
-				"detected", detected, "using", override.Name())
-		}
-		return override, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("NB at %s: %w", remote, err)
-	}
-	return r, nil
-}
-
-// DetectRelease connects to the NB of opts and returns the release its
-// schema version belongs to (opts.Release when set).
-func DetectRelease(ctx context.Context, opts Options) (*release.Release, error) {
-	conn, remote, err := ovsdbconn.DialRaw(ctx, nbTarget, opts.conn())
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	v, err := schemaVersion(conn, opts.timeout())
-	if err != nil {
-		return nil, fmt.Errorf("NB at %s: %w", remote, err)
-	}
-	return chooseRelease(remote, v, opts.Release)
 }

@@ -66,16 +66,21 @@ type Snapshot struct {
 	// its String); live rows have none. Keyed by UUID.
 	Positions map[string]Position
 
-	// Release is the OVN release the rows are of: a live NB's (detected
-	// from its schema version, or Options.Release), a fixture's (its
-	// `ovn:` key or FixtureOptions.Release); nil when nothing said
-	// (compile it for release.Default()).
+	// Release is the OVN release the rows are of, never nil: a live NB's
+	// (detected from NB_Global options:northd_internal_version and its
+	// schema version, or Options.Release), a fixture's (its `ovn:` key or
+	// FixtureOptions.Release, else release.Default()); NewSnapshot's is
+	// release.Default().
 	Release *release.Release
+	// ReleaseFrom says where Release came from, for messages ("its ovn:
+	// key", "--ovn-version", "the default; ...").
+	ReleaseFrom string
 }
 
 // NewSnapshot returns an empty Snapshot with every map allocated.
 func NewSnapshot() *Snapshot {
-	s := &Snapshot{Origin: map[string]string{}, Positions: map[string]Position{}}
+	s := &Snapshot{Origin: map[string]string{}, Positions: map[string]Position{},
+		Release: release.Default(), ReleaseFrom: "the default"}
 	for _, t := range tables {
 		t.alloc(s, 0)
 	}

@@ -74,12 +74,6 @@ func (v *View) SwitchPortGroupPorts(sw string) map[string][]string {
 	return out
 }
 
-// svcMonitorMACDstSince is the release whose northd adds
-// svc_monitor_mac_dst to the svc_monitor_mac address set (commit
-// b42edf4a4, "Network Function Health monitoring"); a nil Snapshot.Release
-// is the default release, which has it.
-var svcMonitorMACDstSince = release.MustVersion("26.03.0")
-
 // addressSets returns every address set the SB holds, by name.
 func (v *View) addressSets() map[string][]string {
 	s := v.s
@@ -93,7 +87,7 @@ func (v *View) addressSets() map[string][]string {
 	// health checks), likewise generated when unset.
 	out["svc_monitor_mac"] = nil
 	keys := []string{"svc_monitor_mac"}
-	if r := s.Release; r == nil || r.Version.Compare(svcMonitorMACDstSince) >= 0 {
+	if s.Release.Has(release.SvcMonitorMACDst) {
 		keys = append(keys, "svc_monitor_mac_dst")
 	}
 	for _, k := range keys {

@@ -27,7 +27,7 @@ import (
 // SB verbatim, so the corpus oracle (raw Logical_Flow matches) is the ACL
 // oracle too.
 func TestSnapshotResolverOracle(t *testing.T) {
-	for _, r := range release.All() {
+	for _, r := range testenv.LiveReleases(t) {
 		t.Run(r.Name(), func(t *testing.T) { snapshotResolverOracle(t, r) })
 	}
 }

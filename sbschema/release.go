@@ -50,13 +50,13 @@ func DetectRelease(ctx context.Context, opts ovsdbconn.Options) (Release, error)
 // both when the SB's schema is another release's or none's.
 func (r Release) Check(want *release.Release) error {
 	switch {
-	case r.Release == want:
+	case r.Schema == want.SBSchema:
 		return nil
 	case r.Release == nil:
 		return fmt.Errorf("SB at %s: %w; the NB is OVN %s's (SB schema %s)", r.Remote,
 			&release.UnknownSBSchemaError{Version: r.Schema}, want.Name(), want.SBSchema)
 	default:
 		return fmt.Errorf("SB at %s is OVN %s's (SB schema %s), but the NB is compiled for OVN %s (SB schema %s): the SB belongs to another OVN central",
-			r.Remote, r.Release.Name(), r.Schema, want.Name(), want.SBSchema)
+			r.Remote, r.Release.Series(), r.Schema, want.Name(), want.SBSchema)
 	}
 }

@@ -47,7 +47,7 @@ func TestDetailedTiersPassSampling(t *testing.T) {
 			[]string{"ingress allow-stateless tier=2", "egress drop tier=3"}, []string{"ip4.src == 10.20.0.3"},
 			[]string{"4005/200", "4004/100"}, []string{"udp.dst == 53", "outport == @pg_s && ip4"}}},
 	} {
-		for _, r := range []*release.Release{release.OVN2503, release.OVN2603} {
+		for _, r := range []*release.Release{release.MustLookup("25.03.0"), release.MustLookup("26.03.1")} {
 			t.Run(r.Series()+"/"+c.name, func(t *testing.T) {
 				snap, err := nbschema.LoadFixtureWith(fx, nbschema.FixtureOptions{Release: r})
 				if err != nil {
@@ -121,7 +121,7 @@ func TestDetailedActionStageVerdicts(t *testing.T) {
 			between("cl", "", "00:00:00:00:22:01", "00:00:00:00:22:02", "10.22.0.1", "10.22.0.100", "tcp && tcp.dst == 80"), "10.22.0.3:8080",
 			trace.VerdictDrop, "drop tier=2 ip4.dst == 10.22.0.3 && tcp", "ip4.dst == 10.22.0.3"},
 	} {
-		for _, r := range []*release.Release{release.OVN2503, release.OVN2603} {
+		for _, r := range []*release.Release{release.MustLookup("25.03.0"), release.MustLookup("26.03.1")} {
 			t.Run(r.Series()+"/"+c.name, func(t *testing.T) {
 				snap, err := nbschema.LoadFixtureWith(c.fixture, nbschema.FixtureOptions{Release: r})
 				if err != nil {

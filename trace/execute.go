@@ -9,6 +9,7 @@ import (
 	"github.com/aclc/aclc/acl/expr"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbview"
+	"github.com/aclc/aclc/release"
 )
 
 // This file holds the action interpreter (ovn-trace trace_actions): the
@@ -208,7 +209,7 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 // prints the load; ct_nw_dst() and ct_ip6_dst(), and every one of them
 // before 25.09, do nothing.
 func (r *run) ctOrig(a action, m *expr.Microflow, super *Node) {
-	if rel := r.t.snap.Release; rel == nil || rel.Version.Compare(lbCtExtract) < 0 {
+	if !r.t.snap.Release.Has(release.LBCtExtract) {
 		return
 	}
 	var v uint64

@@ -12,31 +12,15 @@ import (
 // the ls_in_l2_lkup flows of northd's
 // build_lswitch_destination_lookup_bmcast and the members of the SB
 // Multicast_Group rows _MC_flood and _MC_flood_l2 (en-multicast.c
-// build_mcast_groups) that ovn-trace follows, per release.
-
-var (
-	// floodARPsToL2: LS other_config:broadcast-arps-to-all-routers=false
-	// floods ARP requests and ND NS to _MC_flood_l2, without the router
-	// ports (upstream 37d308a20, "northd: add router broadcast option to
-	// logical switch", 23.06).
-	floodARPsToL2 = release.MustVersion("23.06.0")
-	// floodIPToL2: IP and non-ARP L2 multicast go to _MC_flood_l2, ARP
-	// and ND NA/RS/RA to _MC_flood (upstream 0d49036fc, "northd: Don't
-	// forward IP multicast to routers without IGMP relay", first in
-	// 26.03.1); before, every eth.mcast packet went to _MC_flood.
-	floodIPToL2 = release.MustVersion("26.03.1")
-	// floodReceiveMulticast: a port with options:receive_multicast=false
-	// is in neither group (upstream 8e2d6fa14, the network-function
-	// series, 26.03).
-	floodReceiveMulticast = release.MustVersion("26.03.0")
-)
+// build_mcast_groups) that ovn-trace follows, per release (release.FloodARPsToL2,
+// FloodIPToL2, FloodReceiveMulticast).
 
 // modelFlood adds the ls_in_l2_lkup flows for eth.mcast packets.
 func (d *dpModel) modelFlood() {
-	if d.has(floodARPsToL2) && d.ls.OtherConfig["broadcast-arps-to-all-routers"] == "false" {
+	if d.has(release.FloodARPsToL2) && d.ls.OtherConfig["broadcast-arps-to-all-routers"] == "false" {
 		d.add(lflow.InL2Lkup, 72, "eth.mcast && (arp.op == 1 || nd_ns)", `outport = "_MC_flood_l2"; output;`, "")
 	}
-	if !d.has(floodIPToL2) {
+	if !d.has(release.FloodIPToL2) {
 		d.add(lflow.InL2Lkup, 70, "eth.mcast", `outport = "_MC_flood"; output;`, "")
 		return
 	}
@@ -56,7 +40,7 @@ func (d *dpModel) floodPorts(l2 bool) []string {
 		if p.Enabled != nil && !*p.Enabled {
 			continue
 		}
-		if d.has(floodReceiveMulticast) && p.Options["receive_multicast"] == "false" {
+		if d.has(release.FloodReceiveMulticast) && p.Options["receive_multicast"] == "false" {
 			continue
 		}
 		if l2 && p.Type == "router" {

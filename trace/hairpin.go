@@ -21,12 +21,6 @@ type ctTuple struct {
 	tpDst uint16
 }
 
-// ctFieldsEveryRecirculation: ovn-trace sets the ct_* fields on every
-// conntrack action (populate_ct_fields: ct_next, ct_dnat/ct_snat,
-// ct_commit_nat, ct_lb), not only when ct_lb DNATs (upstream 25.09,
-// with ct_proto()/ct_tp_dst()).
-var ctFieldsEveryRecirculation = release.MustVersion("25.09.0")
-
 // clone copies m with its conntrack tuple.
 func (r *run) clone(m *expr.Microflow) *expr.Microflow {
 	c := m.Clone()
@@ -59,7 +53,7 @@ func packetTuple(m *expr.Microflow) ctTuple {
 // after a conntrack action: on 25.09+ for every conntrack action, before
 // only when ct_lb DNATs (dnat true).
 func (r *run) setTuple(c, orig *expr.Microflow, dnat bool) {
-	if rel := r.t.snap.Release; !dnat && (rel == nil || rel.Version.Compare(ctFieldsEveryRecirculation) < 0) {
+	if !dnat && !r.t.snap.Release.Has(release.CtFieldsEveryRecirculation) {
 		return
 	}
 	if r.tuples == nil {

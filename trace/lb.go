@@ -16,36 +16,15 @@ import (
 // release: their ct_lb_mark is a conntrack recirculation the trace must
 // follow. What the model does not cover ends the trace "not traced".
 
-// Release rules of the ls_in_lb model (northd build_lb_rules,
-// build_lb_vip_actions, build_lb_hairpin).
-var (
-	// lbRegsInAction: the VIP flow stores the VIP and port in
-	// REG_LB_IPV4/IPV6 and REG_LB_PORT itself (reg4 / xxreg1,
-	// reg2[0..15]) instead of 23.03's "reg0[1] = 0;" (upstream 91988089c,
-	// "northd: Consolidate register usage in logical flows"), and a switch
-	// with VIPs gets the fragment flows that restore them after conntrack
-	// (0f806cf08, "Fix load balanced hairpin traffic for fragmented
-	// packets"); both first in 25.03.0.
-	lbRegsInAction = release.MustVersion("25.03.0")
-	// lbCtExtract: ls_in_ct_extract stores ct_proto()/ct_tp_dst() in
-	// reg1 for new connections and the VIP flows match on those registers
-	// instead of tcp.dst/udp.dst (upstream 8e6f9a835, 25.09: "northd: Fix
-	// HW offload problem related to ct_tuple"); ovn-trace then executes
-	// ct_proto() and ct_tp_dst() on the packet's own fields.
-	lbCtExtract = release.MustVersion("25.09.0")
-	// lbFragEst: the fragment flows also require ct.est (upstream
-	// 9d8afd441, "physical: Support ct.new state in ct_xxx actions", 25.09).
-	lbFragEst = release.MustVersion("25.09.0")
-)
+// The release rules of the ls_in_lb model (northd build_lb_rules,
+// build_lb_vip_actions, build_lb_hairpin) are release.LBRegsInAction,
+// LBCtExtract, LBFragEst and LBFromDatapath.
 
 // ipProtoNumber is get_protocol_number_str.
 var ipProtoNumber = map[string]string{"tcp": "6", "udp": "17", "sctp": "132"}
 
-// has reports whether the NB's release is at least v (23.03 when the
-// snapshot names none).
-func (d *dpModel) has(v release.Version) bool {
-	return d.rel != nil && d.rel.Version.Compare(v) >= 0
-}
+// has reports whether the NB's release has fact f.
+func (d *dpModel) has(f *release.Fact) bool { return d.rel.Has(f) }
 
 // modelLB adds the ls_in_lb VIP flows of the load balancers northd
 // installs on the switch (build_lb_rules), and, when the switch's own load
@@ -54,12 +33,12 @@ func (d *dpModel) has(v release.Version) bool {
 func (d *dpModel) modelLB(v *nbview.View) {
 	s := v.Snapshot()
 	lbs := v.SwitchLBs(d.ls, false)
-	if d.layout != lflow.Layout2303 {
+	if d.has(release.LBFromDatapath) {
 		lbs = v.DatapathLBs(v.SwitchFlags(d.uuid), s.GlobalOption("install_ls_lb_from_router") == "true")
 	}
 	for _, lb := range lbs {
 		proto := nbview.LBProtocol(lb)
-		if d.layout != lflow.Layout2303 && nbview.IsTemplate(lb) {
+		if d.has(release.LBFromDatapath) && nbview.IsTemplate(lb) {
 			// its VIPs come from the chassis' template variables
 			d.unmodelled = fmt.Sprintf("switch %s template load balancer %s: its VIPs are instantiated per chassis", d.name, lbName(lb))
 			return
@@ -87,15 +66,15 @@ func (d *dpModel) modelLB(v *nbview.View) {
 	if len(v.SwitchLBs(d.ls, true)) == 0 {
 		return
 	}
-	if d.has(lbRegsInAction) {
+	if d.has(release.LBRegsInAction) {
 		est := ""
-		if d.has(lbFragEst) {
+		if d.has(release.LBFragEst) {
 			est = "ct.est && "
 		}
 		d.add(lflow.InLB, 110, "ct.trk && "+est+"!ct.rpl && reg0[19] == 1 && ip4", "reg4 = ct_nw_dst(); reg2[0..15] = ct_tp_dst(); next;", "")
 		d.add(lflow.InLB, 110, "ct.trk && "+est+"!ct.rpl && reg0[19] == 1 && ip6", "xxreg1 = ct_ip6_dst(); reg2[0..15] = ct_tp_dst(); next;", "")
 	}
-	if d.has(lbCtExtract) {
+	if d.has(release.LBCtExtract) {
 		d.add(lflow.InCtExtract, 100, "ct.new && ip", "reg1[16..23] = ct_proto(); reg1[0..15] = ct_tp_dst(); next;", "")
 		d.add(lflow.InCtExtract, 0, "1", "next;", "")
 	}
@@ -120,7 +99,7 @@ func (d *dpModel) lbVIPFlow(lb *nbdb.LoadBalancer, proto string, vip nbview.VIP)
 	prio := 110
 	if vip.Port != 0 {
 		prio = 120
-		if d.has(lbCtExtract) {
+		if d.has(release.LBCtExtract) {
 			m += " && reg1[16..23] == " + ipProtoNumber[proto] + " && reg1[0..15] == " + vip.PortString()
 		} else {
 			m += " && " + proto + ".dst == " + vip.PortString()
@@ -131,7 +110,7 @@ func (d *dpModel) lbVIPFlow(lb *nbdb.LoadBalancer, proto string, vip nbview.VIP)
 		backends = append(backends, b.String())
 	}
 	a := "reg0[1] = 0; "
-	if d.has(lbRegsInAction) {
+	if d.has(release.LBRegsInAction) {
 		a = reg + " = " + vip.IP.String() + "; "
 		if vip.Port != 0 {
 			a += "reg2[0..15] = " + vip.PortString() + "; "
@@ -145,13 +124,13 @@ func (d *dpModel) lbVIPFlow(lb *nbdb.LoadBalancer, proto string, vip nbview.VIP)
 	case len(backends) > 0:
 		a += "ct_lb_mark(backends=" + strings.Join(backends, ",") + ");"
 	case lb.Options["reject"] == "true":
-		if d.has(lbRegsInAction) {
+		if d.has(release.LBRegsInAction) {
 			a = "" // build_lb_vip_actions clears the action
 		}
 		a += "reg0 = 0; reject { outport <-> inport; next(pipeline=egress,table=" +
 			strconv.Itoa(d.layout.Stage(qos).Table()) + ");};"
 	default:
-		if d.has(lbRegsInAction) {
+		if d.has(release.LBRegsInAction) {
 			a = ""
 		}
 		a += "drop;"

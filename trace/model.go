@@ -145,7 +145,7 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 		tf.f.Match = "1 /* --outport or the microflow's outport */"
 		return
 	}
-	if d.rel != nil && d.rel.Has(release.NetworkFunction) {
+	if d.has(release.NetworkFunction) {
 		// build_network_function: a packet the egress network-function
 		// stage sends back to the ingress pipeline keeps its outport
 		d.add(lflow.InL2Lkup, 100, "reg8[23] == 1", "output;", "")
@@ -276,7 +276,7 @@ func (d *dpModel) modelARP(v *nbview.View) {
 					continue
 				}
 				m := "arp.tpa == " + ip.String() + " && arp.op == 1"
-				if d.has(arpRspBroadcastOnly) {
+				if d.has(release.ARPRspBroadcastOnly) {
 					m += " && eth.dst == ff:ff:ff:ff:ff:ff"
 				}
 				d.add(lflow.InARPRsp, 100, m+" && inport == "+strconv.Quote(name), "next;", p.UUID)
@@ -291,19 +291,11 @@ func (d *dpModel) modelARP(v *nbview.View) {
 	}
 }
 
-// arpRspBroadcastOnly: the ARP responder answers broadcast requests only,
-// unicast ones go to their target (upstream c48ed1736, "Do not reply on
-// unicast arps for IPv4 targets", 24.09; 25.03.0's northd writes
-// `eth.dst == ff:ff:ff:ff:ff:ff` into its ls_in_arp_rsp flows).
-var arpRspBroadcastOnly = release.MustVersion("24.09.0")
-
-// layoutOf returns the stage layout of the snapshot's release (23.03's
-// when the snapshot names none).
+// layoutOf returns the stage layout of the snapshot's release.
 func layoutOf(s *nbschema.Snapshot) *lflow.Layout {
-	if s.Release != nil {
-		if l, ok := lflow.LayoutFor(s.Release.Series()); ok {
-			return l
-		}
+	l, ok := lflow.LayoutFor(s.Release.Series())
+	if !ok {
+		panic("trace: no stage layout for OVN " + s.Release.Name())
 	}
-	return lflow.Layout2303
+	return l
 }

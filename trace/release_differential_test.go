@@ -179,7 +179,7 @@ func TestDifferentialOVNTraceRelease(t *testing.T) {
 			t.Run(strings.TrimSuffix(filepath.Base(c.fixture), ".yaml"), func(t *testing.T) {
 				snap, err := nbschema.LoadFixtureWith(c.fixture, nbschema.FixtureOptions{Release: r})
 				if err != nil {
-					if _, nerr := nbschema.LoadFixtureWith(c.fixture, nbschema.FixtureOptions{Release: release.OVN2603}); nerr == nil && r != release.OVN2603 {
+					if _, nerr := nbschema.LoadFixtureWith(c.fixture, nbschema.FixtureOptions{Release: release.MustLookup("26.03.1")}); nerr == nil && r != release.MustLookup("26.03.1") {
 						lacking++
 						return // uses a feature the release lacks
 					}
@@ -275,7 +275,7 @@ func diffOnePacket(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, tr
 // 23.03 writes it (routers) or not at all (load balancers with session
 // affinity or selection_fields) ends "not traced", never in a verdict.
 func TestReleaseNotTraced(t *testing.T) {
-	for _, r := range []*release.Release{release.OVN2503, release.OVN2603} {
+	for _, r := range []*release.Release{release.MustLookup("25.03.0"), release.MustLookup("26.03.1")} {
 		for _, c := range []struct{ fixture, flow, want string }{
 			{"../testdata/routers/two-switches.yaml", `inport == "p1" && eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:ff:01 && ip4.src == 10.0.0.1 && ip4.dst == 10.1.0.3 && ip.ttl == 64 && tcp && tcp.dst == 80`, "aclc traces routers of OVN 23.03 only"},
 			{"testdata/lb-unmodelled.yaml", between("a", "", "00:00:00:00:23:01", "00:00:00:00:23:02", "10.23.0.1", "10.23.0.100", "tcp && tcp.dst == 80"), "session affinity"},

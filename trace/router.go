@@ -130,7 +130,7 @@ func (r *run) enterRouter(m *expr.Microflow, lrp string, super *Node) {
 		super.add(NodeError, fmt.Sprintf("*** unknown router port %q", lrp))
 		return
 	}
-	if r.dp.layout != lflow.Layout2303 {
+	if !compile.CompilesRouters(r.t.snap.Release) {
 		// aclc models routers as northd 23.03 writes them only.
 		r.stopNotTraced(super, fmt.Sprintf("router %s: aclc traces routers of OVN 23.03 only, the NB is OVN %s's", rt.r.Name, r.dp.layout))
 		return

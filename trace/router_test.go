@@ -114,5 +114,5 @@ func TestTruncatedNotTraced(t *testing.T) {
 // loadFixture reads a fixture for OVN 23.03.1, the release trace follows
 // (a fixture without an ovn: key is otherwise the newest LTS's).
 func loadFixture(path string) (*nbschema.Snapshot, error) {
-	return nbschema.LoadFixtureWith(path, nbschema.FixtureOptions{Release: release.OVN2303})
+	return nbschema.LoadFixtureWith(path, nbschema.FixtureOptions{Release: release.MustLookup("23.03.1")})
 }

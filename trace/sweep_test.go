@@ -60,7 +60,7 @@ func portAddrs(snap *nbschema.Snapshot, swID string) []portAddr {
 // est,rpl states, and an ARP request for the second port's address. ACLC_TRACE_SWEEP=full adds icmp4 and tcp over IPv6 and
 // the reverse direction (a few minutes).
 func TestDifferentialSweep(t *testing.T) {
-	sweepFixtures(t, startSandbox(t), release.OVN2303)
+	sweepFixtures(t, startSandbox(t), release.MustLookup("23.03.1"))
 }
 
 // TestDifferentialSweepRelease is TestDifferentialSweep on 25.03 and
@@ -76,8 +76,8 @@ func TestDifferentialSweepRelease(t *testing.T) {
 // forEachRelease runs f for 26.03 and 25.03, each with a sandbox of that
 // release's NB, SB and northd.
 func forEachRelease(t *testing.T, f func(*testing.T, *ovnsandbox.Sandbox, *release.Release)) {
-	for _, r := range []*release.Release{release.OVN2603, release.OVN2503} {
-		t.Run(r.Series(), func(t *testing.T) {
+	for _, r := range []*release.Release{release.MustLookup("26.03.1"), release.MustLookup("25.03.0")} {
+		t.Run(r.Name(), func(t *testing.T) {
 			testenv.NeedRelease(t, r)
 			sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{Release: r})
 			if err != nil {
@@ -101,7 +101,7 @@ func sweepFixtures(t *testing.T, sb *ovnsandbox.Sandbox, r *release.Release) {
 		t.Run(strings.TrimSuffix(filepath.Base(fx), ".yaml"), func(t *testing.T) {
 			snap, err := nbschema.LoadFixtureWith(fx, nbschema.FixtureOptions{Release: r})
 			if err != nil {
-				if _, nerr := nbschema.LoadFixtureWith(fx, nbschema.FixtureOptions{Release: release.OVN2603}); nerr == nil && r != release.OVN2603 {
+				if _, nerr := nbschema.LoadFixtureWith(fx, nbschema.FixtureOptions{Release: release.MustLookup("26.03.1")}); nerr == nil && r != release.MustLookup("26.03.1") {
 					skipped++
 					return // a fixture using what the release lacks
 				}

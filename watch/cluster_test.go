@@ -23,7 +23,7 @@ import (
 // ovsdb-server (and with the ovn-nbctl) of 23.03.1 and of 26.03.1, whose
 // NB the watcher then compiles for 26.03.
 func TestWatchRaftClusterLeaderKills(t *testing.T) {
-	for _, rel := range []*release.Release{release.OVN2303, release.OVN2603} {
+	for _, rel := range []*release.Release{release.MustLookup("23.03.1"), release.MustLookup("26.03.1")} {
 		t.Run(rel.Name(), func(t *testing.T) { raftLeaderKills(t, rel) })
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aclc/aclc/internal/ovnroot"
 	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/internal/testenv"
 	"github.com/aclc/aclc/lflow"
@@ -206,13 +207,13 @@ var networkFunctionChanges = [][]string{
 
 // changesFor is the e2e sequence for release r.
 func changesFor(r *release.Release) [][]string {
-	if r.Host {
+	if ovnroot.OnHost(r) {
 		return nbChanges
 	}
 	cut := slices.IndexFunc(nbChanges, func(c []string) bool { return slices.Equal(c, []string{"ls-del", "sw1"}) })
 	out := slices.Clone(nbChanges[:cut])
 	out = append(out, releaseChanges...)
-	if r.Index() >= release.OVN2603.Index() {
+	if r.Has(release.NetworkFunction) {
 		out = append(out, networkFunctionChanges...)
 	}
 	return append(out, nbChanges[cut:]...)
@@ -226,7 +227,7 @@ func changesFor(r *release.Release) [][]string {
 // what `aclc compile --nb` prints; at the end, replaying the --deltas
 // lines from nothing must give the same flows.
 func TestWatchFollowsNorthd(t *testing.T) {
-	for _, r := range release.All() {
+	for _, r := range testenv.LiveReleases(t) {
 		t.Run(r.Name(), func(t *testing.T) { followNorthd(t, r) })
 	}
 }

@@ -289,7 +289,7 @@ func mustParse(t *testing.T, data []byte) *lflow.Listing {
 // and returns it with a one-minute context.
 func startNB(t *testing.T) (*ovnsandbox.Sandbox, context.Context) {
 	t.Helper()
-	return startReleaseNB(t, release.OVN2303)
+	return startReleaseNB(t, release.MustLookup("23.03.1"))
 }
 
 // startReleaseNB is startNB with release r's ovsdb-server and NB schema.

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aclc/aclc/internal/ovnroot"
 	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/internal/testenv"
 	"github.com/aclc/aclc/release"
@@ -32,14 +33,13 @@ const corpusDir = "testdata/corpus"
 
 func corpusFile(r *release.Release) string { return filepath.Join(corpusDir, r.Name()+".txt") }
 
-// dialectOf is the match language of release r, as the aclc command line
-// maps it.
+// dialectOf is the match language of release r, as compile.Dialect maps it
+// (this package's tests cannot import compile).
 func dialectOf(t testing.TB, r *release.Release) *Dialect {
-	d, err := DialectOf(r.Version.Major, r.Version.Minor, r.Version.Patch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return NewDialect(r.Name(), func(c Change) bool {
+		f := release.DialectFact(string(c))
+		return f != nil && r.Has(f)
+	})
 }
 
 type corpusEntry struct {
@@ -96,7 +96,7 @@ func writeCorpus(t *testing.T, r *release.Release, entries []corpusEntry) {
 # string. Every release's file lists the same expressions; add new ones
 # to any file with label ? and regenerate all labels from the oracles:
 #   go test ./acl/expr -run TestCorpusOracle -args -update
-`, r.Name(), r.Package)
+`, r.Name(), r.Oracle.Package)
 	for _, e := range entries {
 		x := e.expr
 		if strings.ContainsAny(x, "\t\n") || strings.HasPrefix(x, "go:") {
@@ -259,7 +259,7 @@ func TestCorpusOracle(t *testing.T) {
 		t.Skip("runs ovn-trace")
 	}
 	exprs := corpusExprs(t)
-	for _, r := range release.All() {
+	for _, r := range testenv.LiveReleases(t) {
 		t.Run(r.Name(), func(t *testing.T) {
 			o := startOracleRelease(t, r, "lsp1")
 			o.sbctl("create", "Datapath_Binding", "tunnel_key=2", "external_ids:name=sw1")
@@ -312,13 +312,13 @@ type oracle struct {
 
 // startOracle is startOracleRelease for the host release, 23.03.1.
 func startOracle(t *testing.T, ports ...string) *oracle {
-	return startOracleRelease(t, release.OVN2303, ports...)
+	return startOracleRelease(t, release.MustLookup("23.03.1"), ports...)
 }
 
 func startOracleRelease(t *testing.T, r *release.Release, ports ...string) *oracle {
 	t.Helper()
 	testenv.NeedRelease(t, r)
-	if r.Host {
+	if ovnroot.OnHost(r) {
 		testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-sbctl", "ovn-trace", "ovs-appctl")
 	}
 	sb, err := ovnsandbox.Start(filepath.Join(t.TempDir(), "sb"), ovnsandbox.Options{NoNorthd: true, Release: r})

@@ -6,20 +6,17 @@ import (
 	"sync"
 )
 
-// A Dialect is the match language of one OVN release: its symbol table and
-// the few parser rules that changed after 23.03. A dialect is chosen by
-// version, so that the caller (the aclc command line maps its release
-// package's value onto one) needs nothing from this package but numbers.
-//
-// A dialect is 23.03.1's table and rules plus every change in
-// symtabChanges and parserChanges whose release is not newer than the
-// dialect's. Each change names the first upstream release (x.y.0 tag, or
-// the patch release for a change made in a patch release) whose
-// lib/logical-fields.c or lib/lex.c has it; backports to older patch
-// releases are not modelled. The oracle corpus checks the supported
-// releases (23.03.1, 25.03.0, 26.03.1) exactly.
+// A Dialect is the match language of one OVN version: its symbol table and
+// the few parser rules that changed after 23.03. A dialect is 23.03.1's
+// table and rules plus the named Changes its version has; which version
+// has which change is not this package's to say (it needs nothing but the
+// standard library): the caller asks its release facts (aclc's package
+// release states each change's since-points; compile.Dialect maps a
+// release onto a dialect). The oracle corpus checks every verified
+// version's parser exactly.
 type Dialect struct {
-	version version
+	name    string
+	changes uint64 // bit i: changeList[i]
 	symtab  func() Symtab
 	// strictTemplates: a match that uses an undefined template variable
 	// fails as a whole (OVN 25.03+), instead of the variable expanding to
@@ -27,50 +24,53 @@ type Dialect struct {
 	strictTemplates bool
 }
 
-// version is an OVN release version, major.minor.patch.
-type version [3]int
+// Change names one change of the match language after 23.03.1.
+type Change string
 
-func (v version) String() string { return fmt.Sprintf("%d.%02d.%d", v[0], v[1], v[2]) }
+// The changes, by what they do.
+const (
+	// ChangeLocalnetFlags: flags.localnet, flags.icmp_snat,
+	// flags.tunnel_rx.
+	ChangeLocalnetFlags Change = "localnet-flags"
+	// ChangeSampling: ACL sampling's observation fields in ct_mark and
+	// ct_label; ct_label's copies of ct_mark bits gone; multicast
+	// predicates require multicast addresses.
+	ChangeSampling Change = "sampling"
+	// ChangePersist: flags.unsnat_new, flags.unsnat_not_tracked,
+	// flags.from_ctrl, ct_mark.allow_established, ct_label.acl_id.
+	ChangePersist Change = "persist"
+	// ChangeStrictTemplates: lexer_parse_template_string fails on an
+	// undefined template variable (commit 6154aa104).
+	ChangeStrictTemplates Change = "strict-templates"
+	// ChangeNetworkID: remote_outport, flags.network_id,
+	// flags.igmp_loopback, ip6.mcast_rsvd as 16 addresses.
+	ChangeNetworkID Change = "network-id"
+	// ChangeNF: flags.pkt_sampled, ct_label.nf, nf_id, tun_if, tun_if_id.
+	ChangeNF Change = "nf"
+	// ChangeEVPN: __inport/__outport and the from_evpn_vtep /
+	// to_evpn_vtep predicates.
+	ChangeEVPN Change = "evpn"
+)
 
-func (v version) atLeast(o version) bool {
-	for i := range v {
-		if v[i] != o[i] {
-			return v[i] > o[i]
-		}
-	}
-	return true
-}
-
-func mustVersion(s string) version {
-	var v version
-	if n, err := fmt.Sscanf(s, "%d.%d.%d", &v[0], &v[1], &v[2]); err != nil || n != 3 {
-		panic("expr: bad version " + s)
-	}
-	return v
-}
-
-// oldest is the release of the base table and rules.
-var oldest = mustVersion("23.03.0")
-
-// symtabChange is what one upstream release changed in ovn_init_symtab.
+// symtabChange is what one change does to ovn_init_symtab.
 type symtabChange struct {
-	since version
+	name  Change
 	apply func(b *symtabBuilder)
 }
 
-// symtabChanges are the changes to lib/logical-fields.c after 23.03.1, by
-// the release that first has them, oldest first. Flag bits are
-// include/ovn/logical-fields.h's MLF_*_BIT, ct_mark/ct_label bits its
-// OVN_CT_*_BIT. The number of logical registers (MFF_N_LOG_REGS, 10:
-// reg0..reg9, xreg0..xreg4, xxreg0..xxreg1) is the same in every release;
-// reg10..reg15 stay the flags, zones and logical ports and have no symbol.
-var symtabChanges = []symtabChange{
-	{mustVersion("24.03.0"), func(b *symtabBuilder) {
+// changeList are the changes to lib/logical-fields.c and lib/lex.c after
+// 23.03.1, in upstream order. Flag bits are include/ovn/logical-fields.h's
+// MLF_*_BIT, ct_mark/ct_label bits its OVN_CT_*_BIT. The number of logical
+// registers (MFF_N_LOG_REGS, 10: reg0..reg9, xreg0..xreg4,
+// xxreg0..xxreg1) is the same in every version; reg10..reg15 stay the
+// flags, zones and logical ports and have no symbol.
+var changeList = []symtabChange{
+	{ChangeLocalnetFlags, func(b *symtabBuilder) {
 		b.sub("flags.localnet", "", "flags", 15, 15)
 		b.sub("flags.icmp_snat", "", "flags", 17, 17)
 		b.sub("flags.tunnel_rx", "", "flags", 16, 16)
 	}},
-	{mustVersion("24.09.0"), func(b *symtabBuilder) {
+	{ChangeSampling, func(b *symtabBuilder) {
 		// ACL sampling: observation stage and collector in ct_mark, the
 		// point id in ct_label; the ct_label copies of ct_mark's bits
 		// (blocked, natted, skip_snat, force_snat) and
@@ -87,7 +87,7 @@ var symtabChanges = []symtabChange{
 		b.redefine("mldv1", "eth.mcastv6 && ip6.src == fe80::/10 && icmp6.type == {130, 131, 132}")
 		b.redefine("mldv2", "eth.mcastv6 && ip6.dst == ff02::16 && icmp6.type == 143")
 	}},
-	{mustVersion("25.03.0"), func(b *symtabBuilder) {
+	{ChangePersist, func(b *symtabBuilder) {
 		b.sub("flags.unsnat_new", "", "flags", 20, 20)
 		b.sub("flags.unsnat_not_tracked", "", "flags", 21, 21)
 		b.sub("flags.from_ctrl", "", "flags", 19, 19)
@@ -95,14 +95,15 @@ var symtabChanges = []symtabChange{
 		b.sub("ct_mark.allow_established", "", "ct_mark", 6, 6)
 		b.sub("ct_label.acl_id", "", "ct_label", 80, 95)
 	}},
-	{mustVersion("25.09.0"), func(b *symtabBuilder) {
+	{ChangeStrictTemplates, nil},
+	{ChangeNetworkID, func(b *symtabBuilder) {
 		b.str("remote_outport")
 		b.sub("flags.network_id", "", "flags", 28, 31)
 		b.sub("flags.igmp_loopback", "", "flags", 22, 22)
 		b.redefine("ip6.mcast_rsvd", "ip6.dst == {ff00::0, ff01::0, ff02::0, ff03::0, ff04::0, ff05::0, ff06::0, ff07::0, "+
 			"ff08::0, ff09::0, ff0a::0, ff0b::0, ff0c::0, ff0d::0, ff0e::0, ff0f::0}")
 	}},
-	{mustVersion("26.03.0"), func(b *symtabBuilder) {
+	{ChangeNF, func(b *symtabBuilder) {
 		b.sub("flags.pkt_sampled", "", "flags", 23, 23)
 		// Network functions and tunnel interfaces.
 		b.sub("ct_label.nf", "", "ct_label", 7, 7)
@@ -110,7 +111,7 @@ var symtabChanges = []symtabChange{
 		b.sub("ct_label.tun_if", "", "ct_label", 8, 8)
 		b.sub("ct_label.tun_if_id", "", "ct_label", 80, 95)
 	}},
-	{mustVersion("26.03.1"), func(b *symtabBuilder) {
+	{ChangeEVPN, func(b *symtabBuilder) {
 		// The registers behind inport/outport as numbers, for the EVPN
 		// predicates (OVN_EVPN_KEY_FLAG is bit 31).
 		b.field("__inport", 32, true, "", false)
@@ -121,56 +122,81 @@ var symtabChanges = []symtabChange{
 	}},
 }
 
-// strictTemplatesSince is the release whose lexer_parse_template_string
-// fails on an undefined template variable (commit 6154aa104, "lex:
-// Indicate that the template wasn't found during parsing").
-var strictTemplatesSince = mustVersion("25.03.0")
+// Changes returns every change, in upstream order.
+func Changes() []Change {
+	out := make([]Change, len(changeList))
+	for i, c := range changeList {
+		out[i] = c.name
+	}
+	return out
+}
+
+type dialectKey struct {
+	name    string
+	changes uint64
+}
 
 var (
 	dialectsMu sync.Mutex
-	dialects   = map[version]*Dialect{}
+	dialects   = map[dialectKey]*Dialect{}
+	symtabs    = map[uint64]func() Symtab{}
 )
 
-// DialectOf returns the dialect of OVN major.minor.patch (26, 3, 1 for
-// 26.03.1). Versions before 23.03 are refused. Dialects are shared; the
-// symbol table is built on first use.
-func DialectOf(major, minor, patch int) (*Dialect, error) {
-	v := version{major, minor, patch}
-	if !v.atLeast(oldest) || minor < 0 || patch < 0 {
-		return nil, fmt.Errorf("OVN %s: the match language is known from 23.03 on", v)
+// NewDialect returns the dialect named name (its OVN version, "26.03.1")
+// with the changes has accepts. Dialects are shared, and so are the symbol
+// tables of dialects with the same changes; a table is built on first use.
+func NewDialect(name string, has func(Change) bool) *Dialect {
+	var mask uint64
+	for i, c := range changeList {
+		if has != nil && has(c.name) {
+			mask |= 1 << i
+		}
 	}
 	dialectsMu.Lock()
 	defer dialectsMu.Unlock()
-	if d := dialects[v]; d != nil {
-		return d, nil
+	key := dialectKey{name, mask}
+	if d := dialects[key]; d != nil {
+		return d
 	}
-	d := &Dialect{version: v, strictTemplates: v.atLeast(strictTemplatesSince)}
-	d.symtab = sync.OnceValue(func() Symtab {
-		b := &symtabBuilder{t: buildSymtab2303()}
-		for _, c := range symtabChanges {
-			if v.atLeast(c.since) {
-				c.apply(b)
+	st := symtabs[mask]
+	if st == nil {
+		st = sync.OnceValue(func() Symtab {
+			b := &symtabBuilder{t: buildSymtab2303()}
+			for i, c := range changeList {
+				if mask&(1<<i) != 0 && c.apply != nil {
+					c.apply(b)
+				}
 			}
-		}
-		return b.t
-	})
-	dialects[v] = d
-	return d, nil
-}
-
-func mustDialect(major, minor, patch int) *Dialect {
-	d, err := DialectOf(major, minor, patch)
-	if err != nil {
-		panic(err)
+			return b.t
+		})
+		symtabs[mask] = st
 	}
+	d := &Dialect{name: name, changes: mask, symtab: st}
+	for i, c := range changeList {
+		if c.name == ChangeStrictTemplates && mask&(1<<i) != 0 {
+			d.strictTemplates = true
+		}
+	}
+	dialects[key] = d
 	return d
 }
 
-// OVN2303 is the dialect of OVN 23.03.1, the one of Parse and Valid.
-func OVN2303() *Dialect { return mustDialect(23, 3, 1) }
+// Has reports whether the dialect has change c.
+func (d *Dialect) Has(c Change) bool {
+	for i, x := range changeList {
+		if x.name == c {
+			return d.changes&(1<<i) != 0
+		}
+	}
+	return false
+}
 
-// String is the dialect's OVN version, "26.03.1".
-func (d *Dialect) String() string { return d.version.String() }
+// OVN2303 is the dialect of OVN 23.03.1 — no changes — the one of Parse and
+// Valid.
+func OVN2303() *Dialect { return NewDialect("23.03.1", nil) }
+
+// String is the dialect's name, its OVN version ("26.03.1").
+func (d *Dialect) String() string { return d.name }
 
 // Symtab returns the dialect's symbol table. It is shared; callers must
 // not modify it.

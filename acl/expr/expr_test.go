@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/aclc/aclc/release"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -356,10 +358,10 @@ func TestDialectTemplates(t *testing.T) {
 		ofs     int
 	}{
 		{OVN2303(), `inport == ^port && ^proto`, "", 0},
-		{mustDialect(26, 3, 1), `inport == ^port && ^proto`, "", 0},
+		{dialectOf(t, release.MustLookup("26.03.1")), `inport == ^port && ^proto`, "", 0},
 		{OVN2303(), `^ip4 && ^nope == 1`, "Syntax error at `nope' expecting field name.", 8},
-		{mustDialect(25, 3, 0), `^ip4 && ^nope == 1`, "note:^nope", 8},
-		{mustDialect(26, 3, 1), `ip4 && inport == "^nope"`, "", 0}, // inside a string: no template
+		{dialectOf(t, release.MustLookup("25.03.0")), `^ip4 && ^nope == 1`, "note:^nope", 8},
+		{dialectOf(t, release.MustLookup("26.03.1")), `ip4 && inport == "^nope"`, "", 0}, // inside a string: no template
 	} {
 		_, err := tc.d.ParseWithTemplates(tc.s, defined, nil)
 		e, _ := err.(*Error)

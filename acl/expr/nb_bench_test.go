@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/nbgen"
 	"github.com/aclc/aclc/nbview"
 	"github.com/aclc/aclc/release"
@@ -69,11 +70,7 @@ func benchNB(b *testing.B, shape nbgen.Shape) *parseNB {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v := release.Default().Version
-	d, err := expr.DialectOf(v.Major, v.Minor, v.Patch)
-	if err != nil {
-		b.Fatal(err)
-	}
+	d := compile.Dialect(release.Default())
 	nb := &parseNB{d: d, res: res}
 	ids := make([]string, 0, len(s.ACLs))
 	for id := range s.ACLs {

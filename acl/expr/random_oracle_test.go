@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/aclc/aclc/internal/ovnroot"
+	"github.com/aclc/aclc/internal/testenv"
 	"github.com/aclc/aclc/release"
 )
 
@@ -206,7 +207,7 @@ func TestRandomOracle(t *testing.T) {
 		seen[s] = true
 		exprs = append(exprs, s)
 	}
-	for _, rel := range release.All() {
+	for _, rel := range testenv.LiveReleases(t) {
 		t.Run(rel.Name(), func(t *testing.T) {
 			d := dialectOf(t, rel)
 			o := startOracleRelease(t, rel, "lsp1")
@@ -245,7 +246,7 @@ func TestRandomEvalOracle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs ovn-trace")
 	}
-	for _, rel := range release.All() {
+	for _, rel := range testenv.LiveReleases(t) {
 		t.Run(rel.Name(), func(t *testing.T) { randomEvalOracle(t, rel) })
 	}
 }
@@ -365,7 +366,7 @@ func (o *oracle) traceTables(exprs []string, mf string) (map[int]bool, error) {
 // is the caller's to read: Sandbox.Trace would drop it).
 func (o *oracle) traceCommand(args ...string) *exec.Cmd {
 	r := o.sb.Release
-	if r.Host {
+	if ovnroot.OnHost(r) {
 		return exec.CommandContext(o.ctx, "ovn-trace", append([]string{"--db=" + o.sb.SB}, args...)...)
 	}
 	root := ovnroot.Dir(r)

@@ -511,7 +511,7 @@ func stopwatches(ctx context.Context, sb *ovnsandbox.Sandbox) (map[string]time.D
 
 // northdVersion is the first line of the -release's `ovn-northd --version`.
 func northdVersion() string {
-	if target.Host {
+	if ovnroot.OnHost(target) {
 		return firstLine("ovn-northd", "--version")
 	}
 	return firstLine("chroot", ovnroot.Dir(target), "ovn-northd", "--version")

@@ -136,10 +136,6 @@ func runCompile(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if snap.Release == nil {
-		// A fixture that names no release: the newest LTS.
-		snap.Release = release.Default()
-	}
 	lay, ok := lflow.LayoutFor(snap.Release.Series())
 	if !ok {
 		return fmt.Errorf("no stage layout for OVN %s", snap.Release)

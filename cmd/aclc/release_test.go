@@ -22,8 +22,8 @@ import (
 // stdout, unless --ovn-version says which release to read it as.
 func TestCompileDetectsRelease(t *testing.T) {
 	const fx = "../../testdata/fixtures/seed-stateless.yaml"
-	for _, r := range release.All() {
-		t.Run(r.Series(), func(t *testing.T) {
+	for _, r := range testenv.LiveReleases(t) {
+		t.Run(r.Name(), func(t *testing.T) {
 			testenv.NeedRelease(t, r)
 			sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{NoNorthd: true, Release: r})
 			if err != nil {
@@ -113,7 +113,7 @@ func TestStageAndDiffEachRelease(t *testing.T) {
 		"26.03": {"ls_out_network_function", "ls_out_acl"},
 	}
 	for _, r := range release.All() {
-		t.Run(r.Series(), func(t *testing.T) {
+		t.Run(r.Name(), func(t *testing.T) {
 			t.Parallel()
 			want := stages[r.Series()]
 			kept := regexp.MustCompile(`^  table=\d+ ?\(` + want[0] + ` *\)`)
@@ -165,19 +165,44 @@ func TestStageAndDiffEachRelease(t *testing.T) {
 	}
 }
 
-// TestReleasesColumns: `aclc releases` lists each release with its NB and
-// SB schema versions, Debian suite and package, in the columns
-// scripts/test.sh and testdata/regen.sh read.
+// TestReleasesColumns: `aclc releases` lists each verified version with its
+// NB and SB schema versions and its oracle; --oracles gives scripts (test.sh)
+// the same in fixed fields.
 func TestReleasesColumns(t *testing.T) {
 	r := aclc(t, "", "releases")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if r.code != 0 || len(lines) != len(release.All())+1 || strings.Join(strings.Fields(lines[0]), " ") != "RELEASE NB-SCHEMA SB-SCHEMA DEBIAN PACKAGE NOTES" {
+	if r.code != 0 || len(lines) != len(release.All())+1 || strings.Join(strings.Fields(lines[0]), " ") != "VERSION NB-SCHEMA SB-SCHEMA VERIFIED-BY IN-CI CARRIED-BY NOTES" {
 		t.Fatalf("exit %d:\n%s", r.code, r.stdout)
+	}
+	o := aclc(t, "", "releases", "--oracles")
+	olines := strings.Split(strings.TrimSpace(o.stdout), "\n")
+	if o.code != 0 || len(olines) != len(release.All()) {
+		t.Fatalf("--oracles: exit %d:\n%s", o.code, o.stdout)
 	}
 	for i, rel := range release.All() {
 		f := strings.Fields(lines[i+1])
-		if want := []string{rel.Name(), rel.NBSchema, rel.SBSchema, rel.Suite, rel.Package}; strings.Join(f[:5], " ") != strings.Join(want, " ") {
+		if want := []string{rel.Name(), rel.NBSchema, rel.SBSchema}; strings.Join(f[:3], " ") != strings.Join(want, " ") {
 			t.Errorf("line %q, want %v", lines[i+1], want)
 		}
+		if !strings.Contains(lines[i+1], rel.Oracle.String()) {
+			t.Errorf("line %q does not say %q", lines[i+1], rel.Oracle)
+		}
+		of := strings.Fields(olines[i])
+		var want []string
+		switch {
+		case rel.Oracle.Host:
+			want = []string{rel.Name(), "host", rel.Oracle.Suite, rel.Oracle.Package}
+		case rel.Oracle.Debian():
+			want = []string{rel.Name(), "debian", rel.Oracle.Suite, rel.Oracle.Package}
+		default:
+			want = []string{rel.Name(), "source", rel.Oracle.Tag, rel.Oracle.Commit, rel.Oracle.OVSCommit}
+		}
+		if strings.Join(of, " ") != strings.Join(want, " ") {
+			t.Errorf("--oracles line %q, want %v", olines[i], want)
+		}
+	}
+	f := aclc(t, "", "releases", "--facts")
+	if f.code != 0 || !strings.Contains(f.stdout, "commit-in-hint") {
+		t.Errorf("--facts: exit %d\n%s", f.code, f.stdout)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aclc/aclc/internal/ovnroot"
 	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/internal/testenv"
 	"github.com/aclc/aclc/lflow"
@@ -18,7 +19,7 @@ import (
 // startCentral starts NB, SB and (unless noNorthd) ovn-northd of release r.
 func startCentral(t *testing.T, r *release.Release, noNorthd bool) *ovnsandbox.Sandbox {
 	t.Helper()
-	if r.Host {
+	if ovnroot.OnHost(r) {
 		testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-nbctl", "ovn-sbctl")
 	}
 	testenv.NeedRelease(t, r)
@@ -80,11 +81,11 @@ func sbListing(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox) string
 // highest id from northd, the first from aclc.
 func TestCompileSBLive(t *testing.T) {
 	const fx = "../../testdata/fixtures/persist-established-multi.yaml"
-	for _, r := range release.All() {
+	for _, r := range testenv.LiveReleases(t) {
 		if !r.Has(release.PersistEstablished) {
 			continue
 		}
-		t.Run(r.Series(), func(t *testing.T) {
+		t.Run(r.Name(), func(t *testing.T) {
 			t.Parallel()
 			sb := startCentral(t, r, false)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -188,8 +189,8 @@ func textDiff(t *testing.T, a, b string) string {
 // another release than the NB, is an error naming it, with nothing on
 // stdout.
 func TestCompileSBRefused(t *testing.T) {
-	nb26 := startCentral(t, release.OVN2603, true)
-	sb25 := startCentral(t, release.OVN2503, true)
+	nb26 := startCentral(t, release.MustLookup("26.03.1"), true)
+	sb25 := startCentral(t, release.MustLookup("25.03.0"), true)
 	if l := aclc(t, "", "nb", "load", "--nb", nb26.NB, "../../testdata/fixtures/persist-established.yaml"); l.code != 0 {
 		t.Fatalf("nb load: %s", l.stderr)
 	}
@@ -231,11 +232,11 @@ var chassisKeys = []string{"port-up-notif", "ct-no-masked-label", "mac-binding-t
 // the SB in sync), and that differs from the flows without the flag
 // (northd with no chassis).
 func TestChassisLacksNorthd(t *testing.T) {
-	for _, r := range release.All() {
+	for _, r := range testenv.LiveReleases(t) {
 		if !r.Has(release.ACLSample) {
 			continue
 		}
-		t.Run(r.Series(), func(t *testing.T) {
+		t.Run(r.Name(), func(t *testing.T) {
 			t.Parallel()
 			sb := startCentral(t, r, false)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -16,7 +16,7 @@ import (
 func TestWriteTextSameBytes(t *testing.T) {
 	p := nbgen.Default()
 	p.ACLs, p.Switches, p.PortGroups, p.AddressSets = 3000, 60, 150, 300
-	res := compile.CompileWith(nbgen.Generate(p), compile.Options{Release: release.OVN2603})
+	res := compile.CompileWith(nbgen.Generate(p), compile.Options{Release: release.MustLookup("26.03.1")})
 	for _, l := range []*lflow.Listing{res.Flows, {Datapaths: res.Flows.Datapaths[:1]}, {}} {
 		var want, got bytes.Buffer
 		if err := lflow.WriteText(&want, l); err != nil {

@@ -187,10 +187,6 @@ func runTrace(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if snap.Release == nil {
-		// A fixture that names no release: the newest LTS, as compile.
-		snap.Release = release.Default()
-	}
 	lacking, err := traceOpts.chassis.lackingFor(snap)
 	if err != nil {
 		return err

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aclc/aclc/internal/ovnroot"
 	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/internal/testenv"
-	"github.com/aclc/aclc/release"
 )
 
 // addresses are MAC spellings at the edges of "%hhx": digit counts,
@@ -32,10 +32,10 @@ var addresses = []string{
 // it. An address ovn-nbctl refuses is
 // entered with a plain db-set, and northd must make neither flow.
 func TestNorthd(t *testing.T) {
-	for _, r := range release.All() {
-		t.Run(r.Series(), func(t *testing.T) {
+	for _, r := range testenv.LiveReleases(t) {
+		t.Run(r.Name(), func(t *testing.T) {
 			t.Parallel()
-			if r.Host {
+			if ovnroot.OnHost(r) {
 				testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovn-northd", "ovn-nbctl", "ovn-sbctl")
 			}
 			testenv.NeedRelease(t, r)

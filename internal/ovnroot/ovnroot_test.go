@@ -37,7 +37,7 @@ Version: 26.03.1-1
 func TestCheckVersionMismatch(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("ACLC_OVN_ROOTS", cache)
-	r := release.OVN2603
+	r := release.MustLookup("26.03.1")
 	root := Dir(r)
 	if root != filepath.Join(cache, "ovn-root-sid") {
 		t.Fatalf("Dir = %s", root)

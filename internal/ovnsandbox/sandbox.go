@@ -69,13 +69,13 @@ type Options struct {
 func Start(dir string, opt Options) (*Sandbox, error) {
 	r := opt.Release
 	if r == nil {
-		r = release.OVN2303
+		r = ovnroot.HostRelease()
 	}
 	if err := ovnroot.Check(r); err != nil {
 		return nil, fmt.Errorf("ovnsandbox: %w", err)
 	}
 	s := &Sandbox{Release: r, root: ovnroot.Dir(r)}
-	if r.Host {
+	if ovnroot.OnHost(r) {
 		for _, b := range []string{"ovsdb-tool", "ovsdb-server", "ovn-northd"} {
 			if _, err := exec.LookPath(b); err != nil {
 				return nil, fmt.Errorf("ovnsandbox: %s not found (apt-get install -y ovn-central ovn-host openvswitch-switch): %w", b, err)
@@ -154,7 +154,7 @@ func (s *Sandbox) command(bin string, args ...string) *exec.Cmd {
 
 func (s *Sandbox) commandContext(ctx context.Context, bin string, args ...string) *exec.Cmd {
 	name := bin
-	if !s.Release.Host {
+	if !ovnroot.OnHost(s.Release) {
 		name = "/usr/sbin/chroot"
 		args = append([]string{s.root, bin}, args...)
 		for i := range args[2:] {

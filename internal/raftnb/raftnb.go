@@ -52,13 +52,13 @@ func (m *Member) Running() bool { return m.cmd != nil }
 // waits for a leader; the servers are killed when the test ends. It needs
 // ovsdb-tool, ovsdb-server, ovs-appctl and ovn-nbctl (missing: skip, or
 // fail in CI).
-func Start(t *testing.T) *Cluster { return StartRelease(t, release.OVN2303) }
+func Start(t *testing.T) *Cluster { return StartRelease(t, ovnroot.HostRelease()) }
 
 // StartRelease is Start with the ovsdb-server (and tools) of release r.
 func StartRelease(t *testing.T, r *release.Release) *Cluster {
 	t.Helper()
 	c := &Cluster{t: t}
-	if r.Host {
+	if ovnroot.OnHost(r) {
 		testenv.NeedBinaries(t, "ovsdb-tool", "ovsdb-server", "ovsdb-client", "ovs-appctl", "ovn-nbctl")
 		c.dir = t.TempDir()
 		c.inner = c.dir

@@ -9,6 +9,7 @@ package testenv
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/aclc/aclc/internal/ovnroot"
@@ -56,7 +57,49 @@ func NeedRelease(t testing.TB, r *release.Release) {
 	if err := ovnroot.Check(r); err != nil {
 		Unavailable(t, "%v", err)
 	}
-	if !r.Host {
+	if !ovnroot.OnHost(r) {
 		NeedRoot(t)
 	}
+}
+
+// GoldensOnlyEnv lists the Debian-packaged versions that scripts/test.sh
+// found its Debian archive no longer carries ("26.03.1: sid has
+// 26.09.0-1", one per line): on such a machine they are checked against
+// their goldens only, as source-built versions are.
+const GoldensOnlyEnv = "ACLC_GOLDENS_ONLY"
+
+// goldensOnly returns the versions GoldensOnlyEnv names, with the reason.
+func goldensOnly() map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(os.Getenv(GoldensOnlyEnv), "\n") {
+		if v, why, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
+			out[strings.TrimSpace(v)] = strings.TrimSpace(why)
+		}
+	}
+	return out
+}
+
+// LiveReleases returns the verified versions whose real OVN runs here, for
+// the live differential tests: every Debian-packaged version (in CI a
+// missing root fails t, unless scripts/test.sh found its archive no longer
+// carries it: GoldensOnlyEnv), and each source-built version whose root
+// is present (developer machines; CI has no source host, so these are
+// checked against their goldens by TestGolden instead).
+func LiveReleases(t testing.TB) []*release.Release {
+	t.Helper()
+	gone := goldensOnly()
+	var out []*release.Release
+	for _, r := range release.All() {
+		if _, ok := gone[r.Name()]; ok {
+			continue
+		}
+		if !r.Oracle.Debian() {
+			if ovnroot.Check(r) == nil && os.Geteuid() == 0 {
+				out = append(out, r)
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }

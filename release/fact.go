@@ -1,0 +1,109 @@
+package release
+
+import "fmt"
+
+// Fact is one dated fact about OVN: a behaviour of northd (a flow it
+// writes, a register it uses), a rule of the match language, or an NB
+// input (a column, table, action value or option key) that northd reads.
+// It is stated once, here, with the first version of each upstream branch
+// that has it (Since); compile, trace, lint, nbview, nbschema and the
+// match language all ask a Release whether it has the fact.
+type Fact struct {
+	name    string // short name, e.g. "commit-in-hint"
+	what    string // what it is, in northd's or the NB's terms
+	input   string // for an NB input: what a user writes ("ACL column tier"); else ""
+	commits string // the upstream commit(s) in ovn-org/ovn, one per branch
+	since   Since
+	dialect string // for a match-language change: its name in acl/expr
+}
+
+// facts lists every fact, in declaration order.
+var facts []*Fact
+
+// newFact declares a behaviour (northd, ovn-controller's parser).
+func newFact(name, commits, what string, since Since) *Fact {
+	f := &Fact{name: name, what: what, commits: commits, since: since}
+	facts = append(facts, f)
+	return f
+}
+
+// newInput declares an NB input that the ACL stages read from Since on.
+func newInput(name, input, commits string, since Since) *Fact {
+	f := newFact(name, commits, input, since)
+	f.input = input
+	return f
+}
+
+// Facts returns every fact, in declaration order.
+func Facts() []*Fact { return append([]*Fact(nil), facts...) }
+
+// Features returns the facts that are NB inputs (tier, pass, sampling,
+// network functions, ...), for the fixture codec and `aclc releases`.
+func Features() []*Fact {
+	var out []*Fact
+	for _, f := range facts {
+		if f.input != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// FactByName finds a fact by its short name.
+func FactByName(name string) (*Fact, bool) {
+	for _, f := range facts {
+		if f.name == name {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// Name is the fact's short name ("commit-in-hint").
+func (f *Fact) Name() string { return f.name }
+
+// What says what the fact is.
+func (f *Fact) What() string { return f.what }
+
+// Input is, for an NB input, what a user writes ("ACL column tier"); "" for
+// a behaviour.
+func (f *Fact) Input() string { return f.input }
+
+// Commits are the upstream commits that brought the fact, one per branch.
+func (f *Fact) Commits() string { return f.commits }
+
+// Since is when the fact holds.
+func (f *Fact) Since() Since { return f.since }
+
+// String is the short name.
+func (f *Fact) String() string { return f.name }
+
+// Has reports whether release r has fact f.
+func (r *Release) Has(f *Fact) bool {
+	if on, ok := r.overrides[f]; ok {
+		return on
+	}
+	return f.since.Holds(r.Version)
+}
+
+// Check returns a *FeatureError when r lacks the NB input f, else nil.
+func (r *Release) Check(f *Fact) error {
+	if r.Has(f) {
+		return nil
+	}
+	return &FeatureError{Feature: f, Release: r}
+}
+
+// FeatureError is a use of an NB input the chosen release lacks.
+type FeatureError struct {
+	Feature *Fact
+	Release *Release
+}
+
+func (e *FeatureError) Error() string {
+	what := e.Feature.input
+	if what == "" {
+		what = e.Feature.what
+	}
+	return fmt.Sprintf("%s came in %s; OVN %s does not have it", what, e.Feature.since.describe(), e.Release.Name())
+}
