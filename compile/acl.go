@@ -128,7 +128,7 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 	}
 	for _, pg := range od.PortGroups {
 		if sh := g.shared[pg.UUID]; sh != nil {
-			b.addRun(sh.aclStageFlows(g, hasStateful, tiers))
+			b.addRun(sh.aclStageFlows(g, hasStateful, tiers, g.skipsOutFilter(od)))
 			continue
 		}
 		for _, id := range pg.ACLs {
@@ -168,6 +168,13 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 	if r.verdicts {
 		g.buildACLActionLflows(od, b, tiers)
 	}
+}
+
+// skipsOutFilter reports whether northd leaves out the egress stateless
+// filters on switch od: 25.09.0 did in the stateless-ACL-with-LB mode
+// (release.StatelessLBEgressCt restored them).
+func (g *global) skipsOutFilter(od *datapath) bool {
+	return !g.r.statelessLBCt && g.lbStatelessMode(od)
 }
 
 // lbStatelessMode is LS other_config:enable-stateless-acl-with-lb

@@ -15,10 +15,15 @@ func (g *global) buildDHCPAndDNS(od *datapath, b *builder, hasStateful bool) {
 	act := "next;"
 	if g.r.verdicts {
 		act = regbitVerdictAllow + " = 1; next;"
-	} else if hasStateful {
+	}
+	if hasStateful && !g.r.dhcpNoCommit {
 		act = "ct_commit; next;"
+		if g.r.verdicts {
+			act = regbitVerdictAllow + " = 1; ct_commit; next;"
+		}
 	}
 	_, relay := od.LS.OtherConfig["dhcp_relay_port"]
+	relay = relay && g.r.dhcpRelaySkip
 	for _, p := range od.LS.Ports {
 		lsp, ok := g.s.Ports[p]
 		if !ok || lsp.Type == "external" {

@@ -17,10 +17,13 @@ type dpFlags struct {
 	// tiers: the highest ACL tier of each ACL stage (23.06+), on which
 	// every ACL flow and the action stages depend.
 	tiers aclTiers
+	// noOutFilter: the egress stateless filters are left out
+	// (skipsOutFilter).
+	noOutFilter bool
 }
 
 func (g *global) flagsOf(od *datapath) dpFlags {
-	return dpFlags{od.HasACLs, od.HasStatefulACL, od.HasLBVIP, g.maxACLTiers(od)}
+	return dpFlags{od.HasACLs, od.HasStatefulACL, od.HasLBVIP, g.maxACLTiers(od), g.skipsOutFilter(od)}
 }
 
 // needCT reports whether the switch's traffic goes through conntrack.
@@ -204,7 +207,7 @@ func (g *global) aclDPFlows(a *nbdb.ACL, fl dpFlags) []lflow.Flow {
 	var out []lflow.Flow
 	lay := g.r.layout
 	if fl.hasStateful || fl.hasLBVIP {
-		if f, ok := statelessFilter(a); ok {
+		if f, ok := statelessFilter(a, fl.noOutFilter); ok {
 			f.Stage = lay.Stage(f.Stage)
 			out = append(out, f)
 		}

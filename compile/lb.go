@@ -59,7 +59,11 @@ func (g *global) buildLBPreStateful(od *datapath, b *builder) {
 			if !lbStateless {
 				continue
 			}
-			b.addFrom(lflow.InPreStateful, 150, m, a, lb.UUID)
+			hp := a // the hairpin fix stores the original destination
+			if !g.r.statelessLBHp {
+				hp = "ct_lb_mark;"
+			}
+			b.addFrom(lflow.InPreStateful, 150, m, hp, lb.UUID)
 			if snatIP != "" || port != "" {
 				dst := ipStr
 				if snatIP != "" {
@@ -68,7 +72,7 @@ func (g *global) buildLBPreStateful(od *datapath, b *builder) {
 				b.addFrom(lflow.InPreStateful, 105, proto+" && "+ipMatch+".dst == "+dst, "ct_lb_mark;", lb.UUID)
 			}
 		}
-		if lbStateless {
+		if lbStateless && g.r.statelessLBCt { // build_lb_rules_for_stateless_acl
 			b.addFrom(lflow.OutPreLB, 115, regbitACLStateless+" == 1", regbitConntrackNAT+" = 1; next;", lb.UUID)
 			b.addFrom(lflow.OutStateful, 110, regbitACLStateless+" == 1 && ct.new", "next;", lb.UUID)
 		}

@@ -56,7 +56,9 @@ type rules struct {
 	regs   registers
 
 	verdicts       bool // release.Verdicts
+	dhcpNoCommit   bool // release.DHCPNoCommit
 	dhcpPerAddress bool // release.DHCPPerAddress
+	dhcpRelaySkip  bool // release.DHCPRelaySkip
 	icmpTooBig     bool // release.ICMPTooBig
 	igmpLoopback   bool // release.IGMPLoopback
 	sampling       bool // release.Sampling
@@ -66,6 +68,8 @@ type rules struct {
 	commitInHint   bool // release.CommitInHint
 	noRedundantCt  bool // release.NoRedundantCt
 	statelessLB    bool // release.StatelessLB
+	statelessLBCt  bool // release.StatelessLBEgressCt
+	statelessLBHp  bool // release.StatelessLBHairpin
 	nf             bool // release.NF
 	ctTranslation  bool // release.CtTranslation
 	pktSampled     bool // release.PktSampled
@@ -89,7 +93,9 @@ func newRules(r *release.Release) rules {
 		layout:         lay,
 		verdicts:       r.Has(release.Verdicts),
 		icmpTooBig:     r.Has(release.ICMPTooBig),
+		dhcpNoCommit:   r.Has(release.DHCPNoCommit),
 		dhcpPerAddress: r.Has(release.DHCPPerAddress),
+		dhcpRelaySkip:  r.Has(release.DHCPRelaySkip),
 		sampling:       r.Has(release.Sampling),
 		igmpLoopback:   r.Has(release.IGMPLoopback),
 		ipFrag:         r.Has(release.IPFrag),
@@ -98,6 +104,8 @@ func newRules(r *release.Release) rules {
 		commitInHint:   r.Has(release.CommitInHint),
 		noRedundantCt:  r.Has(release.NoRedundantCt),
 		statelessLB:    r.Has(release.StatelessLB),
+		statelessLBCt:  r.Has(release.StatelessLBEgressCt),
+		statelessLBHp:  r.Has(release.StatelessLBHairpin),
 		nf:             r.Has(release.NF),
 		ctTranslation:  r.Has(release.CtTranslation),
 		pktSampled:     r.Has(release.PktSampled),

@@ -44,9 +44,9 @@ type pgShared struct {
 // stateful and, per eval stage, whether it has tiers (considerACL's
 // tier prefix): a flow variant is one combination, bit 0 stateful, bit
 // 1+i tiers in aclPipes[i].
-const numFlowVariants = 1 << (1 + len(aclTiers{}))
+const numFlowVariants = 1 << (2 + len(aclTiers{}))
 
-func flowVariant(hasStateful bool, tiers aclTiers) int {
+func flowVariant(hasStateful bool, tiers aclTiers, noOutFilter bool) int {
 	v := 0
 	if hasStateful {
 		v = 1
@@ -55,6 +55,9 @@ func flowVariant(hasStateful bool, tiers aclTiers) int {
 		if t > 0 {
 			v |= 2 << i
 		}
+	}
+	if noOutFilter {
+		v |= 2 << len(tiers)
 	}
 	return v
 }
@@ -122,15 +125,15 @@ func (sh *pgShared) info(g *global) *pgShared {
 // is not) stateful and has the given highest tiers, sorted: its ACL-stage
 // flows and, on a stateful datapath (a stateful ACL or a load balancer
 // VIP, where buildPreACLs adds them), its allow-stateless pre-ACL flows.
-func (sh *pgShared) aclStageFlows(g *global, hasStateful bool, tiers aclTiers) []lflow.Flow {
-	i := flowVariant(hasStateful, tiers)
+func (sh *pgShared) aclStageFlows(g *global, hasStateful bool, tiers aclTiers, noOutFilter bool) []lflow.Flow {
+	i := flowVariant(hasStateful, tiers, noOutFilter)
 	sh.flowOnce[i].Do(func() {
 		sh.info(g)
 		out := make([]lflow.Flow, 0, 2*len(sh.acls))
 		var scratch []aclFlow
 		for _, acl := range sh.acls {
 			if hasStateful {
-				if f, ok := statelessFilter(acl); ok {
+				if f, ok := statelessFilter(acl, noOutFilter); ok {
 					f.Stage = g.r.layout.Stage(f.Stage)
 					out = append(out, f)
 				}
@@ -145,15 +148,19 @@ func (sh *pgShared) aclStageFlows(g *global, hasStateful bool, tiers aclTiers) [
 	return sh.flows[i]
 }
 
-// statelessFilter is the pre-ACL flow of an allow-stateless ACL: it sets
-// reg0[16] so that pre-LB and pre-stateful skip conntrack.
-func statelessFilter(acl *nbdb.ACL) (lflow.Flow, bool) {
+// statelessFilter is build_stateless_filter: the pre-ACL flow of an
+// allow-stateless ACL, which sets reg0[16] so that pre-LB and pre-stateful
+// skip conntrack. noOut leaves out the egress one (25.09.0 on a switch in
+// the stateless-ACL-with-LB mode: skipsOutFilter).
+func statelessFilter(acl *nbdb.ACL, noOut bool) (lflow.Flow, bool) {
 	if acl.Action != "allow-stateless" {
 		return lflow.Flow{}, false
 	}
 	st := lflow.OutPreACL
 	if acl.Direction == "from-lport" {
 		st = lflow.InPreACL
+	} else if noOut {
+		return lflow.Flow{}, false
 	}
 	return lflow.Flow{Stage: st, Priority: acl.Priority + aclPriorityOffset, Match: acl.Match,
 		Actions: regbitACLStateless + " = 1; next;", Source: acl.UUID}, true

@@ -149,12 +149,13 @@ func (g *global) switchPorts(od *datapath) []string {
 // of the switch and of its port groups: it sets reg0[16] so that pre-LB
 // and pre-stateful skip conntrack.
 func (g *global) buildStatelessFilters(od *datapath, b *builder) {
+	noOut := g.skipsOutFilter(od)
 	add := func(id string) {
 		acl, ok := g.s.ACLs[id]
 		if !ok {
 			return
 		}
-		if f, ok := statelessFilter(acl); ok {
+		if f, ok := statelessFilter(acl, noOut); ok {
 			f.Source = id
 			f.Stage = b.lay.Stage(f.Stage)
 			b.flows = append(b.flows, f)

@@ -9,6 +9,7 @@ import "fmt"
 // that has it (Since); compile, trace, lint, nbview, nbschema and the
 // match language all ask a Release whether it has the fact.
 type Fact struct {
+	kind    FactKind
 	name    string // short name, e.g. "commit-in-hint"
 	what    string // what it is, in northd's or the NB's terms
 	input   string // for an NB input: what a user writes ("ACL column tier"); else ""
@@ -17,22 +18,51 @@ type Fact struct {
 	dialect string // for a match-language change: its name in acl/expr
 }
 
+// FactKind says what a fact is about, and so what pins its since-points.
+type FactKind uint8
+
+const (
+	// FlowFact: how northd builds the ACL-stage flows; pinned by the
+	// goldens of the versions on both sides of each since-point
+	// (compile's TestSincePoints).
+	FlowFact FactKind = iota
+	// InputFact: an NB input (column, table, action, option key) the ACL
+	// stages read; pinned by which fixtures each version's own
+	// ovsdb-server accepts (testdata/regen.sh, TestGolden).
+	InputFact
+	// MatchFact: a change of the match language; pinned by each
+	// version's own parser (acl/expr's corpus, labelled by its ovn-trace).
+	MatchFact
+	// TraceFact: a behaviour of the stages aclc models for trace (and
+	// ovn-trace's own); pinned by the live trace differential tests.
+	TraceFact
+)
+
 // facts lists every fact, in declaration order.
 var facts []*Fact
 
-// newFact declares a behaviour (northd, ovn-controller's parser).
+// newFact declares how northd builds the ACL-stage flows.
 func newFact(name, commits, what string, since Since) *Fact {
-	f := &Fact{name: name, what: what, commits: commits, since: since}
-	facts = append(facts, f)
-	return f
+	return declare(&Fact{kind: FlowFact, name: name, what: what, commits: commits, since: since})
+}
+
+// newTraceFact declares a behaviour of the stages trace models.
+func newTraceFact(name, commits, what string, since Since) *Fact {
+	return declare(&Fact{kind: TraceFact, name: name, what: what, commits: commits, since: since})
 }
 
 // newInput declares an NB input that the ACL stages read from Since on.
 func newInput(name, input, commits string, since Since) *Fact {
-	f := newFact(name, commits, input, since)
-	f.input = input
+	return declare(&Fact{kind: InputFact, name: name, what: input, input: input, commits: commits, since: since})
+}
+
+func declare(f *Fact) *Fact {
+	facts = append(facts, f)
 	return f
 }
+
+// Kind says what the fact is about.
+func (f *Fact) Kind() FactKind { return f.kind }
 
 // Facts returns every fact, in declaration order.
 func Facts() []*Fact { return append([]*Fact(nil), facts...) }

@@ -35,24 +35,31 @@ var (
 // northd's construction of the ACL stages (compile/rules.go reads these).
 var (
 	// Verdicts: ACL eval stages set verdict bits and ACL action stages act
-	// on them; tiers and "pass". DHCP replies no longer commit.
+	// on them; tiers and "pass".
 	Verdicts = newFact("verdicts", "46dacbb75", "eval stages set verdict bits, action stages act on them (tiers, pass)", At("23.06.0"))
+	// DHCPNoCommit: the DHCP reply flows no longer commit to conntrack on
+	// a stateful switch (the ls_stateful node's build_acls).
+	DHCPNoCommit = newFact("dhcp-no-commit", "81ef77242 (38f6a7e7d)", "DHCP reply ACL flows no longer ct_commit", At("24.03.0"))
 	// DHCPPerAddress: the DHCP reply flows come with a port's DHCP
-	// response flows: only for an enabled, non-router port on a switch
-	// without other_config:dhcp_relay_port, and only when one of the
-	// port's own addresses lies in the options' cidr.
-	DHCPPerAddress = newFact("dhcp-per-address", "aa352ac88", "DHCP ACL-stage flows per port address in the options' cidr", At("24.03.0"))
+	// response flows (build_dhcpv4/6_options_flows): only for an enabled,
+	// non-router port, and only when one of the port's own addresses lies
+	// in the options' cidr.
+	DHCPPerAddress = newFact("dhcp-per-address", "aa352ac88 (9d3f0d8602)", "DHCP ACL-stage flows per port address in the options' cidr", At("23.09.0", "24.03.0"))
+	// DHCPRelaySkip: a switch with other_config:dhcp_relay_port has no
+	// DHCP server flows ("DHCP Relay Agent support for overlay IPv4
+	// subnets").
+	DHCPRelaySkip = newFact("dhcp-relay-skip", "dce4abfc6", "no DHCP ACL flows on a switch with dhcp_relay_port", At("24.09.0"))
 	// ICMPTooBig: pre-ACL and pre-LB skip conntrack for ICMP "packet too
-	// big" arriving from a tunnel.
-	ICMPTooBig = newFact("icmp-too-big", "e3bc68c3b", `pre-ACL/pre-LB skip conntrack for ICMP "too big" from a tunnel`, At("24.03.0"))
+	// big" arriving from a tunnel ("Fix pmtud for non routed traffic").
+	ICMPTooBig = newFact("icmp-too-big", "ccc72067f (239e9783b)", `pre-ACL/pre-LB skip conntrack for ICMP "too big" from a tunnel`, At("24.03.6", "24.09.0"))
 	// Sampling: ACL sample stages, observation registers, drop commits
 	// carry ct_label.obs_point_id.
 	Sampling = newFact("sampling", "55782afd7", "ACL sample stages and observation registers", At("24.09.0"))
 	// IPFrag: pre-stateful keeps ip.is_frag in a register across
 	// recirculation.
-	IPFrag = newFact("ip-frag", "0f806cf08", "pre-stateful keeps ip.is_frag in reg0[19]", At("25.03.0"))
+	IPFrag = newFact("ip-frag", "0f806cf08 (3a3b28d94)", "pre-stateful keeps ip.is_frag in reg0[19]", At("24.03.5", "24.09.2", "25.03.0"))
 	// DNSFromCtrl: the DNS reply flow matches flags.from_ctrl.
-	DNSFromCtrl = newFact("dns-from-ctrl", "474bdfcad", "the egress DNS reply flow matches flags.from_ctrl", At("25.03.0"))
+	DNSFromCtrl = newFact("dns-from-ctrl", "474bdfcad (70618a65f)", "the egress DNS reply flow matches flags.from_ctrl", At("24.03.5", "24.09.2", "25.03.0"))
 	// Persist: ACL options:persist-established, ct_mark.allow_established
 	// and ct_label.acl_id.
 	Persist = newFact("persist", "03556dc05", "persist-established ACLs (ACL ids, ct_mark.allow_established)", At("25.03.0"))
@@ -61,18 +68,30 @@ var (
 	Registers2503 = newFact("registers-2503", "91988089c", "REG_ORIG_DIP_IPV4 is reg4 (was reg1)", At("25.03.0"))
 	// CommitInHint: the ACL hint stage sets the commit bit for new
 	// connections instead of the allow ACLs and the default flows.
-	CommitInHint = newFact("commit-in-hint", "0aa2a4828 (c26b6a3b2, 745421361)", "the hint stage sets REGBIT_CONNTRACK_COMMIT for new connections", At("24.03.6", "25.03.1", "25.09.0"))
+	CommitInHint = newFact("commit-in-hint", "0aa2a4828 (c26b6a3b2, f8d6d7b46, 745421361)", "the hint stage sets REGBIT_CONNTRACK_COMMIT for new connections", At("24.03.6", "24.09.3", "25.03.1", "25.09.0"))
 	// NoRedundantCt: "!ct.new" and "!ct.inv" dropped from the reply
 	// flows' matches.
 	NoRedundantCt = newFact("no-redundant-ct", "8828b6120", `"!ct.new"/"!ct.inv" dropped from reply matches`, At("25.09.0"))
 	// StatelessLB: LS other_config:enable-stateless-acl-with-lb.
 	StatelessLB = newFact("stateless-lb", "abbc272ac", "the stateless-ACL-with-LB mode", At("25.09.0"))
+	// StatelessLBEgressCt: in that mode a to-lport allow-stateless ACL
+	// keeps its ls_out_pre_acl filter flow, and each load balancer of the
+	// switch adds ls_out_pre_lb 115 (reg0[16] == 1 -> reg0[2] = 1) and
+	// ls_out_stateful 110 ("Fix connection tracking for
+	// enable-stateless-acl-with-lb option"); 25.09.0 skipped the filter
+	// and had neither.
+	StatelessLBEgressCt = newFact("stateless-lb-egress-ct", "1539dba68 (b9db5287e)", "stateless-with-LB mode: egress filter kept, pre_lb 115 and stateful 110 flows", At("25.09.1", "26.03.0"))
+	// StatelessLBHairpin: in that mode the ls_in_pre_stateful 150 VIP flow
+	// stores the original destination before ct_lb_mark ("Fix
+	// enable-stateless-acl-with-lb hairpin use").
+	StatelessLBHairpin = newFact("stateless-lb-hairpin", "635f6ee47 (b1384b05a)", "stateless-with-LB mode: the 150 VIP flow stores the original destination", At("25.09.3", "26.03.0"))
 	// IGMPLoopback: a transit switch punts only IGMP/MLD that is not
-	// looped back (first landed and reverted before 24.09).
-	IGMPLoopback = newFact("igmp-loopback", "d3cb5a0ba", "transit switches punt only IGMP/MLD not looped back", At("25.09.0"))
+	// looped back; backported to 23.06.4, 23.09.4 and 24.03.2, and
+	// reverted again in 23.09.5 and 24.03.3.
+	IGMPLoopback = newFact("igmp-loopback", "d3cb5a0ba", "transit switches punt only IGMP/MLD not looped back", At("23.06.4", "23.09.4..23.09.5", "24.03.2..24.03.3", "25.09.0"))
 	// SetID32: sample() prints the collector's set_id in full, not
 	// truncated to 8 bits.
-	SetID32 = newFact("set-id-32", "a5b147828 (6d5c6d70a)", "sample() prints the collector set_id in full", At("25.03.1", "25.09.0"))
+	SetID32 = newFact("set-id-32", "a5b147828 (6d5c6d70a)", "sample() prints the collector set_id in full", At("24.09.3", "25.03.1", "25.09.0"))
 	// NF: network functions and their stages; eval flows copy ct_label.nf.
 	NF = newFact("nf", "", "network function stages", At("26.03.0"))
 	// CtTranslation: NB_Global options:acl_ct_translation.
@@ -83,7 +102,7 @@ var (
 	PktSampled = newFact("pkt-sampled", "68850ba3e", "flags.pkt_sampled", At("26.03.0"))
 	// SwitchPortsSkipCt: ports of type "switch" skip conntrack like router
 	// ports.
-	SwitchPortsSkipCt = newFact("switch-ports-skip-ct", "2f2b263df", `ports of type "switch" skip conntrack`, At("26.03.0"))
+	SwitchPortsSkipCt = newFact("switch-ports-skip-ct", "2f2b263df (13ec14884)", `ports of type "switch" skip conntrack`, At("25.09.3", "26.03.0"))
 	// EVPN: EVPN remote VTEP traffic skips conntrack.
 	EVPN = newFact("evpn", "e8dc42020", "EVPN remote VTEP traffic skips conntrack", At("26.03.1"))
 )
@@ -93,78 +112,76 @@ var (
 	// FloodARPsToL2: LS other_config:broadcast-arps-to-all-routers=false
 	// floods ARP requests and ND NS to _MC_flood_l2, without the router
 	// ports ("northd: add router broadcast option to logical switch").
-	FloodARPsToL2 = newFact("flood-arps-to-l2", "37d308a20", "broadcast-arps-to-all-routers=false floods ARP/ND NS to _MC_flood_l2", At("23.06.0"))
+	FloodARPsToL2 = newTraceFact("flood-arps-to-l2", "37d308a20", "broadcast-arps-to-all-routers=false floods ARP/ND NS to _MC_flood_l2", At("23.06.0"))
 	// FloodIPToL2: IP and non-ARP L2 multicast go to _MC_flood_l2, ARP
 	// and ND NA/RS/RA to _MC_flood ("northd: Don't forward IP multicast
 	// to routers without IGMP relay"); before, every eth.mcast packet went
 	// to _MC_flood.
-	FloodIPToL2 = newFact("flood-ip-to-l2", "0d49036fc", "IP multicast flooded to _MC_flood_l2", At("26.03.1"))
+	FloodIPToL2 = newTraceFact("flood-ip-to-l2", "0d49036fc", "IP multicast flooded to _MC_flood_l2", At("26.03.1"))
 	// FloodReceiveMulticast: a port with options:receive_multicast=false
 	// is in neither flood group (the network-function series).
-	FloodReceiveMulticast = newFact("flood-receive-multicast", "8e2d6fa14", "options:receive_multicast=false ports leave the flood groups", At("26.03.0"))
+	FloodReceiveMulticast = newTraceFact("flood-receive-multicast", "8e2d6fa14", "options:receive_multicast=false ports leave the flood groups", At("26.03.0"))
 	// ARPRspBroadcastOnly: the ARP responder answers broadcast requests
 	// only, unicast ones go to their target ("Do not reply on unicast arps
 	// for IPv4 targets"; northd writes eth.dst == ff:ff:ff:ff:ff:ff into
 	// its ls_in_arp_rsp flows).
-	ARPRspBroadcastOnly = newFact("arp-rsp-broadcast-only", "c48ed1736", "the ARP responder answers only broadcast requests", At("24.09.0"))
+	ARPRspBroadcastOnly = newTraceFact("arp-rsp-broadcast-only", "c48ed1736", "the ARP responder answers only broadcast requests", At("24.09.0"))
 	// LBRegsInAction: the VIP flow stores the VIP and port in the
 	// original-destination registers in its action (reg4/xxreg1,
 	// reg2[0..15]) rather than ls_in_pre_stateful's.
-	LBRegsInAction = newFact("lb-regs-in-action", "", "ls_in_lb actions load the original destination", At("25.03.0"))
+	LBRegsInAction = newTraceFact("lb-regs-in-action", "", "ls_in_lb actions load the original destination", At("25.03.0"))
 	// LBCtExtract: ls_in_ct_extract stores ct_proto()/ct_tp_dst() in
 	// reg1 for new connections and the VIP flows match on those registers
 	// instead of tcp.dst/udp.dst ("northd: Fix HW offload problem related
 	// to ct_tuple"); ovn-trace then executes ct_proto() and ct_tp_dst() on
 	// the packet's own fields.
-	LBCtExtract = newFact("lb-ct-extract", "8e6f9a835", "ls_in_ct_extract and VIP flows on its registers", At("25.09.0"))
+	LBCtExtract = newTraceFact("lb-ct-extract", "8e6f9a835", "ls_in_ct_extract and VIP flows on its registers", At("25.09.0"))
 	// LBFragEst: the LB fragment flows also require ct.est ("physical:
 	// Support ct.new state in ct_xxx actions").
-	LBFragEst = newFact("lb-frag-est", "9d8afd441", "LB fragment flows require ct.est", At("25.09.0"))
+	LBFragEst = newTraceFact("lb-frag-est", "9d8afd441", "LB fragment flows require ct.est", At("25.09.0"))
 	// LBFromDatapath: ls_in_lb holds the flows of every load balancer the
 	// switch's datapath has — its own, its groups', and with
 	// install_ls_lb_from_router its routers' — and template load
 	// balancers are instantiated per chassis (23.03.1: the switch's own
 	// load balancers only).
-	LBFromDatapath = newFact("lb-from-datapath", "", "ls_in_lb flows of every load balancer of the datapath", At("23.06.0"))
+	LBFromDatapath = newTraceFact("lb-from-datapath", "", "ls_in_lb flows of every load balancer of the datapath", At("23.06.0"))
 	// CtFieldsEveryRecirculation: ovn-trace sets the ct_* fields on every
 	// conntrack action (populate_ct_fields: ct_next, ct_dnat/ct_snat,
 	// ct_commit_nat, ct_lb), not only when ct_lb DNATs (with
 	// ct_proto()/ct_tp_dst()).
-	CtFieldsEveryRecirculation = newFact("ct-fields-every-recirculation", "", "ovn-trace sets the ct fields on every conntrack action", At("25.09.0"))
+	CtFieldsEveryRecirculation = newTraceFact("ct-fields-every-recirculation", "", "ovn-trace sets the ct fields on every conntrack action", At("25.09.0"))
 	// SvcMonitorMACDst: northd adds svc_monitor_mac_dst to the
 	// svc_monitor_mac address set ("Network Function Health monitoring").
-	SvcMonitorMACDst = newFact("svc-monitor-mac-dst", "b42edf4a4", "svc_monitor_mac_dst in the svc_monitor_mac address set", At("26.03.0"))
+	SvcMonitorMACDst = newTraceFact("svc-monitor-mac-dst", "b42edf4a4", "svc_monitor_mac_dst in the svc_monitor_mac address set", At("26.03.0"))
 )
 
-// The match language (acl/expr's dialect changes, by their names there).
+// The match language: acl/expr's dialect changes, by their names there
+// (lib/logical-fields.c and lib/lex.c at each tag; pinned by each
+// version's own parser through acl/expr's oracle corpus).
 var (
-	// DialectLocalnetFlags: flags.localnet, flags.icmp_snat,
-	// flags.tunnel_rx.
-	DialectLocalnetFlags = newDialect("localnet-flags", "", At("24.03.0"))
-	// DialectSampling: ct_mark.obs_*, ct_label.obs_*; the ct_label copies
-	// of ct_mark's bits gone; multicast predicates require multicast.
-	DialectSampling = newDialect("sampling", "", At("24.09.0"))
-	// DialectPersist: flags.unsnat_*, flags.from_ctrl,
-	// ct_mark.allow_established, ct_label.acl_id.
-	DialectPersist = newDialect("persist", "", At("25.03.0"))
-	// DialectStrictTemplates: a match using an undefined template
-	// variable fails as a whole.
-	DialectStrictTemplates = newDialect("strict-templates", "6154aa104", At("25.03.0"))
-	// DialectNetworkID: remote_outport, flags.network_id,
-	// flags.igmp_loopback, ip6.mcast_rsvd redefined.
-	DialectNetworkID = newDialect("network-id", "", At("25.09.0"))
-	// DialectNF: flags.pkt_sampled, ct_label.nf/nf_id/tun_if/tun_if_id.
-	DialectNF = newDialect("nf", "", At("26.03.0"))
-	// DialectEVPN: __inport/__outport, from_evpn_vtep, to_evpn_vtep.
-	DialectEVPN = newDialect("evpn", "e8dc42020", At("26.03.1"))
+	DialectLocalnetFlag    = newDialect("localnet-flag", "2acf91e96 (8befadaf9, 33b011759)", At("23.06.3", "23.09.1", "24.03.0"))
+	DialectTunnelFlags     = newDialect("tunnel-flags", "221476a01, 43f741c2f (6d2f9d607, 6a4c412f4, f2e8130d0)", At("23.09.2", "24.03.0"))
+	DialectIGMPLoopback18  = newDialect("igmp-loopback-18", "828d95e89, 8091ef796, 29af310ce; reverted 848b17e90, c00a2c625", At("23.06.4", "23.09.4..23.09.5", "24.03.2..24.03.3"))
+	DialectMcastPredicates = newDialect("mcast-predicates", "43c34f2e6 (d15c6fb48, ea584fd60, 18d66c853)", At("23.06.5", "23.09.5", "24.03.3", "24.09.0"))
+	DialectNDNSMcast       = newDialect("nd-ns-mcast", "2e7f318c9 (6b6bfd53d, bc56bc6f7, 30a502e9f)", At("23.09.6", "24.03.4", "24.09.0"))
+	DialectSampling        = newDialect("sampling", "d15b12da6, 539f7676b, f1f5c34f1", At("24.09.0"))
+	DialectFromCtrl        = newDialect("from-ctrl", "474bdfcad (70618a65f, 249c52ad0)", At("24.03.5", "24.09.2", "25.03.0"))
+	DialectStrictTemplates = newDialect("strict-templates", "6154aa104 (29113e8da, 0a767e8d8)", At("24.03.5", "24.09.2", "25.03.0"))
+	DialectPersist         = newDialect("persist", "800fd0681, 03556dc05, 2aaf905e4", At("25.03.0"))
+	DialectNetworkIDFlag   = newDialect("network-id-flag", "af6e83707 (c9a2a6357, 73a236071, 6756ece39)", At("24.03.6", "24.09.3", "25.03.1", "25.09.0"))
+	DialectMcastRsvd       = newDialect("mcast-rsvd", "ab1937541 (d162828a3, 054552f17)", At("24.03.7", "25.03.2", "25.09.0"))
+	DialectRemoteOutport   = newDialect("remote-outport", "889e1fc50", At("25.09.0"))
+	DialectIGMPLoopback    = newDialect("igmp-loopback", "d3cb5a0ba", At("25.09.0"))
+	DialectNF              = newDialect("nf", "68850ba3e, e21e0b0c1, 62cccf1d5", At("26.03.0"))
+	DialectEVPN            = newDialect("evpn", "e8dc42020 (main c420b6fbf)", At("26.03.1"))
+	DialectInnerIP4        = newDialect("inner-ip4", "32b440983", At("26.09.0"))
 )
 
 // newDialect declares a change of the match language; name is the
 // change's name in acl/expr (expr.Changes).
 func newDialect(name, commits string, since Since) *Fact {
-	f := newFact("dialect-"+name, commits, "match language: "+name, since)
-	f.dialect = name
-	return f
+	return declare(&Fact{kind: MatchFact, name: "dialect-" + name, what: "match language: " + name,
+		commits: commits, since: since, dialect: name})
 }
 
 // DialectChange is, for a fact that is a change of the match language,

@@ -88,6 +88,16 @@ func TestSince(t *testing.T) {
 	if At("26.03.1").Holds(MustVersion("26.03.0")) || !At("26.03.1").Holds(MustVersion("26.09.0")) {
 		t.Error("a patch since-point on the newest branch")
 	}
+	// backported in 24.03.2, reverted in 24.03.3; on main from 25.09.0
+	iv := At("24.03.2..24.03.3", "25.09.0")
+	for v, want := range map[string]bool{"24.03.1": false, "24.03.2": true, "24.03.3": false, "24.03.9": false, "25.03.3": false, "25.09.0": true} {
+		if got := iv.Holds(MustVersion(v)); got != want {
+			t.Errorf("Since(%s).Holds(%s) = %v", iv, v, got)
+		}
+	}
+	if iv.String() != "24.03.2..24.03.3, 25.09.0" {
+		t.Errorf("interval prints %q", iv)
+	}
 }
 
 // Every fact's since-points are versions of known branches, and a patch
@@ -107,6 +117,11 @@ func TestFactsWellFormed(t *testing.T) {
 				prev := Version{p.Major, p.Minor, p.Patch - 1}
 				if _, err := lookup(prev); err != nil {
 					t.Errorf("%s: since-point %s, but %s is not supported (a since-point needs both sides verified)", f, p, prev)
+				}
+			}
+			if end, ok := f.Since().Until(p); ok {
+				if _, err := lookup(end); err != nil {
+					t.Errorf("%s: interval %s..%s, but %s is not supported", f, p, end, end)
 				}
 			}
 		}

@@ -13,15 +13,23 @@ import (
 // branch lists a point it has reached, or when its branch is newer than
 // every listed one (main had it since the newest point, and every later
 // branch was cut from main). A branch older than the newest point and not
-// listed (24.09 above) never got the fix.
-type Since struct{ points []Version }
+// listed (24.09 above) never got the fix. A point may end on its branch:
+// "24.03.2..24.03.3" is a fact backported in 24.03.2 and reverted in
+// 24.03.3 (the end is exclusive). When the newest point ends, later
+// branches do not have the fact either (it was reverted on main too).
+type Since struct {
+	points []Version
+	until  map[Version]Version // point -> first version of its branch without it again
+}
 
 // At is the Since of the given points ("24.03.6", "25.03.1", "25.09.0"),
-// at most one per branch, each an exact version.
+// at most one per branch, each an exact version, optionally with the end
+// of its interval ("24.03.2..24.03.3").
 func At(points ...string) Since {
 	s := Since{}
 	for _, p := range points {
-		v := MustVersion(p)
+		from, to, ranged := strings.Cut(p, "..")
+		v := MustVersion(from)
 		if v.IsSeries() {
 			panic("release: since-point " + p + " is a series, not a version")
 		}
@@ -31,6 +39,16 @@ func At(points ...string) Since {
 			}
 		}
 		s.points = append(s.points, v)
+		if ranged {
+			end := MustVersion(to)
+			if end.Series() != v.Series() || end.Compare(v) <= 0 {
+				panic("release: interval " + p + " does not end later on its branch")
+			}
+			if s.until == nil {
+				s.until = map[Version]Version{}
+			}
+			s.until[v] = end
+		}
 	}
 	slices.SortFunc(s.points, Version.Compare)
 	return s
@@ -43,10 +61,22 @@ func (s Since) Holds(v Version) bool {
 	}
 	for _, p := range s.points {
 		if p.Series() == v.Series() {
-			return v.Compare(p) >= 0
+			end, ranged := s.until[p]
+			return v.Compare(p) >= 0 && (!ranged || v.Compare(end) < 0)
 		}
 	}
-	return v.Series().Compare(s.points[len(s.points)-1].Series()) > 0
+	newest := s.points[len(s.points)-1]
+	if _, ended := s.until[newest]; ended {
+		return false
+	}
+	return v.Series().Compare(newest.Series()) > 0
+}
+
+// Until is the end of the interval that starts at since-point p (the
+// first version of its branch without the fact again), if it ends.
+func (s Since) Until(p Version) (Version, bool) {
+	end, ok := s.until[p]
+	return end, ok
 }
 
 // Points returns the since-points, oldest first.
@@ -73,6 +103,9 @@ func (s Since) String() string {
 			b.WriteString(", ")
 		}
 		b.WriteString(p.String())
+		if end, ok := s.until[p]; ok {
+			b.WriteString(".." + end.String())
+		}
 	}
 	return b.String()
 }

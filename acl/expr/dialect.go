@@ -27,29 +27,48 @@ type Dialect struct {
 // Change names one change of the match language after 23.03.1.
 type Change string
 
-// The changes, by what they do.
+// The changes, by what they do (upstream order).
 const (
-	// ChangeLocalnetFlags: flags.localnet, flags.icmp_snat,
-	// flags.tunnel_rx.
-	ChangeLocalnetFlags Change = "localnet-flags"
+	// ChangeLocalnetFlag: flags.localnet (flags[15]).
+	ChangeLocalnetFlag Change = "localnet-flag"
+	// ChangeTunnelFlags: flags.tunnel_rx, flags.icmp_snat (flags[16],
+	// flags[17]).
+	ChangeTunnelFlags Change = "tunnel-flags"
+	// ChangeIGMPLoopback18: flags.igmp_loopback as flags[18], the bit of
+	// its first, reverted backports.
+	ChangeIGMPLoopback18 Change = "igmp-loopback-18"
+	// ChangeMcastPredicates: igmp, mldv1 and mldv2 require multicast
+	// addresses.
+	ChangeMcastPredicates Change = "mcast-predicates"
+	// ChangeNDNSMcast: the nd_ns_mcast predicate.
+	ChangeNDNSMcast Change = "nd-ns-mcast"
 	// ChangeSampling: ACL sampling's observation fields in ct_mark and
-	// ct_label; ct_label's copies of ct_mark bits gone; multicast
-	// predicates require multicast addresses.
+	// ct_label; ct_label's copies of ct_mark bits gone.
 	ChangeSampling Change = "sampling"
-	// ChangePersist: flags.unsnat_new, flags.unsnat_not_tracked,
-	// flags.from_ctrl, ct_mark.allow_established, ct_label.acl_id.
-	ChangePersist Change = "persist"
+	// ChangeFromCtrl: flags.from_ctrl (flags[19]).
+	ChangeFromCtrl Change = "from-ctrl"
 	// ChangeStrictTemplates: lexer_parse_template_string fails on an
 	// undefined template variable (commit 6154aa104).
 	ChangeStrictTemplates Change = "strict-templates"
-	// ChangeNetworkID: remote_outport, flags.network_id,
-	// flags.igmp_loopback, ip6.mcast_rsvd as 16 addresses.
-	ChangeNetworkID Change = "network-id"
+	// ChangePersist: flags.unsnat_new, flags.unsnat_not_tracked,
+	// ct_mark.allow_established, ct_label.acl_id.
+	ChangePersist Change = "persist"
+	// ChangeNetworkIDFlag: flags.network_id (flags[28..31]).
+	ChangeNetworkIDFlag Change = "network-id-flag"
+	// ChangeMcastRsvd: ip6.mcast_rsvd as the 16 addresses ff0X::0.
+	ChangeMcastRsvd Change = "mcast-rsvd"
+	// ChangeRemoteOutport: the remote_outport field.
+	ChangeRemoteOutport Change = "remote-outport"
+	// ChangeIGMPLoopback: flags.igmp_loopback as flags[22].
+	ChangeIGMPLoopback Change = "igmp-loopback"
 	// ChangeNF: flags.pkt_sampled, ct_label.nf, nf_id, tun_if, tun_if_id.
 	ChangeNF Change = "nf"
 	// ChangeEVPN: __inport/__outport and the from_evpn_vtep /
 	// to_evpn_vtep predicates.
 	ChangeEVPN Change = "evpn"
+	// ChangeInnerIP4: icmp4.inner_ip4.src, the source of the IPv4 packet
+	// an ICMPv4 error carries (an OVN field, like icmp4.frag_mtu).
+	ChangeInnerIP4 Change = "inner-ip4"
 )
 
 // symtabChange is what one change does to ovn_init_symtab.
@@ -65,10 +84,23 @@ type symtabChange struct {
 // xxreg0..xxreg1) is the same in every version; reg10..reg15 stay the
 // flags, zones and logical ports and have no symbol.
 var changeList = []symtabChange{
-	{ChangeLocalnetFlags, func(b *symtabBuilder) {
+	{ChangeLocalnetFlag, func(b *symtabBuilder) {
 		b.sub("flags.localnet", "", "flags", 15, 15)
+	}},
+	{ChangeTunnelFlags, func(b *symtabBuilder) {
 		b.sub("flags.icmp_snat", "", "flags", 17, 17)
 		b.sub("flags.tunnel_rx", "", "flags", 16, 16)
+	}},
+	{ChangeIGMPLoopback18, func(b *symtabBuilder) {
+		b.sub("flags.igmp_loopback", "", "flags", 18, 18)
+	}},
+	{ChangeMcastPredicates, func(b *symtabBuilder) {
+		b.redefine("igmp", "ip4.mcast && ip.proto == 2")
+		b.redefine("mldv1", "eth.mcastv6 && ip6.src == fe80::/10 && icmp6.type == {130, 131, 132}")
+		b.redefine("mldv2", "eth.mcastv6 && ip6.dst == ff02::16 && icmp6.type == 143")
+	}},
+	{ChangeNDNSMcast, func(b *symtabBuilder) {
+		b.pred("nd_ns_mcast", "ip6.mcast && icmp6.type == 135 && icmp6.code == 0 && ip.ttl == 255")
 	}},
 	{ChangeSampling, func(b *symtabBuilder) {
 		// ACL sampling: observation stage and collector in ct_mark, the
@@ -81,27 +113,30 @@ var changeList = []symtabChange{
 			"ct_label.skip_snat", "ct_label.force_snat")
 		b.sub("ct_label.obs_point_id", "", "ct_label", 96, 127)
 		b.sub("ct_label.obs_unused", "", "ct_label", 0, 95)
-		// Multicast predicates now require multicast addresses.
-		b.redefine("igmp", "ip4.mcast && ip.proto == 2")
-		b.pred("nd_ns_mcast", "ip6.mcast && icmp6.type == 135 && icmp6.code == 0 && ip.ttl == 255")
-		b.redefine("mldv1", "eth.mcastv6 && ip6.src == fe80::/10 && icmp6.type == {130, 131, 132}")
-		b.redefine("mldv2", "eth.mcastv6 && ip6.dst == ff02::16 && icmp6.type == 143")
 	}},
+	{ChangeFromCtrl, func(b *symtabBuilder) {
+		b.sub("flags.from_ctrl", "", "flags", 19, 19)
+	}},
+	{ChangeStrictTemplates, nil},
 	{ChangePersist, func(b *symtabBuilder) {
 		b.sub("flags.unsnat_new", "", "flags", 20, 20)
 		b.sub("flags.unsnat_not_tracked", "", "flags", 21, 21)
-		b.sub("flags.from_ctrl", "", "flags", 19, 19)
 		// ACL options:persist-established.
 		b.sub("ct_mark.allow_established", "", "ct_mark", 6, 6)
 		b.sub("ct_label.acl_id", "", "ct_label", 80, 95)
 	}},
-	{ChangeStrictTemplates, nil},
-	{ChangeNetworkID, func(b *symtabBuilder) {
-		b.str("remote_outport")
+	{ChangeNetworkIDFlag, func(b *symtabBuilder) {
 		b.sub("flags.network_id", "", "flags", 28, 31)
-		b.sub("flags.igmp_loopback", "", "flags", 22, 22)
+	}},
+	{ChangeMcastRsvd, func(b *symtabBuilder) {
 		b.redefine("ip6.mcast_rsvd", "ip6.dst == {ff00::0, ff01::0, ff02::0, ff03::0, ff04::0, ff05::0, ff06::0, ff07::0, "+
 			"ff08::0, ff09::0, ff0a::0, ff0b::0, ff0c::0, ff0d::0, ff0e::0, ff0f::0}")
+	}},
+	{ChangeRemoteOutport, func(b *symtabBuilder) {
+		b.str("remote_outport")
+	}},
+	{ChangeIGMPLoopback, func(b *symtabBuilder) {
+		b.sub("flags.igmp_loopback", "", "flags", 22, 22)
 	}},
 	{ChangeNF, func(b *symtabBuilder) {
 		b.sub("flags.pkt_sampled", "", "flags", 23, 23)
@@ -119,6 +154,9 @@ var changeList = []symtabChange{
 		b.t["__inport"].PortRegister, b.t["__outport"].PortRegister = "inport", "outport"
 		b.pred("from_evpn_vtep", "__inport[31]")
 		b.pred("to_evpn_vtep", "__outport[31]")
+	}},
+	{ChangeInnerIP4, func(b *symtabBuilder) {
+		b.add("icmp4.inner_ip4.src", 32, Nominal, "", false).OVNField = true
 	}},
 }
 

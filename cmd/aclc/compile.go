@@ -39,13 +39,19 @@ logical switch, the flows of the ACL-related stages exactly as the
 ovn-northd of the NB's OVN release writes them, in 'ovn-sbctl lflow-list'
 format (default) or JSON.
 
-The release is --ovn-version, else a live NB's (detected from its schema
-version) or the fixture's ovn: key, else ` + release.Default().Series() + ` (the newest LTS);
-'aclc releases' lists them. The stages are that release's ACL stages
-(26.03: ls_in_pre_acl ... ls_in_network_function, ls_out_pre_acl ...
-ls_out_network_function; 23.03: ls_in_pre_acl, ls_in_pre_lb,
-ls_in_pre_stateful, ls_in_acl_hint, ls_in_acl, ls_in_acl_after_lb,
-ls_in_stateful and their ls_out_ counterparts).
+The version is --ovn-version (a series, 25.03, means its newest verified
+version; or an exact version, 25.03.2), else a live NB's — NB_Global
+options:northd_internal_version, which northd writes on every run, else
+(no northd has run on the NB) its schema version's series, with a note on
+stderr — or the fixture's ovn: key, else ` + release.Default().Name() + ` (the newest LTS).
+'aclc releases' lists every version aclc vouches for; a patch newer than
+the newest verified of its series, or an unknown series, is refused
+naming the nearest supported versions. The stages are that version's ACL
+stages ('aclc releases --acl-stages VERSION'; 26.03: ls_in_pre_acl ...
+ls_in_network_function, ls_out_pre_acl ... ls_out_network_function; 23.03:
+ls_in_pre_acl, ls_in_pre_lb, ls_in_pre_stateful, ls_in_acl_hint,
+ls_in_acl, ls_in_acl_after_lb, ls_in_stateful and their ls_out_
+counterparts).
 
 The datapath UUID printed in each "Datapath:" header is the NB
 Logical_Switch UUID (ovn-sbctl prints the SB Datapath_Binding UUID there).

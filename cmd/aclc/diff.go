@@ -29,7 +29,7 @@ dropped from both sides first, so a full 'ovn-sbctl lflow-list' can be
 compared with 'aclc compile' directly.`,
 	Example: `  ovn-sbctl lflow-list > sb.txt; aclc compile --nb $OVN_NB_DB > aclc.txt
   aclc diff sb.txt aclc.txt
-  aclc diff testdata/golden/23.03/seed-stateless.lflows <(aclc compile testdata/fixtures/seed-stateless.yaml)`,
+  aclc diff testdata/golden/26.03.2/seed-stateless.lflows <(aclc compile testdata/fixtures/seed-stateless.yaml)`,
 	Args: cobra.ExactArgs(2),
 	RunE: func(cmd *cobra.Command, args []string) error {
 		a, err := readListing(args[0])

@@ -1,6 +1,7 @@
-// Command aclc compiles OVN Northbound ACLs into the logical flows that
-// ovn-northd 23.03 writes for the ACL stages, traces packets through them,
-// and drives conntrack zone flushes through ctnetlink.
+// Command aclc compiles OVN Northbound ACLs into the logical flows that the
+// ovn-northd of the NB's exact OVN version writes for the ACL stages
+// (every version `aclc releases` lists), traces packets through them, and
+// drives conntrack zone flushes through ctnetlink.
 //
 // Each subcommand lives in its own file and registers itself on rootCmd
 // from an init function.
@@ -49,12 +50,17 @@ var verbose bool
 
 var rootCmd = &cobra.Command{
 	Use:   "aclc",
-	Short: "OVN ACL compiler: NB ACLs to ovn-northd 23.03 logical flows, traces, conntrack zone flushes",
+	Short: "OVN ACL compiler: NB ACLs to the logical flows of your exact ovn-northd, traces, conntrack zone flushes",
 	Long: `aclc reads OVN Northbound ACLs from a YAML fixture or a live NB (OVSDB)
 and emits the pre-ACL, ACL-hint, ACL and related logical flows exactly as
-ovn-northd 23.03 writes them, so that allow-stateless rules bypass conntrack
-as OVN does. It also traces packets through those stages and flushes
-conntrack zones through ctnetlink.`,
+the ovn-northd of the NB's OVN version writes them — series and patch:
+a live NB's version comes from NB_Global options:northd_internal_version,
+which northd writes on every run (else its schema gives the series), a
+fixture's from its ovn: key or --ovn-version; 'aclc releases' lists every
+version aclc vouches for and how each is verified against its real
+northd, and a version it cannot vouch for is refused. It also traces
+packets through those stages, lints ACL sets, follows a live NB as a
+pipeline stage (watch) and flushes conntrack zones through ctnetlink.`,
 	SilenceUsage:  true,
 	SilenceErrors: true,
 	PersistentPreRun: func(cmd *cobra.Command, args []string) {

@@ -66,7 +66,7 @@ func init() {
 	f := matchCheckCmd.Flags()
 	f.StringVar(&matchCheckOpts.datapath, "datapath", "", "logical switch (name or UUID) whose port groups apply")
 	f.BoolVarP(&matchCheckOpts.warnings, "warnings", "W", false, "print warnings for accepted but dubious constructs to stderr")
-	f.StringVar(&matchCheckOpts.ovnVersion, "ovn-version", "", "OVN release whose parser to speak (default: the --nb's, else "+release.Default().Series()+")")
+	f.StringVar(&matchCheckOpts.ovnVersion, "ovn-version", "", "OVN version whose parser to speak: a series ("+releaseNames()+") or an exact version (default: the --nb's, else "+release.Default().Name()+")")
 	matchCheckNB.register(matchCheckCmd)
 	matchCmd.AddCommand(matchCheckCmd)
 	rootCmd.AddCommand(matchCmd)

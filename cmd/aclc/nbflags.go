@@ -39,7 +39,7 @@ func (f *nbFlags) register(cmd *cobra.Command) {
 // NB or fixture as, over a live NB's detected release (with a warning when
 // they differ) and a fixture's ovn: key.
 func (f *nbFlags) registerRelease(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.ovnVersion, "ovn-version", "", "OVN release to read the NB or fixture as ("+releaseNames()+"; default: the NB's own, detected from its schema version, or the fixture's ovn: key, else "+release.Default().Series()+")")
+	cmd.Flags().StringVar(&f.ovnVersion, "ovn-version", "", "OVN version to read the NB or fixture as: a series ("+releaseNames()+": its newest verified version) or an exact version (aclc releases); default: the NB's own (NB_Global options:northd_internal_version, else its schema's series) or the fixture's ovn: key, else "+release.Default().Name())
 }
 
 // release returns the --ovn-version release, nil when not given, or a
@@ -55,11 +55,13 @@ func (f *nbFlags) release() (*release.Release, error) {
 	return r, nil
 }
 
-// releaseNames lists the supported release series, for help texts.
+// releaseNames lists the supported series, for help texts.
 func releaseNames() string {
 	var names []string
-	for _, r := range release.All() {
-		names = append(names, r.Series())
+	for _, b := range release.Branches() {
+		if len(release.OnBranch(b.Series)) > 0 {
+			names = append(names, b.Series.String())
+		}
 	}
 	return strings.Join(names, ", ")
 }

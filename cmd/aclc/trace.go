@@ -114,7 +114,7 @@ func init() {
 	f.BoolVar(&traceOpts.summary, "summary", false, "print one line: ct operations, verdict, deciding ACLs")
 	f.BoolVar(&traceOpts.detailed, "detailed", false, "print every table with its matching flow and NB ACL (default)")
 	f.StringVar(&traceOpts.format, "format", "text", "output format: text or json")
-	f.StringVar(&traceOpts.release, "ovn-version", "", "OVN release to trace as ("+releaseNames()+"; default: a live NB's own, detected from its schema version, or the FIXTURE's ovn: key, else "+release.Default().Series()+"); over a live NB's it warns when they differ")
+	f.StringVar(&traceOpts.release, "ovn-version", "", "OVN version to trace as: a series ("+releaseNames()+") or an exact version (default: a live NB's own, from NB_Global options:northd_internal_version or its schema, or the FIXTURE's ovn: key, else "+release.Default().Name()+"); over a live NB's it warns when they differ")
 	f.IntVar(&traceOpts.maxRecirc, "max-recirculations", trace.DefaultMaxRecirculations, "stop a trace after this many recirculations")
 	traceOpts.chassis.register(traceCmd)
 	traceNB.register(traceCmd)
