@@ -86,12 +86,12 @@ func TestShortcutsSameCubes(t *testing.T) {
 		if i%7 == 0 {
 			m = "!(" + m + ")"
 		}
-		e, err := expr.Parse(m, r)
+		e, err := testDialect.Parse(m, r)
 		if err != nil {
 			continue
 		}
-		a := (&converter{r: r, as: short}).toSet(e.Root)
-		b := (&converter{r: r, as: long, long: true}).toSet(e.Root)
+		a := (&converter{d: testDialect, r: r, as: short}).toSet(e.Root)
+		b := (&converter{d: testDialect, r: r, as: long, long: true}).toSet(e.Root)
 		sameSets(t, m, a, b)
 		for _, d := range ports { // andOne's insertion of one constraint, against the product
 			var ar arena
@@ -110,8 +110,8 @@ func TestShortcutsSameCubes(t *testing.T) {
 		// split's conversion of the terms but the first, as a built
 		// conjunction of them would convert.
 		if c, ok := e.Root.(*expr.Binary); ok && !c.Or && len(c.Terms) > 2 {
-			a := (&converter{r: r, as: short}).toSetTerms(c.Terms, []int{0})
-			b := (&converter{r: r, as: long, long: true}).toSet(&expr.Binary{Terms: c.Terms[1:]})
+			a := (&converter{d: testDialect, r: r, as: short}).toSetTerms(c.Terms, []int{0})
+			b := (&converter{d: testDialect, r: r, as: long, long: true}).toSet(&expr.Binary{Terms: c.Terms[1:]})
 			sameSets(t, m+" (but the first term)", a, b)
 		}
 	}

@@ -527,7 +527,7 @@ func (l *linter) setOf(v *swView, in *inst) *set {
 	}
 	if in.shared {
 		in.once.Do(func() {
-			cv := &converter{r: v.res, as: l.as, cover: v.cover}
+			cv := &converter{d: l.dialect, r: v.res, as: l.as, cover: v.cover}
 			in.set = cv.toSet(in.e.Root)
 			in.hull = hull(in.set.over)
 		})
@@ -538,7 +538,7 @@ func (l *linter) setOf(v *swView, in *inst) *set {
 	}
 	s, h := l.splitSet(v, in)
 	if s == nil {
-		cv := &converter{r: v.res, as: l.as, cover: v.cover}
+		cv := &converter{d: l.dialect, r: v.res, as: l.as, cover: v.cover}
 		s = cv.toSet(in.e.Root)
 		h = hull(s.over)
 	}
@@ -668,7 +668,7 @@ func (l *linter) split(v *swView, b *expr.Binary) *split {
 	if fixed == 0 || len(sp.dyn) == 0 {
 		return sp
 	}
-	cv := &converter{r: v.res, as: l.as}
+	cv := &converter{d: l.dialect, r: v.res, as: l.as}
 	if fixed == 1 {
 		sp.fixed = cv.toSet(b.Terms[last])
 	} else { // the conjunction of the other terms, not built
@@ -689,7 +689,7 @@ func (v *swView) dynSet(l *linter, key dynKey, n expr.Node) *set {
 	if s, ok := v.dyn[key]; ok {
 		return s
 	}
-	cv := &converter{r: v.res, as: l.as, cover: v.cover}
+	cv := &converter{d: l.dialect, r: v.res, as: l.as, cover: v.cover}
 	s := cv.toSet(n)
 	if v.dyn == nil {
 		v.dyn = map[dynKey]*set{}

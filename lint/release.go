@@ -11,10 +11,11 @@ import (
 // compile states (tiers and pass from 23.06, the unparenthesized reject
 // flow of 23.03, the stateless-ACL-with-LB mode from 25.09). A snapshot
 // that names no release (a fixture without `ovn:`) is judged for
-// release.Default(), the newest LTS, as aclc compile compiles it.
+// release.Default(), the newest LTS, as aclc compile compiles it (the
+// fixture reader settles that; no source leaves a Snapshot without one).
 func (l *linter) setRelease(r *release.Release) {
 	if r == nil {
-		r = release.Default()
+		panic("lint: Snapshot without a release (nbschema sets one when a source is loaded)")
 	}
 	l.rel = r
 	l.dialect = compile.Dialect(r)

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"maps"
 	"math/big"
 	"math/bits"
 	"slices"
@@ -10,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/release"
 )
 
 // This file is the set reasoning behind the overlap, shadowing, stateless
@@ -108,10 +111,17 @@ type fc struct {
 // that cubes compare small integers instead of names.
 type fieldID uint16
 
-// Built on first use: the symbol table is, too (see expr.DefaultSymtab).
+// Built on first use from the symbols of every version's match language
+// (a field one version lacks has a number all the same), in name order.
 var fieldIDs = sync.OnceValue(func() map[string]fieldID {
+	names := map[string]bool{}
+	for _, r := range release.Distinct() {
+		for _, n := range compile.Dialect(r).Symtab().Names() {
+			names[n] = true
+		}
+	}
 	m := map[string]fieldID{}
-	for i, n := range expr.DefaultSymtab().Names() {
+	for i, n := range slices.Sorted(maps.Keys(names)) {
 		m[n] = fieldID(i + 1)
 	}
 	return m
@@ -428,6 +438,7 @@ const (
 
 // converter turns parsed matches into cube sets on one datapath.
 type converter struct {
+	d     *expr.Dialect // the match language of the NB's version
 	r     expr.Resolver
 	as    *asCache
 	inexs bool // set when the conversion approximated
@@ -571,17 +582,26 @@ func cmpValues(n expr.Node) []expr.Const {
 	return nil
 }
 
-var prereqCache sync.Map // text → expr.Node
+var prereqCache sync.Map // prereqKey → expr.Node
 
-func parsedText(s string) expr.Node {
-	if n, ok := prereqCache.Load(s); ok {
+type prereqKey struct {
+	d    *expr.Dialect
+	text string
+}
+
+// parsedText parses a symbol's prerequisites or predicate expansion in
+// dialect d, the one whose table the symbol came from (another version's
+// table may lack the fields it names: from_evpn_vtep is __inport[31]).
+func parsedText(d *expr.Dialect, s string) expr.Node {
+	k := prereqKey{d, s}
+	if n, ok := prereqCache.Load(k); ok {
 		return n.(expr.Node)
 	}
-	e, err := expr.Parse(s, nil)
+	e, err := d.Parse(s, nil)
 	if err != nil {
-		return &expr.Bool{Value: true}
+		panic("lint: OVN " + d.String() + "'s own symbol table does not parse " + s + ": " + err.Error())
 	}
-	prereqCache.Store(s, e.Root)
+	prereqCache.Store(k, e.Root)
 	return e.Root
 }
 
@@ -1098,12 +1118,12 @@ func (cv *converter) textCubes(sym *expr.Symbol, pred, neg, up bool) []cube {
 	if pred {
 		text = sym.Predicate
 	}
-	sub := &converter{as: cv.as, sc: cv.sc, long: cv.long}
-	cs := sub.node(parsedText(text), neg, true)
+	sub := &converter{d: cv.d, as: cv.as, sc: cv.sc, long: cv.long}
+	cs := sub.node(parsedText(cv.d, text), neg, true)
 	if sub.inexs {
 		cv.inexs = true
 		sub.inexs = false
-		return sub.node(parsedText(text), neg, up)
+		return sub.node(parsedText(cv.d, text), neg, up)
 	}
 	cs = compact(cs) // kept: out of the scratch
 	textCubeCache.Store(k, cs)

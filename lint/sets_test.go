@@ -8,17 +8,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
 func mustSet(t *testing.T, m string, r expr.Resolver) *set {
 	t.Helper()
-	e, err := expr.Parse(m, r)
+	e, err := testDialect.Parse(m, r)
 	if err != nil {
 		t.Fatalf("parse %q: %v", m, err)
 	}
-	cv := &converter{r: r, as: newASCache()}
+	cv := &converter{d: testDialect, r: r, as: newASCache()}
 	return cv.toSet(e.Root)
 }
 
@@ -129,3 +131,7 @@ func TestLargeBucket(t *testing.T) {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
 }
+
+// testDialect is the match language the set tests parse with: the default
+// version's, as Lint uses for an NB of that version.
+var testDialect = compile.Dialect(release.Default())

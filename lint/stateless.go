@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aclc/aclc/acl/expr"
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
@@ -169,7 +168,7 @@ func (l *linter) noReply(v *swView, st stage, in *inst, layers func(stage) []*la
 // to the VIP and the traffic back from its backends, as cube sets.
 func (l *linter) vipSets(v *swView) []vipTraffic {
 	var out []vipTraffic
-	cv := &converter{as: l.as}
+	cv := &converter{d: l.dialect, as: l.as}
 	for _, lb := range v.lbs {
 		proto := "tcp"
 		if lb.Protocol != nil && *lb.Protocol != "" {
@@ -180,7 +179,7 @@ func (l *linter) vipSets(v *swView) []vipTraffic {
 			if !ok {
 				continue
 			}
-			e, err := expr.Parse(m, nil)
+			e, err := l.dialect.Parse(m, nil)
 			if err != nil {
 				continue
 			}
@@ -191,7 +190,7 @@ func (l *linter) vipSets(v *swView) []vipTraffic {
 					continue
 				}
 				if m, ok := endpointMatch(b, proto, "src"); ok {
-					if e, err := expr.Parse(m, nil); err == nil {
+					if e, err := l.dialect.Parse(m, nil); err == nil {
 						t.back = append(t.back, cv.toSet(e.Root))
 						t.backends = append(t.backends, b)
 					}

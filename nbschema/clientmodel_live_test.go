@@ -3,6 +3,7 @@ package nbschema_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,12 +37,15 @@ func schemaNB(t *testing.T, schema string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// The socket file appears at bind(), before listen(): wait until a
+	// connection is accepted.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(sock); err == nil {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("ovsdb-server did not create %s", sock)
+			t.Fatalf("ovsdb-server does not listen on %s", sock)
 		}
 	}
 	return "unix:" + sock

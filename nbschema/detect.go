@@ -85,44 +85,56 @@ func decodeOVSMap(raw json.RawMessage) (map[string]string, error) {
 	return out, nil
 }
 
+// detection is what detectOn settled.
+type detection struct {
+	release *release.Release
+	how     string // where the version came from (release.Detection.How)
+	schema  string // the schema whose model reads the NB
+}
+
 // detectOn settles the release of the NB on conn (remote names it): its
-// schema version and northd version, or override. It returns the release
-// and the NB's own schema version, which decides the columns to read.
-func detectOn(conn net.Conn, remote string, timeout time.Duration, override *release.Release) (*release.Release, string, error) {
+// schema version and northd version, or override. It returns the release,
+// how it was found, and the schema whose model reads the NB (its own, or
+// for an unknown schema read with --ovn-version, that version's).
+func detectOn(conn net.Conn, remote string, timeout time.Duration, override *release.Release) (detection, error) {
 	schema, err := schemaVersion(conn, timeout)
 	if err != nil {
-		return nil, "", fmt.Errorf("NB at %s: %w", remote, err)
+		return detection{}, fmt.Errorf("NB at %s: %w", remote, err)
 	}
-	if _, err := ClientModelFor(schema); err != nil && override == nil {
-		return nil, "", fmt.Errorf("NB at %s: %w", remote, &release.UnknownSchemaError{Version: schema})
-	} else if err != nil {
-		return nil, "", fmt.Errorf("NB at %s: schema %s: aclc cannot read an NB of this schema, whatever --ovn-version says: %w", remote, schema, err)
+	read := schema // the schema whose model reads the NB
+	if _, err := ClientModelFor(schema); err != nil {
+		if override == nil {
+			return detection{}, fmt.Errorf("NB at %s: %w", remote, &release.UnknownSchemaError{Version: schema})
+		}
+		// --ovn-version: read it with that version's model (libovsdb
+		// refuses it if the NB lacks one of its columns).
+		read = override.NBSchema
 	}
 	nv, err := northdVersion(conn, timeout)
 	if err != nil {
-		return nil, "", fmt.Errorf("NB at %s: %w", remote, err)
+		return detection{}, fmt.Errorf("NB at %s: %w", remote, err)
 	}
 	d, err := release.Detect(schema, nv, override)
 	if err != nil {
-		return nil, "", fmt.Errorf("NB at %s: %w", remote, err)
+		return detection{}, fmt.Errorf("NB at %s: %w", remote, err)
 	}
 	for _, n := range d.Notes {
 		slog.Warn(n, "nb", remote)
 	}
-	return d.Release, schema, nil
+	return detection{d.Release, d.How, read}, nil
 }
 
 // DetectRelease connects to the NB of opts and returns its release (see
 // detectOn; opts.Release overrides it, with a warning when they differ).
 func DetectRelease(ctx context.Context, opts Options) (*release.Release, error) {
-	r, _, err := detectConnect(ctx, opts)
-	return r, err
+	d, err := detectConnect(ctx, opts)
+	return d.release, err
 }
 
-func detectConnect(ctx context.Context, opts Options) (*release.Release, string, error) {
+func detectConnect(ctx context.Context, opts Options) (detection, error) {
 	conn, remote, err := ovsdbconn.DialRaw(ctx, nbTarget, opts.conn())
 	if err != nil {
-		return nil, "", err
+		return detection{}, err
 	}
 	defer conn.Close()
 	return detectOn(conn, remote, opts.timeout(), opts.Release)

@@ -397,11 +397,12 @@ func readRequest(method string, tds []*tableDecoder) ([]byte, error) {
 // NB_Global options:northd_internal_version; override when given); the
 // schema decides which tables and columns it asks for.
 func fastRead(ctx context.Context, conn net.Conn, remote string, method string, timeout time.Duration, override *release.Release, hooks LiveHooks) (*Snapshot, error) {
-	r, schema, err := detectOn(conn, remote, timeout, override)
+	d, err := detectOn(conn, remote, timeout, override)
 	if err != nil {
 		return nil, err
 	}
-	tds, err := tableDecoders(schema)
+	r := d.release
+	tds, err := tableDecoders(d.schema)
 	if err != nil {
 		return nil, fmt.Errorf("NB model: %w", err)
 	}
@@ -416,7 +417,7 @@ func fastRead(ctx context.Context, conn net.Conn, remote string, method string, 
 		return nil, fmt.Errorf("read NB at %s: send %s: %w", remote, method, err)
 	}
 	s := NewSnapshot()
-	s.Release = r
+	s.Release, s.ReleaseFrom = r, d.how
 	k := &sink{s: s}
 	if hooks.ACL != nil {
 		k.acl = hooks.ACL(r)

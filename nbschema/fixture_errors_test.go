@@ -37,7 +37,7 @@ func TestFixtureErrors(t *testing.T) {
 			`x.yaml:6:76: switches[0].acls[0].tier: ACL column tier came in OVN 23.06; OVN 23.03.1 does not have it`},
 		{"tier range", sw + "    acls:\n      - {direction: to-lport, priority: 1, match: ip4, action: drop, tier: 4}\n",
 			`x.yaml:5:76: switches[0].acls[0].tier: 4 out of range 0..3`},
-		{"unknown release", "ovn: \"24.03\"\n", `x.yaml:1:6: ovn: OVN release "24.03" is not supported; supported releases: 23.03.1 (NB schema 7.0.0), 25.03.0 (NB schema 7.11.0), 26.03.1 (NB schema 7.18.0)`},
+		{"unknown release", "ovn: \"24.09\"\n", `x.yaml:1:6: ovn: OVN 24.09: aclc knows no version of series 24.09; nearest supported: 24.03.9, 25.03.0`},
 		{"bad severity", sw + "    acls:\n      - {direction: to-lport, priority: 1, match: ip4, action: drop, log: true, severity: error}\n",
 			`x.yaml:5:91: switches[0].acls[0].severity: "error" is not one of alert, warning, notice, info, debug`},
 		{"priority too high", sw + "    acls:\n      - {direction: to-lport, priority: 40000, match: ip4, action: drop}\n",
@@ -137,8 +137,9 @@ func TestFixtureRelease(t *testing.T) {
 		want     *release.Release
 		err      string
 	}{
-		{tiered, nil, nil, ""},
-		{"ovn: \"25.03\"\n" + tiered, nil, release.MustLookup("25.03.0"), ""},
+		{tiered, nil, release.Default(), ""},
+		{"ovn: \"25.03\"\n" + tiered, nil, release.MustLookup("25.03.3"), ""},
+		{"ovn: 25.03.0\n" + tiered, nil, release.MustLookup("25.03.0"), ""},
 		{"ovn: \"23.03\"\n" + tiered, release.MustLookup("26.03.1"), release.MustLookup("26.03.1"), ""},
 		{tiered, release.MustLookup("23.03.1"), nil, "x.yaml:4:64: switches[0].acls[0].action: ACL action \"pass\" came in OVN 23.06; OVN 23.03.1 does not have it (the fixture is for OVN 23.03.1: --ovn-version)\n" +
 			"x.yaml:4:76: switches[0].acls[0].tier: ACL column tier came in OVN 23.06; OVN 23.03.1 does not have it (the fixture is for OVN 23.03.1: --ovn-version)"},

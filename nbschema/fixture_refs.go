@@ -44,13 +44,15 @@ type ref struct {
 }
 
 func newBuilder(file string) *builder {
-	return &builder{
+	b := &builder{
 		decoder: decoder{file: file},
 		snap:    NewSnapshot(),
 		uuids:   map[string]string{},
 		names:   map[string]map[string][]string{},
 		where:   map[string]string{},
 	}
+	b.snap.Release = nil // settled by the ovn: key and checkFeatures
+	return b
 }
 
 // rowUUID returns the row's uuid, given or derived from (table, key),

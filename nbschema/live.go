@@ -27,8 +27,10 @@ type NB struct {
 	// Options.Release. Client speaks the NB's own schema with its client
 	// models (ClientModelFor); Snapshot converts rows to package nbdb's.
 	Release *release.Release
-	opts    Options
-	dbModel model.ClientDBModel
+	// ReleaseFrom says where Release came from (release.Detection.How).
+	ReleaseFrom string
+	opts        Options
+	dbModel     model.ClientDBModel
 }
 
 // Connect connects to the first reachable NB remote of opts, checking that
@@ -37,11 +39,12 @@ type NB struct {
 // does not read any rows yet; see Monitor and LoadLive. Close the NB when
 // done.
 func Connect(ctx context.Context, opts Options) (*NB, error) {
-	r, schema, err := detectConnect(ctx, opts)
+	d, err := detectConnect(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	dbModel, err := ClientModelFor(schema)
+	r := d.release
+	dbModel, err := ClientModelFor(d.schema)
 	if err != nil {
 		return nil, fmt.Errorf("NB model: %w", err)
 	}
@@ -49,7 +52,7 @@ func Connect(ctx context.Context, opts Options) (*NB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &NB{Client: c, Remotes: remotes, Release: r, opts: opts, dbModel: dbModel}, nil
+	return &NB{Client: c, Remotes: remotes, Release: r, ReleaseFrom: d.how, opts: opts, dbModel: dbModel}, nil
 }
 
 // monitoredTables are the NB tables and columns aclc reads (the
@@ -85,7 +88,7 @@ func (nb *NB) Monitor(ctx context.Context) error {
 // compiler must in any case tolerate references to missing rows.
 func (nb *NB) Snapshot(ctx context.Context) (*Snapshot, error) {
 	s := NewSnapshot()
-	s.Release = nb.Release
+	s.Release, s.ReleaseFrom = nb.Release, nb.ReleaseFrom
 	cache := nb.Client.Cache()
 	if cache == nil {
 		return nil, fmt.Errorf("read NB cache: not connected")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,7 +37,8 @@ func releaseNB(t *testing.T, r *release.Release) *ovnsandbox.Sandbox {
 // fixture in a real NB of each release (`aclc nb load`), reads it back
 // with the fast reader and with libovsdb (`aclc nb dump`, watch), and
 // dumps and re-parses it: all must be equal, and the release detected
-// from the NB's schema version.
+// from the NB's schema version (no northd runs here, so the NB has no
+// northd_internal_version: the newest verified version of r's series).
 func TestRoundTripEachRelease(t *testing.T) {
 	files, err := filepath.Glob("../testdata/fixtures/*.yaml")
 	if err != nil || len(files) == 0 {
@@ -49,13 +51,14 @@ func TestRoundTripEachRelease(t *testing.T) {
 			sb := releaseNB(t, r)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
+			series := release.MustLookup(r.Series())
 			got, err := nbschema.DetectRelease(ctx, nbschema.Options{Remotes: sb.NB})
-			if err != nil || got != r {
-				t.Fatalf("DetectRelease = %v, %v; want %v", got, err, r)
+			if err != nil || got != series {
+				t.Fatalf("DetectRelease = %v, %v; want %v", got, err, series)
 			}
 			nb := connect(t, sb.NB)
-			if nb.Release != r {
-				t.Fatalf("Connect: release %v, want %v", nb.Release, r)
+			if nb.Release != series {
+				t.Fatalf("Connect: release %v, want %v", nb.Release, series)
 			}
 			if err := nb.Monitor(ctx); err != nil {
 				t.Fatal(err)
@@ -88,8 +91,8 @@ func TestRoundTripEachRelease(t *testing.T) {
 					return s
 				}
 				live := noGlobal(loadLive(t, sb.NB))
-				if live.Release != r {
-					t.Errorf("%s: LoadLive release %v, want %v", f, live.Release, r)
+				if live.Release != series {
+					t.Errorf("%s: LoadLive release %v, want %v", f, live.Release, series)
 				}
 				if diff := cmp.Diff(want, live, snapshotCmp...); diff != "" {
 					t.Fatalf("%s: live NB differs from the fixture (-fixture +live):\n%s", f, diff)
@@ -154,11 +157,13 @@ func TestTierRoundTrip(t *testing.T) {
 			if err := nbschema.WriteFixture(&buf, live); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(buf.String(), "tier: 3") || !strings.HasPrefix(buf.String(), "ovn: "+r.Name()) {
+			// no northd ran: the NB is its series' newest verified version
+			series := release.MustLookup(r.Series())
+			if !strings.Contains(buf.String(), "tier: 3") || !strings.HasPrefix(buf.String(), "ovn: "+series.Name()) {
 				t.Errorf("dump lacks the tier or the release:\n%s", buf.String())
 			}
 			back, err := nbschema.ParseFixture("dump.yaml", buf.Bytes())
-			if err != nil || back.Release != r {
+			if err != nil || back.Release != series {
 				t.Fatalf("%v, release %v\n%s", err, back, buf.String())
 			}
 			if diff := cmp.Diff(want, back, snapshotCmp...); diff != "" {
@@ -222,7 +227,7 @@ func TestUnknownSchemaVersion(t *testing.T) {
 	} {
 		err := read()
 		var se *release.UnknownSchemaError
-		if !errors.As(err, &se) || se.Version != "7.99.1" || !strings.Contains(err.Error(), "26.03.1") {
+		if !errors.As(err, &se) || se.Version != "7.99.1" || !strings.Contains(err.Error(), "26.03 (NB schema 7.18.0)") {
 			t.Errorf("%s: got %v, want an UnknownSchemaError for 7.99.1 naming the supported releases", name, err)
 		}
 	}
@@ -313,5 +318,79 @@ func TestSamplingNFRoundTrip(t *testing.T) {
 				t.Errorf("%v: got %v, want %q", c.r, err, w)
 			}
 		}
+	}
+}
+
+// TestDetectNorthdVersion: a live NB served by the real northd of each
+// installable version is detected as exactly that version (northd writes
+// NB_Global options:northd_internal_version on every run); an NB with
+// another northd_internal_version — a newer patch, another series, an
+// unknown suffix, garbage, none — is detected, refused or assumed as
+// release.Detect says, through the live path.
+func TestDetectNorthdVersion(t *testing.T) {
+	for _, r := range testenv.LiveReleases(t) {
+		t.Run(r.Name(), func(t *testing.T) {
+			t.Parallel()
+			testenv.NeedRelease(t, r)
+			sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{Release: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(sb.Stop)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if _, err := sb.NBCtl(ctx, "--wait=sb", "sync"); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := sb.NBCtl(ctx, "get", "NB_Global", ".", "options:northd_internal_version")
+			if err != nil || !strings.HasPrefix(strings.Trim(strings.TrimSpace(raw), `"`), r.Name()+"-"+r.SBSchema+"-") {
+				t.Fatalf("northd %s wrote northd_internal_version %q (%v)", r, raw, err)
+			}
+			got, err := nbschema.DetectRelease(ctx, nbschema.Options{Remotes: sb.NB})
+			if err != nil || got != r {
+				t.Fatalf("DetectRelease with northd running = %v, %v; want exactly %v", got, err, r)
+			}
+			if live := loadLive(t, sb.NB); live.Release != r {
+				t.Errorf("LoadLive release %v, want %v", live.Release, r)
+			}
+			// Stop northd (it would write its version back) and try the
+			// other forms.
+			sb.StopNorthd()
+			newest := release.OnBranch(r.Version)
+			next := newest[len(newest)-1].Version
+			next.Patch++
+			for _, c := range []struct {
+				value, want, err string
+			}{
+				{value: r.Name() + "-" + r.SBSchema + "-99.1-custom", want: r.Name()},
+				{value: next.String() + "-" + r.SBSchema + "-99.1", err: "newer than " + newest[len(newest)-1].Name()},
+				{value: "24.09.1-20.37.0-75.1", err: "no version of series 24.09"},
+				{value: "nonsense", err: "want VERSION-SBSCHEMA"},
+				{value: "", want: release.MustLookup(r.Series()).Name()},
+			} {
+				set := "options:northd_internal_version=" + strconv.Quote(c.value)
+				args := []string{"set", "NB_Global", ".", set}
+				if c.value == "" {
+					args = []string{"remove", "NB_Global", ".", "options", "northd_internal_version"}
+				}
+				if _, err := sb.NBCtl(ctx, args...); err != nil {
+					t.Fatal(err)
+				}
+				got, err := nbschema.DetectRelease(ctx, nbschema.Options{Remotes: sb.NB})
+				if c.err != "" {
+					if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "--ovn-version") {
+						t.Errorf("northd_internal_version %q: %v, %v; want an error saying %q", c.value, got, err, c.err)
+					}
+					// --ovn-version still reads it.
+					if o, err := nbschema.DetectRelease(ctx, nbschema.Options{Remotes: sb.NB, Release: r}); err != nil || o != r {
+						t.Errorf("northd_internal_version %q with --ovn-version %s: %v, %v", c.value, r, o, err)
+					}
+					continue
+				}
+				if err != nil || got.Name() != c.want {
+					t.Errorf("northd_internal_version %q: %v, %v; want %s", c.value, got, err, c.want)
+				}
+			}
+		})
 	}
 }

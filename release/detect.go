@@ -26,7 +26,7 @@ func ParseNorthdVersion(s string) (NorthdVersion, error) {
 	parts := strings.SplitN(s, "-", 3)
 	v, err := ParseVersion(parts[0])
 	if err != nil || v.IsSeries() || strings.HasPrefix(parts[0], "v") {
-		return nv, fmt.Errorf("NB_Global options:%s %q: want VERSION-SBSCHEMA-..., e.g. 25.03.3-20.41.0-78.9", NorthdVersionKey, s)
+		return nv, fmt.Errorf("NB_Global options:%s %q: want VERSION-SBSCHEMA-..., e.g. 25.03.3-20.41.0-78.9 (pin the version with --ovn-version)", NorthdVersionKey, s)
 	}
 	nv.Version = v
 	if len(parts) > 1 {
@@ -60,7 +60,7 @@ func Detect(nbSchema, northd string, override *Release) (Detection, error) {
 	o := Detection{Release: override, How: "--ovn-version " + override.Name()}
 	switch {
 	case err != nil:
-		o.Notes = append(o.Notes, fmt.Sprintf("--ovn-version %s: the NB's own version cannot be used (%v)", override.Name(), err))
+		o.Notes = append(o.Notes, fmt.Sprintf("--ovn-version %s overrides the NB's own version, which aclc cannot use (%v)", override.Name(), err))
 	case d.Release.Version != override.Version:
 		o.Notes = append(o.Notes, fmt.Sprintf("--ovn-version %s overrides the NB's %s (%s)", override.Name(), d.Release.Name(), d.How))
 	}

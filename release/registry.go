@@ -413,3 +413,20 @@ func Distinct() []*Release {
 	}
 	return out
 }
+
+// Equal reports whether r and o are the same version with the same facts
+// (go-cmp uses it to compare values that hold releases).
+func (r *Release) Equal(o *Release) bool {
+	if r == nil || o == nil {
+		return r == o
+	}
+	if r.Version != o.Version || len(r.overrides) != len(o.overrides) {
+		return false
+	}
+	for f, on := range r.overrides {
+		if v, ok := o.overrides[f]; !ok || v != on {
+			return false
+		}
+	}
+	return true
+}

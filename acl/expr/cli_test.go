@@ -2,6 +2,7 @@ package expr
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -73,7 +74,7 @@ port_groups:
 		{name: "--ovn-version over the ovn: key", args: []string{fixture23, "--ovn-version", "26.03", "ct_label.blocked == 1", "ct_label.nf == 1"},
 			wantOut:    "error: offset 0: Syntax error at `ct_label.blocked' expecting field name.\nok\n",
 			wantStatus: 1},
-		{name: "unknown release", args: []string{"--ovn-version", "24.03", "ip4"}, wantErr: "not supported", wantStatus: 2},
+		{name: "unknown release", args: []string{"--ovn-version", "24.09", "ip4"}, wantErr: "aclc knows no version of series 24.09", wantStatus: 2},
 		{name: "datapath without NB", args: []string{"--datapath", "sw0", "ip4"}, wantErr: "--datapath needs", wantStatus: 2},
 		{name: "unknown datapath", args: []string{fixture, "--datapath", "nosuch", "ip4"}, wantErr: "no logical switch", wantStatus: 2},
 	}
@@ -112,15 +113,30 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 // TestCLIMatchCheckDetectsRelease runs `aclc match check --nb` against each
-// release's own NB: the release is detected from the NB's schema version,
-// and --ovn-version overrides it with a warning.
+// version's own NB with its northd running: the version is detected
+// exactly (NB_Global options:northd_internal_version), and --ovn-version
+// overrides it with a warning.
 func TestCLIMatchCheckDetectsRelease(t *testing.T) {
 	bin := testenv.AclcBinary(t)
 	exprs := []string{"ct_label.blocked == 1", "ct_mark.allow_established == 1", "ct_label.nf == 1"}
-	want := map[string]string{ // per release: ok or the field it lacks
-		"23.03.1": "ok\nct_mark.allow_established\nct_label.nf\n",
-		"25.03.0": "ct_label.blocked\nok\nct_label.nf\n",
-		"26.03.1": "ct_label.blocked\nok\nok\n",
+	// per version: ok, or the field its parser lacks
+	want := func(r *release.Release) string {
+		out := ""
+		for _, c := range []struct {
+			field string
+			ok    bool
+		}{
+			{"ct_label.blocked", !r.Has(release.DialectSampling)},
+			{"ct_mark.allow_established", r.Has(release.DialectPersist)},
+			{"ct_label.nf", r.Has(release.DialectNF)},
+		} {
+			if c.ok {
+				out += "ok\n"
+			} else {
+				out += c.field + "\n"
+			}
+		}
+		return out
 	}
 	short := func(out string) string {
 		var b strings.Builder
@@ -147,22 +163,25 @@ func TestCLIMatchCheckDetectsRelease(t *testing.T) {
 	for _, r := range testenv.LiveReleases(t) {
 		t.Run(r.Name(), func(t *testing.T) {
 			testenv.NeedRelease(t, r)
-			sb, err := ovnsandbox.Start(filepath.Join(t.TempDir(), "sb"), ovnsandbox.Options{NoNorthd: true, Release: r})
+			sb, err := ovnsandbox.Start(filepath.Join(t.TempDir(), "sb"), ovnsandbox.Options{Release: r})
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(sb.Stop)
+			if err := sb.Sync(context.Background()); err != nil {
+				t.Fatal(err)
+			}
 			out, stderr := run(append([]string{"--nb", sb.NB}, exprs...)...)
-			if d := cmp.Diff(want[r.Name()], out); d != "" {
+			if d := cmp.Diff(want(r), out); d != "" || stderr != "" {
 				t.Errorf("detected (-want +got):\n%s\nstderr: %s", d, stderr)
 			}
 			other := release.MustLookup("23.03.1")
 			if r == other {
 				other = release.MustLookup("26.03.1")
 			}
-			out, stderr = run(append([]string{"--nb", sb.NB, "--ovn-version", other.Series()}, exprs...)...)
-			if d := cmp.Diff(want[other.Name()], out); d != "" {
-				t.Errorf("--ovn-version %s (-want +got):\n%s\nstderr: %s", other.Series(), d, stderr)
+			out, stderr = run(append([]string{"--nb", sb.NB, "--ovn-version", other.Name()}, exprs...)...)
+			if d := cmp.Diff(want(other), out); d != "" {
+				t.Errorf("--ovn-version %s (-want +got):\n%s\nstderr: %s", other.Name(), d, stderr)
 			}
 			if w := "the NB is OVN " + r.Name() + "'s (NB schema " + r.NBSchema + "); checking as OVN " + other.Name(); !strings.Contains(stderr, w) {
 				t.Errorf("stderr %q lacks the warning %q", stderr, w)

@@ -68,12 +68,12 @@ func writeFile(t *testing.T, name, content string) string {
 // TestReadmeCompile is the README's first command: compile the bundled
 // seed fixture. Its output must be the northd golden, byte for byte.
 func TestReadmeCompile(t *testing.T) {
-	// The fixture names no release: the newest LTS, 26.03.
+	// The fixture names no release: the newest LTS, 26.03 (26.03.2).
 	r := aclc(t, "", "compile", "../../testdata/fixtures/seed-stateless.yaml")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	golden, err := os.ReadFile("../../testdata/golden/26.03/seed-stateless.lflows")
+	golden, err := os.ReadFile("../../testdata/golden/26.03.2/seed-stateless.lflows")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,17 +108,17 @@ func TestCompileFiltersAndJSON(t *testing.T) {
 	}
 	// diff of the JSON against the text golden: equal.
 	js := writeFile(t, "flows.json", r.stdout)
-	d := aclc(t, "", "diff", "../../testdata/golden/26.03/seed-stateless.lflows", js)
+	d := aclc(t, "", "diff", "../../testdata/golden/26.03.2/seed-stateless.lflows", js)
 	if d.code != 0 {
 		t.Errorf("diff golden vs json: exit %d\n%s%s", d.code, d.stdout, d.stderr)
 	}
 }
 
 func TestDiffReportsDifference(t *testing.T) {
-	golden, _ := os.ReadFile("../../testdata/golden/23.03/seed-stateless.lflows")
+	golden, _ := os.ReadFile("../../testdata/golden/23.03.1/seed-stateless.lflows")
 	changed := strings.Replace(string(golden), "match=(tcp), action=(reg0[16] = 1; next;)", "match=(udp), action=(reg0[16] = 1; next;)", 1)
 	b := writeFile(t, "b.lflows", changed)
-	r := aclc(t, "", "diff", "../../testdata/golden/23.03/seed-stateless.lflows", b)
+	r := aclc(t, "", "diff", "../../testdata/golden/23.03.1/seed-stateless.lflows", b)
 	if r.code != 1 {
 		t.Fatalf("diff exit %d, want 1; stderr %s", r.code, r.stderr)
 	}
@@ -126,7 +126,7 @@ func TestDiffReportsDifference(t *testing.T) {
 		!strings.Contains(r.stdout, "+  table=4 (ls_in_pre_acl      ), priority=1001 , match=(udp)") {
 		t.Errorf("diff output:\n%s", r.stdout)
 	}
-	r = aclc(t, "", "diff", "../../testdata/golden/23.03/seed-stateless.lflows", "/nonexistent")
+	r = aclc(t, "", "diff", "../../testdata/golden/23.03.1/seed-stateless.lflows", "/nonexistent")
 	if r.code != 2 || !strings.Contains(r.stderr, "/nonexistent") {
 		t.Errorf("missing file: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -156,13 +156,13 @@ func TestBadInput(t *testing.T) {
 		{name: "fixture and nb", fixture: "{}\n", args: []string{"--nb", "unix:/x"}, want: []string{"either a FIXTURE or --nb"}, code: 2},
 		{name: "bad format", fixture: "{}\n", args: []string{"--format", "xml"}, want: []string{"--format"}, code: 2},
 		{name: "bad stage", fixture: "{}\n", args: []string{"--stage", "ls_in_l2_lkup"}, want: []string{"unknown stage"}, code: 2},
-		{name: "unknown --ovn-version", fixture: "{}\n", args: []string{"--ovn-version", "24.03"}, want: []string{"--ovn-version", `"24.03" is not supported`, "26.03.1 (NB schema 7.18.0)"}, code: 2},
+		{name: "unknown --ovn-version", fixture: "{}\n", args: []string{"--ovn-version", "24.09"}, want: []string{"--ovn-version", "OVN 24.09: aclc knows no version of series 24.09", "nearest supported: 24.03.9, 25.03.0"}, code: 2},
 		{name: "tier on 23.03", fixture: "switches:\n  - name: sw0\n    acls:\n      - {direction: to-lport, priority: 1, match: ip, action: drop, tier: 1}\n",
 			args: []string{"--ovn-version", "23.03"}, want: []string{"bad.yaml:4:75", "ACL column tier came in OVN 23.06; OVN 23.03.1 does not have it"}},
 		{name: "pass in a 23.03 fixture", fixture: "ovn: \"23.03\"\nswitches:\n  - name: sw0\n    acls:\n      - {direction: to-lport, priority: 1, match: ip, action: pass}\n",
 			want: []string{"bad.yaml:5:", `ACL action "pass" came in OVN 23.06`, "its ovn: key"}},
 		{name: "other release's stage", fixture: "ovn: \"23.03\"\n", args: []string{"--stage", "ls_in_acl_eval"},
-			want: []string{"OVN 23.03 has no stage \"ls_in_acl_eval\"", "OVN 25.03's name of ls_in_acl"}, code: 2},
+			want: []string{"OVN 23.03 has no stage \"ls_in_acl_eval\"", "OVN 24.03's name of ls_in_acl"}, code: 2},
 		{name: "unknown datapath", fixture: "switches: [{name: sw0}]\n", args: []string{"--datapath", "sw9"}, want: []string{"sw9"}, code: 2},
 		{name: "unknown flag", args: []string{"compile", "--frobnicate"}, want: []string{"frobnicate"}, code: 2},
 		{name: "unknown command", args: []string{"frobnicate"}, want: []string{`unknown command "frobnicate"`}, code: 2},
@@ -236,7 +236,7 @@ func TestWrongSchemaNB(t *testing.T) {
 	if err != nil {
 		t.Fatalf("compile via OVN_NB_DB: %v", err)
 	}
-	golden, _ := os.ReadFile("../../testdata/golden/23.03/seed-stateless.lflows")
+	golden, _ := os.ReadFile("../../testdata/golden/23.03.1/seed-stateless.lflows")
 	if string(out) != string(golden) {
 		t.Errorf("compile --nb output differs from golden:\n%s", out)
 	}

@@ -16,16 +16,18 @@ import (
 	"github.com/aclc/aclc/release"
 )
 
-// TestCompileDetectsRelease: aclc compile --nb on each release's live NB
-// compiles for that release without flags (its stage names in the output);
-// an NB of a schema version no release has is refused with nothing on
-// stdout, unless --ovn-version says which release to read it as.
+// TestCompileDetectsRelease: aclc compile --nb on each version's live NB,
+// with that version's northd running, compiles for exactly that version
+// without flags (NB_Global options:northd_internal_version): byte-identical
+// to its golden; an NB of a schema version no series has is refused with
+// nothing on stdout, unless --ovn-version says which version to read it
+// as.
 func TestCompileDetectsRelease(t *testing.T) {
 	const fx = "../../testdata/fixtures/seed-stateless.yaml"
 	for _, r := range testenv.LiveReleases(t) {
 		t.Run(r.Name(), func(t *testing.T) {
 			testenv.NeedRelease(t, r)
-			sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{NoNorthd: true, Release: r})
+			sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{Release: r})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -33,11 +35,16 @@ func TestCompileDetectsRelease(t *testing.T) {
 			if l := aclc(t, "", "nb", "load", "--nb", sb.NB, fx); l.code != 0 {
 				t.Fatalf("nb load: exit %d: %s", l.code, l.stderr)
 			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := sb.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
 			c := aclc(t, "", "compile", "--nb", sb.NB)
-			if c.code != 0 {
+			if c.code != 0 || c.stderr != "" {
 				t.Fatalf("compile --nb: exit %d: %s", c.code, c.stderr)
 			}
-			golden, err := os.ReadFile(filepath.Join("../../testdata/golden", r.Series(), "seed-stateless.lflows"))
+			golden, err := os.ReadFile(filepath.Join("../../testdata/golden", r.Name(), "seed-stateless.lflows"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +84,7 @@ func TestCompileDetectsRelease(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 		c := aclc(t, "", "compile", "--nb", "unix:"+sock)
-		if c.code == 0 || c.stdout != "" || !strings.Contains(c.stderr, "7.99.1") || !strings.Contains(c.stderr, "26.03.1 (NB schema 7.18.0)") {
+		if c.code == 0 || c.stdout != "" || !strings.Contains(c.stderr, "7.99.1") || !strings.Contains(c.stderr, "26.03 (NB schema 7.18.0)") {
 			t.Errorf("unknown schema: exit %d, stdout %q, stderr %q", c.code, c.stdout, c.stderr)
 		}
 		c = aclc(t, "", "compile", "--nb", "unix:"+sock, "--ovn-version", "23.03")
@@ -107,17 +114,20 @@ func TestCompileDetectsRelease(t *testing.T) {
 // edited ACL-stage flow is reported in that release's stage name.
 func TestStageAndDiffEachRelease(t *testing.T) {
 	const fx = "../../testdata/fixtures/persist-established.yaml"
-	stages := map[string][2]string{ // release -> a stage to keep, another release's name of a stage
+	stages := map[string][2]string{ // series -> a stage to keep, another series' name of a stage
 		"23.03": {"ls_in_acl", "ls_in_acl_eval"},
+		"24.03": {"ls_in_acl_action", "ls_in_acl_sample"},
 		"25.03": {"ls_in_acl_sample", "ls_in_acl"},
+		"25.09": {"ls_out_acl_sample", "ls_out_network_function"},
 		"26.03": {"ls_out_network_function", "ls_out_acl"},
+		"26.09": {"ls_out_network_function", "ls_in_acl"},
 	}
-	for _, r := range release.All() {
+	for _, r := range testenv.LiveReleases(t) {
 		t.Run(r.Name(), func(t *testing.T) {
 			t.Parallel()
 			want := stages[r.Series()]
 			kept := regexp.MustCompile(`^  table=\d+ ?\(` + want[0] + ` *\)`)
-			c := aclc(t, "", "compile", "--ovn-version", r.Series(), "--stage", want[0], fx)
+			c := aclc(t, "", "compile", "--ovn-version", r.Name(), "--stage", want[0], fx)
 			if c.code != 0 || !strings.Contains(c.stdout, want[0]) {
 				t.Errorf("--stage %s: exit %d %s\n%.300s", want[0], c.code, c.stderr, c.stdout)
 			}
@@ -126,7 +136,7 @@ func TestStageAndDiffEachRelease(t *testing.T) {
 					t.Errorf("--stage %s printed %s", want[0], l)
 				}
 			}
-			c = aclc(t, "", "compile", "--ovn-version", r.Series(), "--stage", want[1], fx)
+			c = aclc(t, "", "compile", "--ovn-version", r.Name(), "--stage", want[1], fx)
 			if c.code != 2 || c.stdout != "" || !strings.Contains(c.stderr, "OVN "+r.Series()+" has no stage \""+want[1]+"\"") {
 				t.Errorf("--stage %s: exit %d, stderr %q", want[1], c.code, c.stderr)
 			}
@@ -134,7 +144,7 @@ func TestStageAndDiffEachRelease(t *testing.T) {
 			sb := startCentral(t, r, false)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			if l := aclc(t, "", "nb", "load", "--nb", sb.NB, "../../testdata/routers/two-switches.yaml", "--ovn-version", r.Series()); l.code != 0 {
+			if l := aclc(t, "", "nb", "load", "--nb", sb.NB, "../../testdata/routers/two-switches.yaml", "--ovn-version", r.Name()); l.code != 0 {
 				t.Fatalf("nb load: %s", l.stderr)
 			}
 			if err := sb.Sync(ctx); err != nil {

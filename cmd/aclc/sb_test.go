@@ -201,8 +201,8 @@ func TestCompileSBRefused(t *testing.T) {
 	}{
 		{"unreachable", []string{"--nb", nb26.NB, "--sb", "unix:/nonexistent/sb.sock"}, []string{"--sb", "/nonexistent/sb.sock"}},
 		{"NB as SB", []string{"--nb", nb26.NB, "--sb", nb26.NB}, []string{"--sb", "OVN_Northbound"}},
-		{"other release", []string{"--nb", nb26.NB, "--sb", sb25.SB}, []string{"OVN 25.03.0's (SB schema 20.41.0)", "OVN 26.03.1 (SB schema 21.8.0)"}},
-		{"fixture of another release", []string{"../../testdata/fixtures/persist-established.yaml", "--ovn-version", "26.03", "--sb", sb25.SB}, []string{"OVN 25.03.0's"}},
+		{"other release", []string{"--nb", nb26.NB, "--sb", sb25.SB}, []string{"OVN 25.03's (SB schema 20.41.0)", "(SB schema 21.8.0)"}},
+		{"fixture of another release", []string{"../../testdata/fixtures/persist-established.yaml", "--ovn-version", "26.03", "--sb", sb25.SB}, []string{"OVN 25.03's"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := aclc(t, "", append([]string{"compile", "--timeout", "2s"}, tc.args...)...)

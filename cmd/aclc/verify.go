@@ -40,8 +40,7 @@ The SB defaults to $OVN_SB_DB, else ` + sbschema.DefaultRemote + `; -p/-c/-C app
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
-		given, err := verifyNB.release()
-		if err != nil {
+		if _, err := verifyNB.release(); err != nil {
 			return err
 		}
 		snap, err := nbschema.LoadLive(ctx, verifyNB.options())
@@ -53,12 +52,15 @@ The SB defaults to $OVN_SB_DB, else ` + sbschema.DefaultRemote + `; -p/-c/-C app
 		if err != nil {
 			return err
 		}
-		// Compile for the release whose northd wrote the SB (its flows'
-		// stage layout), with the ACL ids it allocated and the chassis
-		// features it found.
-		r := sbRelease(sb)
-		if given != nil {
-			r = given
+		// Compile for the NB's version (the northd that last ran on it:
+		// NB_Global options:northd_internal_version, or --ovn-version),
+		// with the ACL ids it allocated and the chassis features it found;
+		// an SB whose flows are another series' layout was written by
+		// another northd.
+		r := snap.Release
+		if f, ok := misplaced(sb, r); ok {
+			return fmt.Errorf("the SB's flow %s is at table %d of stage %s, which OVN %s (the NB's, from %s) does not have: the SB was written by another ovn-northd",
+				f.Match, f.Stage.Table(), f.Stage, r.Name(), snap.ReleaseFrom)
 		}
 		opts, err := liveTarget(ctx, sbo, snap, r, compile.ChassisFeatures{})
 		if err != nil {
@@ -83,17 +85,21 @@ The SB defaults to $OVN_SB_DB, else ` + sbschema.DefaultRemote + `; -p/-c/-C app
 	},
 }
 
-// sbRelease is the release whose stage layout the SB's switch flows fit
-// (the newest supported release when the SB has none).
-func sbRelease(sb *lflow.Listing) *release.Release {
+// misplaced returns a flow of the SB whose stage name and table release
+// r's layout does not have, if any.
+func misplaced(sb *lflow.Listing, r *release.Release) (lflow.Flow, bool) {
+	lay, ok := lflow.LayoutFor(r.Series())
+	if !ok {
+		return lflow.Flow{}, false
+	}
 	for _, d := range sb.Datapaths {
 		for _, f := range d.Flows {
-			if r, err := release.Lookup(f.Stage.Layout().Series); err == nil {
-				return r
+			if st, ok := lay.StageByName(f.Stage.Name()); !ok || st.Table() != f.Stage.Table() || st.Pipeline() != f.Stage.Pipeline() {
+				return f, true
 			}
 		}
 	}
-	return release.Default()
+	return lflow.Flow{}, false
 }
 
 func init() {
