@@ -39,8 +39,9 @@ func raftLeaderKills(t *testing.T, rel *release.Release) {
 	// compiles for is detected from it.
 	if snap, err := nbschema.LoadLive(ctx, nbschema.Options{Remotes: r.Remotes(), Timeout: 10 * time.Second}); err != nil {
 		t.Fatal(err)
-	} else if snap.Release != rel {
-		t.Fatalf("the cluster's NB is detected as OVN %v, want %s", snap.Release, rel)
+	} else if want := release.MustLookup(rel.Series()); snap.Release != want {
+		// no northd runs: the series' newest verified version
+		t.Fatalf("the cluster's NB is detected as OVN %v, want %s", snap.Release, want)
 	}
 	w := startWatch(t, r.Remotes(), watch.Config{})
 

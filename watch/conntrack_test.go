@@ -20,7 +20,7 @@ import (
 // function redirect flows has entry flows.
 func TestEntryFlowsFollowNorthd(t *testing.T) {
 	for _, r := range release.All() {
-		dir := filepath.Join("../testdata/golden", r.Series())
+		dir := filepath.Join("../testdata/golden", r.Name())
 		goldens, err := filepath.Glob(filepath.Join(dir, "*.lflows"))
 		if err != nil || len(goldens) < 30 {
 			t.Fatalf("OVN %s: %d goldens under %s (%v)", r, len(goldens), dir, err)

@@ -601,7 +601,7 @@ func (w *Watcher) cacheSnapshot() (*nbschema.Snapshot, error) {
 		return nil, errors.New("no NB cache")
 	}
 	s := nbschema.NewSnapshot()
-	s.Release = w.nb.Release
+	s.Release, s.ReleaseFrom = w.nb.Release, w.nb.ReleaseFrom
 	for _, nt := range nbschema.Tables() {
 		t := cache.Table(nt.Name)
 		if t == nil {
