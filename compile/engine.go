@@ -14,6 +14,7 @@ import (
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/nbview"
+	"github.com/aclc/aclc/release"
 )
 
 type set = nbview.Set
@@ -61,7 +62,31 @@ type Engine struct {
 	// from batch to batch as northd keeps its SB ACL_ID rows; nil on
 	// releases without.
 	ids *aclIDs
+	// newRelease: SetRelease changed the release; the next Apply
+	// rebuilds every switch.
+	newRelease bool
 }
+
+// SetRelease makes the engine compile for release r from the next Apply
+// on, which rebuilds every switch: another ovn-northd took over the NB (an
+// upgrade changes NB_Global options:northd_internal_version, and that
+// change is in the batch).
+func (e *Engine) SetRelease(r *release.Release) {
+	if r == nil || r.Equal(e.opts.Release) {
+		return
+	}
+	e.opts.Release, e.g.s.Release = r, r
+	e.newRelease = true
+	switch persist := newRules(r).persist; {
+	case persist && e.ids == nil:
+		e.ids = newACLIDs(e.opts.ACLIDs, e.g.s)
+	case !persist:
+		e.ids = nil
+	}
+}
+
+// Release is the release the engine compiles for.
+func (e *Engine) Release() *release.Release { return e.opts.Release }
 
 // NewEngine compiles s in full (for s.Release) and
 // returns an engine holding it; the
@@ -270,7 +295,11 @@ func (e *Engine) Apply(changes []RowChange) *Delta {
 		return d
 	}
 
-	// A changed NB_Global option changes every switch: rebuild all.
+	// A new release, or a changed NB_Global option, changes every switch:
+	// rebuild all.
+	if e.newRelease {
+		d.Full, e.newRelease = true, false
+	}
 	for _, st := range steps {
 		if st.t.Name != nbdb.NBGlobalTable {
 			continue

@@ -29,6 +29,8 @@ type NB struct {
 	Release *release.Release
 	// ReleaseFrom says where Release came from (release.Detection.How).
 	ReleaseFrom string
+	// Schema is the NB schema version whose models read it.
+	Schema string
 	opts        Options
 	dbModel     model.ClientDBModel
 }
@@ -52,7 +54,26 @@ func Connect(ctx context.Context, opts Options) (*NB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &NB{Client: c, Remotes: remotes, Release: r, ReleaseFrom: d.how, opts: opts, dbModel: dbModel}, nil
+	return &NB{Client: c, Remotes: remotes, Release: r, ReleaseFrom: d.how, Schema: d.schema, opts: opts, dbModel: dbModel}, nil
+}
+
+// Pinned reports whether the NB's release was given (Options.Release,
+// --ovn-version) rather than detected.
+func (nb *NB) Pinned() bool { return nb.opts.Release != nil }
+
+// Redetect settles the release again after NB_Global
+// options:northd_internal_version became northd (another ovn-northd took
+// over the NB: an upgrade): the release and how it was found, or an error
+// for a version aclc cannot vouch for. A pinned NB keeps its release.
+func (nb *NB) Redetect(northd string) (*release.Release, string, error) {
+	if nb.Pinned() {
+		return nb.Release, nb.ReleaseFrom, nil
+	}
+	d, err := release.Detect(nb.Schema, northd, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	return d.Release, d.How, nil
 }
 
 // monitoredTables are the NB tables and columns aclc reads (the

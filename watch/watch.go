@@ -35,6 +35,8 @@ import (
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
 // Config says what a Watcher reads and where its results go.
@@ -141,6 +143,7 @@ type Watcher struct {
 	log     *slog.Logger
 	nb      *nbschema.NB
 	engine  *compile.Engine
+	northd  string // NB_Global options:northd_internal_version as last seen
 	track   *tracker
 	flusher *zoneFlusher
 	seq     int
@@ -276,6 +279,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 		return fmt.Errorf("watch: %w", err)
 	}
 	w.engine = compile.NewEngineWith(snap, compile.Options{Release: snap.Release, Lacking: w.cfg.Lacking})
+	if snap.Global != nil {
+		w.northd = snap.Global.Options[release.NorthdVersionKey]
+	}
 	took := time.Since(start)
 	listing := w.engine.Listing()
 	initial := initialDelta(listing)
@@ -563,6 +569,11 @@ func (w *Watcher) process(ctx context.Context) error {
 			}
 		}
 		changes = append(changes, compile.RowChange{Table: k.table, UUID: k.uuid, Row: row})
+		if g, ok := row.(*nbdb.NBGlobal); ok {
+			if err := w.followNorthd(g.Options[release.NorthdVersionKey]); err != nil {
+				return err
+			}
+		}
 	}
 	// The engine runs on this goroutine (it only fans out for big
 	// rebuilds): lock it to its thread to read the thread's CPU time too,
@@ -578,6 +589,29 @@ func (w *Watcher) process(ctx context.Context) error {
 		return nil
 	}
 	return w.emit(&Batch{Delta: d, listing: w.engine.Listing, Compile: took, CompileCPU: cpu, Latency: time.Since(first), First: first, NbCfg: w.nbCfg()})
+}
+
+// followNorthd follows NB_Global options:northd_internal_version: when
+// another ovn-northd takes over the NB (an upgrade, or the first run of
+// northd on an NB the watcher assumed a version for), the engine compiles
+// for its version from this batch on, rebuilding every switch. A version
+// aclc cannot vouch for stops the watcher with an error: its flows would
+// be a confident guess.
+func (w *Watcher) followNorthd(northd string) error {
+	if northd == w.northd {
+		return nil
+	}
+	w.northd = northd
+	r, how, err := w.nb.Redetect(northd)
+	if err != nil {
+		return fmt.Errorf("NB at %s: %w", w.nb.Client.CurrentEndpoint(), err)
+	}
+	if old := w.engine.Release(); !r.Equal(old) {
+		w.log.Warn("another ovn-northd serves the NB: compiling for its version", "was", old.Name(), "now", r.Name(), "from", how)
+		w.nb.Release, w.nb.ReleaseFrom = r, how
+		w.engine.SetRelease(r)
+	}
+	return nil
 }
 
 // nbCfg returns NB_Global's nb_cfg as the engine has it.
