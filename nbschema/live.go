@@ -30,9 +30,9 @@ type NB struct {
 	// ReleaseFrom says where Release came from (release.Detection.How).
 	ReleaseFrom string
 	// Schema is the NB schema version whose models read it.
-	Schema string
-	opts        Options
-	dbModel     model.ClientDBModel
+	Schema  string
+	opts    Options
+	dbModel model.ClientDBModel
 }
 
 // Connect connects to the first reachable NB remote of opts, checking that
