@@ -1,5 +1,7 @@
 package compile
 
+import "github.com/aclc/aclc/release"
+
 // Register bits and fields of the ACL stages that appeared after 23.03
 // (northd.c's REGBIT_*/REG_* at v25.03.0 and v26.03.1).
 const (
@@ -34,3 +36,11 @@ var (
 	registers2303 = registers{lbIPv4: "reg1", lbIPv6: "xxreg1", lbPort: "reg2[0..15]"}
 	registers2503 = registers{lbIPv4: "reg4", lbIPv6: "xxreg1", lbPort: "reg2[0..15]"}
 )
+
+// LBOrigDest returns the registers in which release r's northd keeps the
+// original destination of a load balanced packet (REG_ORIG_DIP_IPV4,
+// REG_ORIG_DIP_IPV6, REG_ORIG_TP_DPORT), for trace's ls_in_lb model.
+func LBOrigDest(r *release.Release) (ipv4, ipv6, port string) {
+	regs := newRules(r).regs
+	return regs.lbIPv4, regs.lbIPv6, regs.lbPort
+}

@@ -113,11 +113,17 @@ var (
 	// floods ARP requests and ND NS to _MC_flood_l2, without the router
 	// ports ("northd: add router broadcast option to logical switch").
 	FloodARPsToL2 = newTraceFact("flood-arps-to-l2", "37d308a20", "broadcast-arps-to-all-routers=false floods ARP/ND NS to _MC_flood_l2", At("23.06.0"))
+	// FloodNonIPToL2: multicast that is neither ARP nor IP goes to
+	// _MC_flood_l2 (71 eth.mcast && (arp || ip) -> _MC_flood, 70 eth.mcast
+	// -> _MC_flood_l2: "Do not forward unknown ether type to router
+	// ports"); before, every eth.mcast packet went to _MC_flood. Shipped
+	// with FloodIPToL2 on every branch but 26.03, whose 26.03.0 has it
+	// alone.
+	FloodNonIPToL2 = newTraceFact("flood-non-ip-to-l2", "7ac96b657 (fac50ea32, 15ef9a08f, 1252ba385)", "non-IP, non-ARP multicast flooded to _MC_flood_l2", At("24.03.8", "25.03.3", "25.09.3", "26.03.0"))
 	// FloodIPToL2: IP and non-ARP L2 multicast go to _MC_flood_l2, ARP
 	// and ND NA/RS/RA to _MC_flood ("northd: Don't forward IP multicast
-	// to routers without IGMP relay"); before, every eth.mcast packet went
-	// to _MC_flood.
-	FloodIPToL2 = newTraceFact("flood-ip-to-l2", "0d49036fc", "IP multicast flooded to _MC_flood_l2", At("26.03.1"))
+	// to routers without IGMP relay").
+	FloodIPToL2 = newTraceFact("flood-ip-to-l2", "0d49036fc (124d86e23, 248eb2777, 1d14f5e2c)", "IP multicast flooded to _MC_flood_l2", At("24.03.8", "25.03.3", "25.09.3", "26.03.1"))
 	// FloodReceiveMulticast: a port with options:receive_multicast=false
 	// is in neither flood group (the network-function series).
 	FloodReceiveMulticast = newTraceFact("flood-receive-multicast", "8e2d6fa14", "options:receive_multicast=false ports leave the flood groups", At("26.03.0"))
@@ -125,11 +131,16 @@ var (
 	// only, unicast ones go to their target ("Do not reply on unicast arps
 	// for IPv4 targets"; northd writes eth.dst == ff:ff:ff:ff:ff:ff into
 	// its ls_in_arp_rsp flows).
-	ARPRspBroadcastOnly = newTraceFact("arp-rsp-broadcast-only", "c48ed1736", "the ARP responder answers only broadcast requests", At("24.09.0"))
-	// LBRegsInAction: the VIP flow stores the VIP and port in the
-	// original-destination registers in its action (reg4/xxreg1,
-	// reg2[0..15]) rather than ls_in_pre_stateful's.
-	LBRegsInAction = newTraceFact("lb-regs-in-action", "", "ls_in_lb actions load the original destination", At("25.03.0"))
+	ARPRspBroadcastOnly = newTraceFact("arp-rsp-broadcast-only", "c48ed1736 (4fa78fa1f)", "the ARP responder answers only broadcast requests", At("24.03.7", "24.09.0"))
+	// LBOrigDstInAction: the ls_in_lb VIP flow stores the VIP and port in
+	// the original-destination registers in its action (REG_ORIG_DIP_*:
+	// reg1 or, from Registers2503, reg4; xxreg1; reg2[0..15]), and
+	// fragments get their original destination from conntrack ("Fix load
+	// balanced hairpin traffic for fragmented packets").
+	LBOrigDstInAction = newTraceFact("lb-orig-dst-in-action", "0f806cf08 (3a3b28d94, 0e2fb834f)", "ls_in_lb actions load the original destination", At("24.03.5", "24.09.2", "25.03.0"))
+	// LBNoCommitReset: the ls_in_lb VIP actions no longer start with
+	// `reg0[1] = 0; `.
+	LBNoCommitReset = newTraceFact("lb-no-commit-reset", "a0beaab8c", "ls_in_lb VIP actions without reg0[1] = 0", At("24.09.0"))
 	// LBCtExtract: ls_in_ct_extract stores ct_proto()/ct_tp_dst() in
 	// reg1 for new connections and the VIP flows match on those registers
 	// instead of tcp.dst/udp.dst ("northd: Fix HW offload problem related

@@ -13,15 +13,20 @@ import (
 // build_lswitch_destination_lookup_bmcast and the members of the SB
 // Multicast_Group rows _MC_flood and _MC_flood_l2 (en-multicast.c
 // build_mcast_groups) that ovn-trace follows, per release (release.FloodARPsToL2,
-// FloodIPToL2, FloodReceiveMulticast).
+// FloodNonIPToL2, FloodIPToL2, FloodReceiveMulticast).
 
 // modelFlood adds the ls_in_l2_lkup flows for eth.mcast packets.
 func (d *dpModel) modelFlood() {
 	if d.has(release.FloodARPsToL2) && d.ls.OtherConfig["broadcast-arps-to-all-routers"] == "false" {
 		d.add(lflow.InL2Lkup, 72, "eth.mcast && (arp.op == 1 || nd_ns)", `outport = "_MC_flood_l2"; output;`, "")
 	}
-	if !d.has(release.FloodIPToL2) {
+	switch {
+	case !d.has(release.FloodNonIPToL2):
 		d.add(lflow.InL2Lkup, 70, "eth.mcast", `outport = "_MC_flood"; output;`, "")
+		return
+	case !d.has(release.FloodIPToL2):
+		d.add(lflow.InL2Lkup, 71, "eth.mcast && (arp || ip)", `outport = "_MC_flood"; output;`, "")
+		d.add(lflow.InL2Lkup, 70, "eth.mcast", `outport = "_MC_flood_l2"; output;`, "")
 		return
 	}
 	d.add(lflow.InL2Lkup, 72, "eth.mcast && (nd_na || nd_rs || nd_ra)", `outport = "_MC_flood"; output;`, "")

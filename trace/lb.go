@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/nbview"
@@ -17,8 +18,9 @@ import (
 // follow. What the model does not cover ends the trace "not traced".
 
 // The release rules of the ls_in_lb model (northd build_lb_rules,
-// build_lb_vip_actions, build_lb_hairpin) are release.LBRegsInAction,
-// LBCtExtract, LBFragEst and LBFromDatapath.
+// build_lb_vip_actions, build_lb_hairpin) are release.LBOrigDstInAction,
+// LBNoCommitReset, LBCtExtract, LBFragEst and LBFromDatapath, with the
+// registers compile.LBOrigDest names.
 
 // ipProtoNumber is get_protocol_number_str.
 var ipProtoNumber = map[string]string{"tcp": "6", "udp": "17", "sctp": "132"}
@@ -66,12 +68,12 @@ func (d *dpModel) modelLB(v *nbview.View) {
 	if len(v.SwitchLBs(d.ls, true)) == 0 {
 		return
 	}
-	if d.has(release.LBRegsInAction) {
+	if d.has(release.LBOrigDstInAction) {
 		est := ""
 		if d.has(release.LBFragEst) {
 			est = "ct.est && "
 		}
-		d.add(lflow.InLB, 110, "ct.trk && "+est+"!ct.rpl && reg0[19] == 1 && ip4", "reg4 = ct_nw_dst(); reg2[0..15] = ct_tp_dst(); next;", "")
+		d.add(lflow.InLB, 110, "ct.trk && "+est+"!ct.rpl && reg0[19] == 1 && ip4", d.origDIP4()+" = ct_nw_dst(); reg2[0..15] = ct_tp_dst(); next;", "")
 		d.add(lflow.InLB, 110, "ct.trk && "+est+"!ct.rpl && reg0[19] == 1 && ip6", "xxreg1 = ct_ip6_dst(); reg2[0..15] = ct_tp_dst(); next;", "")
 	}
 	if d.has(release.LBCtExtract) {
@@ -89,9 +91,15 @@ func (d *dpModel) hasTable(st lflow.Stage) bool {
 	return ok
 }
 
+// origDIP4 is REG_ORIG_DIP_IPV4 (compile's registers).
+func (d *dpModel) origDIP4() string {
+	v4, _, _ := compile.LBOrigDest(d.rel)
+	return v4
+}
+
 // lbVIPFlow is one VIP's ls_in_lb flow: match, actions and priority.
 func (d *dpModel) lbVIPFlow(lb *nbdb.LoadBalancer, proto string, vip nbview.VIP) (string, string, int) {
-	family, reg := "ip4", "reg4"
+	family, reg := "ip4", d.origDIP4()
 	if !vip.IP.Is4() {
 		family, reg = "ip6", "xxreg1"
 	}
@@ -109,9 +117,12 @@ func (d *dpModel) lbVIPFlow(lb *nbdb.LoadBalancer, proto string, vip nbview.VIP)
 	for _, b := range vip.Backends {
 		backends = append(backends, b.String())
 	}
-	a := "reg0[1] = 0; "
-	if d.has(release.LBRegsInAction) {
-		a = reg + " = " + vip.IP.String() + "; "
+	a := ""
+	if !d.has(release.LBNoCommitReset) {
+		a = "reg0[1] = 0; "
+	}
+	if d.has(release.LBOrigDstInAction) {
+		a += reg + " = " + vip.IP.String() + "; "
 		if vip.Port != 0 {
 			a += "reg2[0..15] = " + vip.PortString() + "; "
 		}
@@ -124,16 +135,11 @@ func (d *dpModel) lbVIPFlow(lb *nbdb.LoadBalancer, proto string, vip nbview.VIP)
 	case len(backends) > 0:
 		a += "ct_lb_mark(backends=" + strings.Join(backends, ",") + ");"
 	case lb.Options["reject"] == "true":
-		if d.has(release.LBRegsInAction) {
-			a = "" // build_lb_vip_actions clears the action
-		}
-		a += "reg0 = 0; reject { outport <-> inport; next(pipeline=egress,table=" +
+		// build_lb_vip_actions clears the action (every version)
+		a = "reg0 = 0; reject { outport <-> inport; next(pipeline=egress,table=" +
 			strconv.Itoa(d.layout.Stage(qos).Table()) + ");};"
 	default:
-		if d.has(release.LBRegsInAction) {
-			a = ""
-		}
-		a += "drop;"
+		a = "drop;"
 	}
 	return m, a, prio
 }
