@@ -161,6 +161,12 @@ var (
 	// ct_commit_nat, ct_lb), not only when ct_lb DNATs (with
 	// ct_proto()/ct_tp_dst()).
 	CtFieldsEveryRecirculation = newTraceFact("ct-fields-every-recirculation", "", "ovn-trace sets the ct fields on every conntrack action", At("25.09.0"))
+	// ExtPortInportRewrite: on a switch with a localnet port, a packet
+	// from it whose source is an external port's MAC takes that port as
+	// its inport in ls_in_check_port_sec ("Fix HM reply lflow for
+	// type=external backends on localnet LS"; reverted on branch-26.03
+	// after 26.03.2 and on main).
+	ExtPortInportRewrite = newTraceFact("ext-port-inport-rewrite", "579abb5e4 (reverted ca33b0daf, d533ac479)", "localnet packets from an external port's MAC take its inport", At("26.03.2..26.03.3"))
 	// SvcMonitorMACDst: northd adds svc_monitor_mac_dst to the
 	// svc_monitor_mac address set ("Network Function Health monitoring").
 	SvcMonitorMACDst = newTraceFact("svc-monitor-mac-dst", "b42edf4a4", "svc_monitor_mac_dst in the svc_monitor_mac address set", At("26.03.0"))

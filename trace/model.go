@@ -236,10 +236,33 @@ func (d *dpModel) modelDNS(s *nbschema.Snapshot) {
 	}
 }
 
+// notTracedFlow adds a flow of stage st at priority prio that ends the
+// trace "not traced: WHY" for the packets match covers: flows northd writes
+// there that aclc does not generate and would otherwise answer for.
+func (d *dpModel) notTracedFlow(st lflow.Stage, prio int, match, why string) {
+	d.add(st, prio, match, notModelledMark+"("+strconv.Quote(why)+");", "")
+}
+
 // modelARP adds the ls_in_arp_rsp flows that answer ARP requests for the
 // IPv4 addresses of the switch's ports (northd
 // build_lswitch_arp_nd_responder_known_ips; IPv6 ND is not modelled).
+// What the responder does with requests from a localnet port differs from
+// version to version (a skip flow until the resident-chassis condition of
+// upstream 20ee3d9a0 / 39ca8ea00 / 6a360b624 in 24.03.9, 25.09.4 and
+// 26.03.2; 26.03.0–26.03.1's external-ARP rules in port security), and so
+// does the proxy responder of arp_proxy ports: those requests end "not
+// traced".
 func (d *dpModel) modelARP(v *nbview.View) {
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
+		if p := d.ports[name]; p.Type == "localnet" {
+			d.notTracedFlow(lflow.InARPRsp, 65535, "inport == "+strconv.Quote(name)+" && (arp.op == 1 || nd_ns)",
+				d.name+" ARP/ND request from localnet port "+name+": the responder's localnet rule depends on the version and the chassis (ls_in_arp_rsp)")
+		}
+		if p := d.ports[name]; p.Options["arp_proxy"] != "" {
+			d.notTracedFlow(lflow.InARPRsp, 65535, "arp.op == 1 || nd_ns",
+				d.name+" has arp_proxy port "+name+": the proxy ARP/ND responder flows are not modelled (ls_in_arp_rsp)")
+		}
+	}
 	any := false
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]

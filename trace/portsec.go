@@ -1,14 +1,18 @@
 package trace
 
 import (
+	"maps"
 	"math/big"
 	"net/netip"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aclc/aclc/acl/expr"
 	"github.com/aclc/aclc/internal/ethaddr"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
 // psAddr is one port_security entry: a MAC and the IPs allowed with it
@@ -56,10 +60,41 @@ func (d *dpModel) modelPortSec() {
 	d.add(lflow.InCheckPortSec, 50, "1", "reg0[15] = check_in_port_sec(); next;", "")
 	d.add(lflow.InApplyPortSec, 50, "reg0[15] == 1", "drop;", "")
 	d.add(lflow.InApplyPortSec, 0, "1", "next;", "")
+	if d.has(release.ExtPortInportRewrite) {
+		d.notTracedExternalFromLocalnet()
+	}
 	d.add(lflow.OutCheckPortSec, 100, "eth.mcast", "reg0[15] = 0; next;", "")
 	d.add(lflow.OutCheckPortSec, 0, "1", "reg0[15] = check_out_port_sec(); next;", "")
 	d.add(lflow.OutApplyPortSec, 50, "reg0[15] == 1", "drop;", "")
 	d.add(lflow.OutApplyPortSec, 0, "1", "output;", "")
+}
+
+// notTracedExternalFromLocalnet ends the trace of a packet from a localnet
+// port whose source is an external port's MAC: northd rewrites its inport
+// to the external port (release.ExtPortInportRewrite), which aclc does not
+// generate.
+func (d *dpModel) notTracedExternalFromLocalnet() {
+	for _, ln := range slices.Sorted(maps.Keys(d.ports)) {
+		if d.ports[ln].Type != "localnet" {
+			continue
+		}
+		for _, ext := range slices.Sorted(maps.Keys(d.ports)) {
+			p := d.ports[ext]
+			if p.Type != "external" {
+				continue
+			}
+			for _, a := range p.Addresses {
+				f := strings.Fields(a)
+				if len(f) == 0 {
+					continue
+				}
+				if mac, err := ethaddr.Parse(f[0]); err == nil {
+					d.notTracedFlow(lflow.InCheckPortSec, 75, "inport == "+strconv.Quote(ln)+" && eth.src == "+mac.String(),
+						d.name+" packet from localnet port "+ln+" with external port "+ext+"'s MAC: northd rewrites its inport (ls_in_check_port_sec)")
+				}
+			}
+		}
+	}
 }
 
 func addrOf(m *expr.Microflow, field string) netip.Addr {

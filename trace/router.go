@@ -353,9 +353,21 @@ var notModelled = map[string]string{
 	"ct_snat":             "NAT",
 }
 
+// notModelledMark is the action of a model flow that stands for flows
+// aclc does not generate (model.go's notTracedFlow): `aclc_not_traced("WHY")`
+// ends the trace "not traced: WHY". It is no OVN action: northd never
+// writes it, and a listing that has it was built by trace's model.
+const notModelledMark = "aclc_not_traced"
+
 // notModelledAction reports whether the statement st is one of
-// notModelled: "arp { ... }", "reg9[2] = lookup_arp(...)", "get_arp(...)".
+// notModelled: "arp { ... }", "reg9[2] = lookup_arp(...)", "get_arp(...)",
+// or a model's notModelledMark.
 func notModelledAction(st string) (string, bool) {
+	if rest, ok := strings.CutPrefix(st, notModelledMark+"("); ok {
+		if why, err := strconv.Unquote(strings.TrimSuffix(strings.TrimSpace(rest), ")")); err == nil {
+			return why, true
+		}
+	}
 	w := word(st)
 	if why, ok := notModelled[w]; ok {
 		return why, true

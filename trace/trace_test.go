@@ -8,6 +8,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 	"github.com/aclc/aclc/trace"
 )
 
@@ -195,5 +198,27 @@ func TestRecirculationBound(t *testing.T) {
 	}
 	if res.Truncated || res.Verdict != trace.VerdictReject {
 		t.Errorf("truncated=%v verdict=%s, want a complete reject", res.Truncated, res.Verdict)
+	}
+}
+
+// TestLocalnetARPNotTraced: an ARP request from a localnet port meets
+// responder rules that differ from version to version (northd skipped the
+// responder for localnet-inport packets before 24.03.9/25.09.4/26.03.2 and
+// answers only for resident ports since), which aclc does not generate: the
+// trace ends "not traced" on every version instead of answering.
+func TestLocalnetARPNotTraced(t *testing.T) {
+	const arp = `inport == "ln-acl" && eth.src == 00:00:00:00:00:09 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == 00:00:00:00:00:09 && arp.spa == 10.0.0.9 && arp.tpa == 10.0.0.1`
+	for _, r := range release.Distinct() {
+		snap, err := nbschema.LoadFixtureWith("../testdata/fixtures/localnet.yaml", nbschema.FixtureOptions{Release: r})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := trace.New(snap, compile.Compile(snap).Flows).Trace(arp, trace.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", r, err)
+		}
+		if res.Verdict != trace.VerdictNotTraced || !strings.Contains(res.NotTraced, "localnet port ln-acl") {
+			t.Errorf("%s: verdict %s (%s), want not traced naming the localnet port", r, res.Verdict, res.NotTraced)
+		}
 	}
 }
