@@ -6,9 +6,11 @@
 // dubious-but-accepted constructs, and an evaluator with ovn-trace's
 // semantics over a Microflow.
 //
-// Parse, Valid and ParseMicroflow speak 23.03.1; a Dialect (DialectOf(26,
-// 3, 1)) speaks another release: 23.03's table and rules plus the changes
-// each later release made (dialect.go).
+// Parse, Valid and ParseMicroflow speak 23.03.1; a Dialect speaks another
+// version: 23.03's table and rules plus the named Changes that version has
+// (dialect.go). Which version has which change is aclc's package release's
+// to say (compile.Dialect maps a release onto a dialect); this package
+// only names them.
 //
 // Parse returns an *Expr whose Root is a tree of Nodes (Binary, Not, Paren,
 // Bool, FieldTest, Cmp, Range, ChassisResident). Every node records its byte
