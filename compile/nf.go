@@ -86,9 +86,11 @@ func (g *global) considerNetworkFunctionInline(od *datapath, b *builder, nfg *nf
 	if ingress {
 		preNF, fwd, rev = lflow.InPreNF, lflow.InNF, lflow.OutNF
 	}
-	if g.r.nfOrigInport {
+	if g.r.nfOrigInport && len(od.LocalnetPorts) == 0 {
 		// Traffic not sent to a function learns its original inport
-		// too, whether or not the group has an active function.
+		// too, whether or not the group has an active function; not on
+		// a switch with a localnet port (observed on 26.09.0: neither
+		// its own nor its port groups' ACLs give the flows there).
 		b.add(lflow.InNF, 50, "ip4 && "+regbitNFEnabled+" == 0", "nf_learn_orig_inport(ipv6 = false); next;")
 		b.add(lflow.InNF, 50, "ip6 && "+regbitNFEnabled+" == 0", "nf_learn_orig_inport(ipv6 = true); next;")
 	}

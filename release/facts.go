@@ -120,9 +120,10 @@ var (
 	// vtap mode). With no chassis no function is active.
 	NFPortBinding = newFact("nf-port-binding", "8c45b31f1", "a network function is active only when its ports are bound and up", At("26.09.0"))
 	// NFOrigInport: inline network functions learn the packet's original
-	// inport — ls_in_network_function's redirects and a priority-50 flow
-	// for traffic not redirected do nf_learn_orig_inport(ipv6 = ...), split
-	// into ip4 and ip6 — and traffic back from the function looks it up
+	// inport — ls_in_network_function's redirects and, on a switch without
+	// a localnet port, a priority-50 flow for traffic not redirected do
+	// nf_learn_orig_inport(ipv6 = ...), split into ip4 and ip6 — and
+	// traffic back from the function looks it up
 	// (reg8[24] = nf_lookup_orig_inport(): ls_out_pre_acl at priority 115,
 	// was 110, and ls_out_network_function at priority 2). The commit is
 	// after the fetched main; the flows are 26.09.0's observed ones.
