@@ -199,6 +199,9 @@ var (
 	DialectNF = newDialect("nf", "", At("26.03.0"))
 	// DialectEVPN: __inport/__outport, from_evpn_vtep, to_evpn_vtep.
 	DialectEVPN = newDialect("evpn", "e8dc42020", At("26.03.1"))
+	// DialectICMP4InnerSrc: the OVN field icmp4.inner_ip4.src ("ovn-fields:
+	// Add icmp4.inner_ip4.src to rewrite ICMP inner source", main only).
+	DialectICMP4InnerSrc = newDialect("icmp4-inner-src", "32b440983", At("26.09.0"))
 )
 
 // newDialect declares a change of the match language; name is the

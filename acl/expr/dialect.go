@@ -50,6 +50,9 @@ const (
 	// ChangeEVPN: __inport/__outport and the from_evpn_vtep /
 	// to_evpn_vtep predicates.
 	ChangeEVPN Change = "evpn"
+	// ChangeICMP4InnerSrc: the OVN field icmp4.inner_ip4.src (the source
+	// of the IPv4 header inside an ICMPv4 error, for stateless DNAT).
+	ChangeICMP4InnerSrc Change = "icmp4-inner-src"
 )
 
 // symtabChange is what one change does to ovn_init_symtab.
@@ -119,6 +122,10 @@ var changeList = []symtabChange{
 		b.t["__inport"].PortRegister, b.t["__outport"].PortRegister = "inport", "outport"
 		b.pred("from_evpn_vtep", "__inport[31]")
 		b.pred("to_evpn_vtep", "__outport[31]")
+	}},
+	{ChangeICMP4InnerSrc, func(b *symtabBuilder) {
+		// expr_symtab_add_ovn_field: nominal, no prerequisites.
+		b.add("icmp4.inner_ip4.src", 32, Nominal, "", false).OVNField = true
 	}},
 }
 
