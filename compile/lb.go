@@ -2,7 +2,6 @@ package compile
 
 import (
 	"net/netip"
-	"slices"
 
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbview"
@@ -74,22 +73,12 @@ func (g *global) buildLBPreStateful(od *datapath, b *builder) {
 }
 
 // lbWithStatelessMode reports whether load balancer lb is in the
-// stateless-ACL-with-LB mode on switch od (lb_dps->ls_lb_with_stateless_mode,
-// filled by build_lb_datapaths' handle_od_lb_datapath_modes): one of the
-// switch's own load balancers, and from 26.09 one of its load balancer
-// groups' too. A router's load balancers installed on the switch with
-// install_ls_lb_from_router never are.
+// stateless-ACL-with-LB mode on switch od, which is in the mode
+// (lb_dps->ls_lb_with_stateless_mode, filled by build_lb_datapaths'
+// handle_od_lb_datapath_modes): one of the switch's own load balancers,
+// and from 26.09 one of its load balancer groups' too. A router's load
+// balancers installed on the switch with install_ls_lb_from_router never
+// are.
 func (g *global) lbWithStatelessMode(od *datapath, lb string) bool {
-	if slices.Contains(od.LS.LoadBalancer, lb) {
-		return true
-	}
-	if !g.r.statelessLBGroups {
-		return false
-	}
-	for _, id := range od.LS.LoadBalancerGroup {
-		if grp, ok := g.s.LBGroups[id]; ok && slices.Contains(grp.LoadBalancer, lb) {
-			return true
-		}
-	}
-	return false
+	return lbOfStatelessMode(&g.r, g.s, od.LS, lb)
 }
