@@ -37,7 +37,7 @@ func TestCompileDetectsRelease(t *testing.T) {
 			if c.code != 0 {
 				t.Fatalf("compile --nb: exit %d: %s", c.code, c.stderr)
 			}
-			golden, err := os.ReadFile(filepath.Join("../../testdata/golden", r.Series(), "seed-stateless.lflows"))
+			golden, err := os.ReadFile(filepath.Join("../../testdata/golden", r.Name(), "seed-stateless.lflows"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,6 +111,7 @@ func TestStageAndDiffEachRelease(t *testing.T) {
 		"23.03": {"ls_in_acl", "ls_in_acl_eval"},
 		"25.03": {"ls_in_acl_sample", "ls_in_acl"},
 		"26.03": {"ls_out_network_function", "ls_out_acl"},
+		"26.09": {"ls_out_network_function", "ls_out_acl"},
 	}
 	for _, r := range release.All() {
 		t.Run(r.Name(), func(t *testing.T) {
