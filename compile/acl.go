@@ -72,9 +72,18 @@ func (g *global) buildACLs(od *datapath, b *builder) {
 		if r.commitInHint {
 			commit = ""
 		}
+		// An established connection with ct_mark.blocked resumes; from
+		// 26.09 only once the stage's tier loop reached its highest tier
+		// (ls_stateful_rec->max_acl_tier), else a higher tier's drop
+		// would be skipped.
 		m := "ip && ct.est && " + ctBlocked + " == 1"
-		b.add(lflow.InACL, 1, m, commit+allow+"next;")
-		b.add(lflow.OutACL, 1, m, commit+allow+"next;")
+		for _, st := range [2]lflow.Stage{lflow.InACL, lflow.OutACL} {
+			mt := m
+			if t := g.maxACLTiers(od).of(st); r.blockedAtMaxTier && t > 0 {
+				mt += " && " + regACLTier + " == " + strconv.Itoa(t)
+			}
+			b.add(st, 1, mt, commit+allow+"next;")
+		}
 		def := commit + "next;"
 		if g.defaultACLDrop {
 			def = g.dropAction

@@ -14,15 +14,18 @@ import (
 // sees them set (fixtures and live NBs are checked against the release).
 
 // nfGroup is what the ACL stages read of a Network_Function_Group: its id,
-// whether it fails open, and its active network function (the one
-// northd's network_function_update_active chose; nil: none).
+// whether it fails open, whether it is in vtap mode (26.09+) and its
+// active network function (the one northd's
+// network_function_update_active chose; nil: none).
 type nfGroup struct {
 	ID       int
 	FailOpen bool
+	Vtap     bool
 	Active   *netFunction
 }
 
-// netFunction is a Network_Function: its id and its ports (names).
+// netFunction is a Network_Function: its id and its ports (names;
+// OutPort "" for a vtap function, which has none).
 type netFunction struct {
 	ID              int
 	InPort, OutPort string
@@ -149,6 +152,8 @@ func row[T any](s *nbschema.Snapshot, table string, uuid *string) *T {
 }
 
 // aclNFGroup is ACL column network_function_group (26.03), resolved.
+// network_function_group_get_fallback: a vtap group (26.09) always fails
+// open, whatever its fallback says.
 func (g *global) aclNFGroup(acl *nbdb.ACL) *nfGroup {
 	if !g.r.nf {
 		return nil
@@ -157,25 +162,39 @@ func (g *global) aclNFGroup(acl *nbdb.ACL) *nfGroup {
 	if nfg == nil {
 		return nil
 	}
-	out := &nfGroup{ID: nfg.ID, FailOpen: nfg.Fallback != nil && strings.EqualFold(*nfg.Fallback, "fail-open")}
-	if nf := g.activeNF(nfg); nf != nil {
+	out := &nfGroup{ID: nfg.ID, FailOpen: nfg.Fallback != nil && strings.EqualFold(*nfg.Fallback, "fail-open"),
+		Vtap: g.r.nfVtap && nfg.Mode == nbdb.NetworkFunctionGroupModeVtap}
+	if out.Vtap {
+		out.FailOpen = true
+	}
+	if nf := g.activeNF(nfg, out.Vtap); nf != nil {
 		in := row[nbdb.LogicalSwitchPort](g.s, nbdb.LogicalSwitchPortTable, &nf.Inport)
 		outp := row[nbdb.LogicalSwitchPort](g.s, nbdb.LogicalSwitchPortTable, nf.Outport)
-		if in != nil && outp != nil {
+		switch {
+		case in != nil && outp != nil:
 			out.Active = &netFunction{ID: nf.ID, InPort: in.Name, OutPort: outp.Name}
+		case in != nil && out.Vtap && nf.Outport == nil:
+			out.Active = &netFunction{ID: nf.ID, InPort: in.Name}
 		}
 	}
 	return out
 }
 
-// activeNF is network_function_update_active as northd runs it with no
-// chassis: a function with a health check has no online Service_Monitor,
-// so it is not healthy; of the healthy ones, the group's current
-// network_function_active if it is one, else the first (by UUID).
-func (g *global) activeNF(nfg *nbdb.NetworkFunctionGroup) *nbdb.NetworkFunction {
+// activeNF is network_function_update_active: of the group's healthy
+// functions (by UUID, the IDL's set order), the group's current
+// network_function_active if it is one, else the first.
+//
+// Healthy (26.03): no health check, or its Service_Monitor is online.
+// From 26.09 (network_function_port_binding_state) a function's ports must
+// also be bound to one chassis and up — an inline function's inport and
+// outport (it must have one), a vtap function's inport (it must have no
+// outport; its health check is not read). With no SB (Options.SB nil, as
+// in the goldens) no port is bound and no monitor online: on 26.03 only a
+// function without a health check is healthy, on 26.09 none is.
+func (g *global) activeNF(nfg *nbdb.NetworkFunctionGroup, vtap bool) *nbdb.NetworkFunction {
 	var healthy []*nbdb.NetworkFunction
 	for _, id := range slices.Sorted(slices.Values(nfg.NetworkFunction)) {
-		if nf := row[nbdb.NetworkFunction](g.s, nbdb.NetworkFunctionTable, &id); nf != nil && nf.HealthCheck == nil {
+		if nf := row[nbdb.NetworkFunction](g.s, nbdb.NetworkFunctionTable, &id); nf != nil && g.nfHealthy(nf, vtap) {
 			healthy = append(healthy, nf)
 		}
 	}
@@ -190,6 +209,48 @@ func (g *global) activeNF(nfg *nbdb.NetworkFunctionGroup) *nbdb.NetworkFunction 
 		}
 	}
 	return healthy[0]
+}
+
+// nfHealthy is network_function_update_active's test of one function.
+func (g *global) nfHealthy(nf *nbdb.NetworkFunction, vtap bool) bool {
+	outport := row[nbdb.LogicalSwitchPort](g.s, nbdb.LogicalSwitchPortTable, nf.Outport)
+	if g.r.nfPortBinding {
+		if vtap != (nf.Outport == nil) {
+			return false // "outport should not be set for vtap mode" / "must be set for inline mode"
+		}
+		ports := []*string{&nf.Inport}
+		if !vtap {
+			ports = append(ports, nf.Outport)
+		}
+		if !g.nfPortsUp(ports) {
+			return false
+		}
+		if vtap {
+			return true
+		}
+	}
+	if nf.HealthCheck == nil {
+		return true
+	}
+	return outport != nil && g.sb != nil && g.sb.NFMonitorOnline[outport.Name]
+}
+
+// nfPortsUp is network_function_port_binding_state == NF_PORT_STATE_UP:
+// every port exists, is bound to a chassis, the same one, and is up.
+func (g *global) nfPortsUp(ports []*string) bool {
+	chassis := ""
+	for _, ref := range ports {
+		lsp := row[nbdb.LogicalSwitchPort](g.s, nbdb.LogicalSwitchPortTable, ref)
+		if lsp == nil || g.sb == nil {
+			return false
+		}
+		pb := g.sb.Ports[lsp.Name]
+		if pb.Chassis == "" || (chassis != "" && pb.Chassis != chassis) || !pb.Up {
+			return false
+		}
+		chassis = pb.Chassis
+	}
+	return true
 }
 
 // aclSample is ACL column sample_new (isNew) or sample_est (24.09+),

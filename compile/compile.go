@@ -112,6 +112,7 @@ func (o Options) releaseOf(s *nbschema.Snapshot) *release.Release {
 func (g *global) target(opts Options) {
 	g.r = newRules(opts.releaseOf(g.s))
 	g.lacking = opts.Lacking
+	g.sb = opts.SB
 	if IgnoresChassisFeatures(g.s) {
 		g.lacking = ChassisFeatures{}
 	}

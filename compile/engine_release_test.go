@@ -2,6 +2,7 @@ package compile_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -158,6 +159,10 @@ func (m *mutator) stepRelease() {
 			s.NetworkFunctionGroups[id] = g
 		}
 		g.ID = 1 + r.IntN(3)
+		g.Mode = nbdb.NetworkFunctionGroupModeInline
+		if m.has(release.NFVtap) && r.IntN(2) == 0 {
+			g.Mode = nbdb.NetworkFunctionGroupModeVtap
+		}
 		g.Fallback = nil
 		if r.IntN(2) == 0 {
 			f := []string{nbdb.NetworkFunctionGroupFallbackFailOpen, nbdb.NetworkFunctionGroupFallbackFailClose}[r.IntN(2)]
@@ -194,6 +199,9 @@ func (m *mutator) stepRelease() {
 		if p := pickRef(m, nbdb.LogicalSwitchPortTable, s.Ports); p != nil {
 			o := *p
 			nf.Outport = &o
+		}
+		if m.has(release.NFVtap) && r.IntN(3) == 0 {
+			nf.Outport = nil // optional from 26.09 (a vtap function has none)
 		}
 		nf.HealthCheck = nil
 		if r.IntN(4) == 0 {
@@ -426,4 +434,79 @@ func TestEngineFeatureFlips(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestEngineNFVtapFlips is TestEngineFeatureFlips for 26.09's network
+// functions with their ports bound (compile.Options.SB): an inline
+// function's learn and lookup flows, then vtap mode — refused while the
+// function has an outport, mirrored once it has none — and back; each
+// delta gives a full compile's flows.
+func TestEngineNFVtapFlips(t *testing.T) {
+	rel := release.MustLookup("26.09.0")
+	truth := baseNB(7)
+	truth.Release = rel
+	pgID := nbschema.SortedKeys(truth.PortGroups)[0]
+	pg := truth.PortGroups[pgID]
+	aclID := pg.ACLs[0]
+	// The function's ports: two ports of the switch of the group's first
+	// port, where the group's ACLs apply.
+	var ports []string
+	for _, id := range nbschema.SortedKeys(truth.Switches) {
+		if ls := truth.Switches[id]; len(pg.Ports) > 0 && len(ls.Ports) >= 2 && slices.Contains(ls.Ports, pg.Ports[0]) {
+			ports = ls.Ports
+		}
+	}
+	if len(ports) < 2 {
+		t.Fatal("no switch with two ports for the port group")
+	}
+	sb := &compile.SBState{Ports: map[string]compile.PortBinding{}}
+	for _, p := range truth.Ports {
+		sb.Ports[p.Name] = compile.PortBinding{Chassis: "ch1", Up: true}
+	}
+	opts := compile.Options{Release: rel, SB: sb}
+	e := compile.NewEngineWith(cloneSnapshot(truth), opts)
+	prev := e.Listing()
+	step := func(name, want, absent string, edit func()) {
+		t.Helper()
+		m := &mutator{s: truth, rel: rel, changed: map[[2]string]bool{}}
+		edit()
+		m.touch(nbdb.NetworkFunctionTable, nbschema.DerivedUUID(nbdb.NetworkFunctionTable, "vtap"))
+		m.touch(nbdb.NetworkFunctionGroupTable, nbschema.DerivedUUID(nbdb.NetworkFunctionGroupTable, "vtap"))
+		m.touch(nbdb.ACLTable, aclID)
+		var changes []compile.RowChange
+		for k := range m.changed {
+			var row model.Model
+			if r, ok := nbschema.TableByName(k[0]).Row(truth, k[1]); ok {
+				row = model.Clone(r)
+			}
+			changes = append(changes, compile.RowChange{Table: k[0], UUID: k[1], Row: row})
+		}
+		next := e.Apply(changes).Apply(prev)
+		got := text(t, next)
+		o := opts
+		o.ACLIDs = e.ACLIDs()
+		if exp := text(t, compile.CompileWith(cloneSnapshot(truth), o).Flows); got != exp {
+			t.Fatalf("%s: previous flows + delta differ from a full compile", name)
+		}
+		if want != "" && !strings.Contains(got, want) {
+			t.Fatalf("%s: no flow has %q", name, want)
+		}
+		if absent != "" && strings.Contains(got, absent) {
+			t.Fatalf("%s: a flow has %q", name, absent)
+		}
+		prev = next
+	}
+	out := ports[1]
+	nf := &nbdb.NetworkFunction{UUID: nbschema.DerivedUUID(nbdb.NetworkFunctionTable, "vtap"), Name: "nf", ID: 9, Inport: ports[0], Outport: &out}
+	nfg := &nbdb.NetworkFunctionGroup{UUID: nbschema.DerivedUUID(nbdb.NetworkFunctionGroupTable, "vtap"), Name: "g", ID: 6,
+		Mode: nbdb.NetworkFunctionGroupModeInline, NetworkFunction: []string{nf.UUID}}
+	step("inline, bound", "nf_learn_orig_inport(ipv6 = false); outport = ", "clone {", func() {
+		truth.NetworkFunctions[nf.UUID], truth.NetworkFunctionGroups[nfg.UUID] = nf, nfg
+		truth.ACLs[aclID].Action = "allow-related"
+		truth.ACLs[aclID].NetworkFunctionGroup = &nfg.UUID
+	})
+	step("vtap with an outport", "reg0[22..29] == 6), action=(reg8[21] = 0;", "nf_lookup_orig_inport", func() { nfg.Mode = nbdb.NetworkFunctionGroupModeVtap })
+	step("vtap", "clone {outport = ", "nf_learn_orig_inport", func() { nf.Outport = nil })
+	step("inline without outport", "nf_learn_orig_inport(ipv6 = true); next;", "clone {", func() { nfg.Mode = nbdb.NetworkFunctionGroupModeInline })
+	step("inline again", "reg8[24] = nf_lookup_orig_inport(); next;", "clone {", func() { nf.Outport = &out })
 }

@@ -555,7 +555,7 @@ func TestEngineProperty(t *testing.T) {
 	if testing.Short() {
 		seeds, batches = 3, 100
 	}
-	engineProperty(t, compile.Options{}, seeds, batches)
+	engineProperty(t, compile.Options{}, nil, seeds, batches)
 }
 
 // TestEngineReleases is TestEngineProperty for every later release, with
@@ -570,8 +570,51 @@ func TestEngineReleases(t *testing.T) {
 		if r == release.MustLookup("23.03.1") {
 			continue
 		}
-		t.Run(r.Name(), func(t *testing.T) { engineProperty(t, compile.Options{Release: r}, seeds, batches) })
+		t.Run(r.Name(), func(t *testing.T) { engineProperty(t, compile.Options{Release: r}, nil, seeds, batches) })
 	}
+}
+
+// TestEngineNFBound is TestEngineReleases for the releases with network
+// functions, with an SB where most ports are bound and up (some unbound,
+// some on a second chassis): active functions come and go with the
+// groups, functions and ports the changes touch (26.09: port bindings,
+// vtap mode, functions without outport).
+func TestEngineNFBound(t *testing.T) {
+	seeds, batches := 4, 150
+	if testing.Short() {
+		seeds, batches = 2, 60
+	}
+	for _, r := range release.Distinct() {
+		if !r.Has(release.NetworkFunction) {
+			continue
+		}
+		t.Run(r.Name(), func(t *testing.T) { engineProperty(t, compile.Options{Release: r}, boundSB, seeds, batches) })
+	}
+}
+
+// boundSB binds the ports of s and those the mutator may add: most to
+// chassis ch1 and up, every 7th unbound, every 11th on ch2, every 13th
+// down; the network functions' monitors of every other port online.
+func boundSB(s *nbschema.Snapshot) *compile.SBState {
+	sb := &compile.SBState{Ports: map[string]compile.PortBinding{}, NFMonitorOnline: map[string]bool{}}
+	names := []string{}
+	for _, id := range nbschema.SortedKeys(s.Ports) {
+		names = append(names, s.Ports[id].Name)
+	}
+	for n := 1; n <= 5000; n++ {
+		names = append(names, "mp-"+nbschema.DerivedUUID(nbdb.LogicalSwitchPortTable, fmt.Sprintf("mut-%d", n))[:8])
+	}
+	for i, name := range names {
+		switch {
+		case i%7 == 3:
+		case i%11 == 5:
+			sb.Ports[name] = compile.PortBinding{Chassis: "ch2", Up: true}
+		default:
+			sb.Ports[name] = compile.PortBinding{Chassis: "ch1", Up: i%13 != 2}
+		}
+		sb.NFMonitorOnline[name] = i%2 == 0
+	}
+	return sb
 }
 
 // TestEngineSwitchScan is TestEngineReleases with the other producers of
@@ -581,15 +624,22 @@ func TestEngineReleases(t *testing.T) {
 func TestEngineSwitchScan(t *testing.T) {
 	defer compile.ScanSwitchACLs()()
 	for _, r := range release.Distinct() {
-		t.Run(r.Name(), func(t *testing.T) { engineProperty(t, compile.Options{Release: r}, 3, 100) })
+		t.Run(r.Name(), func(t *testing.T) { engineProperty(t, compile.Options{Release: r}, nil, 3, 100) })
 	}
 }
 
-func engineProperty(t *testing.T, opts compile.Options, seeds, batches int) {
+// engineProperty checks the engine against full compiles after batches of
+// random changes; sbFor, if not nil, gives the SB state to compile with
+// (from the seed's initial NB).
+func engineProperty(t *testing.T, opts compile.Options, sbFor func(*nbschema.Snapshot) *compile.SBState, seeds, batches int) {
 	for seed := range uint64(seeds) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			truth := baseNB(seed + 1)
 			seedRelease(truth, opts.Release)
+			opts := opts
+			if sbFor != nil {
+				opts.SB = sbFor(truth)
+			}
 			e := compile.NewEngineWith(cloneSnapshot(truth), opts)
 			prev := e.Listing()
 			if got, want := text(t, prev), text(t, compile.CompileWith(cloneSnapshot(truth), opts).Flows); got != want {

@@ -1,6 +1,9 @@
 package compile
 
 import (
+	"slices"
+
+	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/release"
 )
@@ -38,4 +41,34 @@ func LBStatelessMode(r *release.Release, ls *nbdb.LogicalSwitch) bool {
 
 func lbStatelessMode(r *rules, ls *nbdb.LogicalSwitch) bool {
 	return r.statelessLB && boolOption(ls.OtherConfig["enable-stateless-acl-with-lb"], false)
+}
+
+// LBInStatelessMode reports whether release r's northd runs load balancer
+// lb (UUID) of switch ls in the stateless-ACL-with-LB mode: the switch is
+// in the mode (LBStatelessMode) and lb is one of its own load balancers
+// or, from 26.09, of its load balancer groups' (lbWithStatelessMode). Its
+// VIPs then get the priority-150 ls_in_pre_stateful flows.
+func LBInStatelessMode(r *release.Release, s *nbschema.Snapshot, ls *nbdb.LogicalSwitch, lb string) bool {
+	ru := newRules(r)
+	if !lbStatelessMode(&ru, ls) {
+		return false
+	}
+	return lbOfStatelessMode(&ru, s, ls, lb)
+}
+
+// lbOfStatelessMode is handle_od_lb_datapath_modes' choice for a switch in
+// the mode: its own load balancers, and from 26.09 its groups'.
+func lbOfStatelessMode(r *rules, s *nbschema.Snapshot, ls *nbdb.LogicalSwitch, lb string) bool {
+	if slices.Contains(ls.LoadBalancer, lb) {
+		return true
+	}
+	if !r.statelessLBGroups {
+		return false
+	}
+	for _, id := range ls.LoadBalancerGroup {
+		if grp, ok := s.LBGroups[id]; ok && slices.Contains(grp.LoadBalancer, lb) {
+			return true
+		}
+	}
+	return false
 }

@@ -18,6 +18,7 @@ type global struct {
 	// aclIDs is the SB ACL_ID of each persist-established ACL (25.03+).
 	aclIDs  map[string]int
 	lacking ChassisFeatures // Options.Lacking
+	sb      *SBState        // Options.SB
 	// anySamples: walk every switch's ACLs for sample flows (24.09+), not
 	// only a switch where an applied ACL names a Sample (the engine, whose
 	// rows come and go).

@@ -2,7 +2,6 @@ package compile
 
 import (
 	"net/netip"
-	"slices"
 
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbview"
@@ -14,14 +13,12 @@ import (
 // and the priority-130 ls_in_pre_lb empty-backend event flow when enabled;
 // on a switch with other_config:enable-stateless-acl-with-lb, the flows of
 // build_lb_rules_for_stateless_acl and the stateless-mode pre-stateful
-// flows (25.09+).
+// flows (25.09+; lbWithStatelessMode says which load balancers).
 func (g *global) buildLBPreStateful(od *datapath, b *builder) {
 	stateless := g.lbStatelessMode(od)
 	for _, lb := range g.v.DatapathLBs(od, g.installLSLBFromRouter) {
 		proto := nbview.LBProtocol(lb)
-		// Like northd, only the switch's own load balancers (not its
-		// groups' or its routers') are in stateless mode.
-		lbStateless := stateless && slices.Contains(od.LS.LoadBalancer, lb.UUID)
+		lbStateless := stateless && g.lbWithStatelessMode(od, lb.UUID)
 		snatIP := ""
 		if ip, err := netip.ParseAddr(lb.Options["hairpin_snat_ip"]); err == nil && ip.Is4() {
 			snatIP = lb.Options["hairpin_snat_ip"]
@@ -77,4 +74,15 @@ func (g *global) buildLBPreStateful(od *datapath, b *builder) {
 			b.addFrom(lflow.OutStateful, 110, regbitACLStateless+" == 1 && ct.new", "next;", lb.UUID)
 		}
 	}
+}
+
+// lbWithStatelessMode reports whether load balancer lb is in the
+// stateless-ACL-with-LB mode on switch od, which is in the mode
+// (lb_dps->ls_lb_with_stateless_mode, filled by build_lb_datapaths'
+// handle_od_lb_datapath_modes): one of the switch's own load balancers,
+// and from 26.09 one of its load balancer groups' too. A router's load
+// balancers installed on the switch with install_ls_lb_from_router never
+// are.
+func (g *global) lbWithStatelessMode(od *datapath, lb string) bool {
+	return lbOfStatelessMode(&g.r, g.s, od.LS, lb)
 }

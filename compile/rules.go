@@ -24,6 +24,29 @@ type Options struct {
 	// Chassis rows assumes all; so does aclc unless told here. Ignored
 	// when the NB says ignore_chassis_features (IgnoresChassisFeatures).
 	Lacking ChassisFeatures
+	// SB is what northd reads of the SB to choose a network function
+	// group's active function (26.03+): port bindings and service monitor
+	// health. Nil: an SB with no chassis, as northd starts — no port is
+	// bound, no monitor is online, so from 26.09 no function is active.
+	SB *SBState
+}
+
+// SBState is the SB state network_function_update_active reads.
+type SBState struct {
+	// Ports are the SB Port_Binding rows by logical_port.
+	Ports map[string]PortBinding
+	// NFMonitorOnline holds the logical ports (a network function's
+	// outport) whose Service_Monitor of type "network-function" has status
+	// "online".
+	NFMonitorOnline map[string]bool
+}
+
+// PortBinding is what northd reads of a Port_Binding for a network
+// function's health (network_function_port_binding_state, 26.09+): the
+// name of the chassis it is bound to ("" for none) and column up.
+type PortBinding struct {
+	Chassis string
+	Up      bool
 }
 
 // IgnoresChassisFeatures is NB_Global options:ignore_chassis_features
@@ -76,6 +99,13 @@ type rules struct {
 	setID32        bool // release.SetID32
 	switchPorts    bool // release.SwitchPortsSkipCt
 	evpn           bool // release.EVPN
+	// 26.09
+	blockedAtMaxTier  bool // release.BlockedAllowAtMaxTier
+	localnetCtClear   bool // release.LocalnetEgressCtClear
+	statelessLBGroups bool // release.StatelessLBGroups
+	nfVtap            bool // release.NFVtap
+	nfPortBinding     bool // release.NFPortBinding
+	nfOrigInport      bool // release.NFOrigInport
 }
 
 // newRules reads release r's rules. r must not be nil: every source
@@ -112,6 +142,13 @@ func newRules(r *release.Release) rules {
 		setID32:        r.Has(release.SetID32),
 		switchPorts:    r.Has(release.SwitchPortsSkipCt),
 		evpn:           r.Has(release.EVPN),
+
+		blockedAtMaxTier:  r.Has(release.BlockedAllowAtMaxTier),
+		localnetCtClear:   r.Has(release.LocalnetEgressCtClear),
+		statelessLBGroups: r.Has(release.StatelessLBGroups),
+		nfVtap:            r.Has(release.NFVtap),
+		nfPortBinding:     r.Has(release.NFPortBinding),
+		nfOrigInport:      r.Has(release.NFOrigInport),
 	}
 	ru.regs = registers2303
 	if r.Has(release.Registers2503) {

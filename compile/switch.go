@@ -113,6 +113,15 @@ func (g *global) skipPortFromConntrack(b *builder, name string, hasStatefulACL b
 	b.add(out, prio, "ip && outport == "+key, egress)
 }
 
+// localnetKeepsCt is skip_port_from_conntrack's choice for a localnet
+// port: its egress flow keeps the conntrack state ("next;") only on a
+// switch with stateful ACLs, and from 26.09 never (traffic leaving by a
+// localnet port must not carry the ingress zone's state into
+// ls_out_acl_eval).
+func (g *global) localnetKeepsCt(hasStatefulACL bool) bool {
+	return hasStatefulACL && !g.r.localnetCtClear
+}
+
 // skipEVPNFromConntrack is northd's skip_evpn_from_conntrack: a switch with
 // a valid other_config:dynamic-routing-vni has EVPN remote VTEPs, which
 // have no conntrack zone.
@@ -196,7 +205,7 @@ func (g *global) buildPreACLs(od *datapath, b *builder) {
 			g.skipPortFromConntrack(b, name, true, lflow.InPreACL, lflow.OutPreACL, 110)
 		}
 		for _, p := range od.LocalnetPorts {
-			g.skipPortFromConntrack(b, p.Name, true, lflow.InPreACL, lflow.OutPreACL, 110)
+			g.skipPortFromConntrack(b, p.Name, g.localnetKeepsCt(true), lflow.InPreACL, lflow.OutPreACL, 110)
 		}
 		g.skipEVPNFromConntrack(od, b, true, lflow.InPreACL, lflow.OutPreACL, 110)
 		g.buildStatelessFilters(od, b)
@@ -246,7 +255,7 @@ func (g *global) buildPreLB(od *datapath, b *builder) {
 	}
 	if !od.HasLBVIP {
 		for _, p := range od.LocalnetPorts {
-			g.skipPortFromConntrack(b, p.Name, od.HasStatefulACL, lflow.InPreLB, lflow.OutPreLB, 110)
+			g.skipPortFromConntrack(b, p.Name, g.localnetKeepsCt(od.HasStatefulACL), lflow.InPreLB, lflow.OutPreLB, 110)
 		}
 	}
 	g.skipEVPNFromConntrack(od, b, od.HasStatefulACL, lflow.InPreLB, lflow.OutPreLB, 110)

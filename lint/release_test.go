@@ -45,6 +45,11 @@ func TestRulesPerRelease(t *testing.T) {
 			{Rule: "stateless-lb-vip", Severity: "warning", ACLs: []string{"fast-tcp"}, Switches: []string{"sw-mode"}, Offset: -1},
 			{Rule: "stateless-lb-vip", Severity: "warning", ACLs: []string{"fast-tcp-2"}, Switches: []string{"sw-plain"}, Offset: -1},
 		}},
+		// A group's load balancer is in the mode from 26.09 only.
+		{"stateless-lb-vip-mode-group.yaml", release.MustLookup("26.03.1"), []got{
+			{Rule: "stateless-lb-vip", Severity: "warning", ACLs: []string{"fast-tcp"}, Switches: []string{"sw-mode"}, Offset: -1},
+		}},
+		{"stateless-lb-vip-mode-group.yaml", release.MustLookup("26.09.0"), nil},
 		// 25.03's sw2 does not run in the stateless-ACL-with-LB mode.
 		{"stateless-mark-ignores-tiers.yaml", release.MustLookup("25.03.0"), []got{
 			{Rule: "stateless-mark-ignores-tiers", Severity: "warning", ACLs: []string{"np-fast-tcp", "anp-allow-web", "anp-drop-ssh"}, Switches: []string{"sw0"}, Offset: -1},

@@ -164,12 +164,16 @@ func (l *linter) noReply(v *swView, st stage, in *inst, layers func(stage) []*la
 	return f, true, false
 }
 
-// vipSets returns, for each load balancer VIP of the switch, the traffic
+// vipSets returns, for each load balancer VIP of the switch (but those of
+// load balancers in the stateless-ACL-with-LB mode), the traffic
 // to the VIP and the traffic back from its backends, as cube sets.
 func (l *linter) vipSets(v *swView) []vipTraffic {
 	var out []vipTraffic
 	cv := &converter{d: l.dialect, as: l.as}
 	for _, lb := range v.lbs {
+		if compile.LBInStatelessMode(l.rel, l.s, v.ls, lb.UUID) {
+			continue // load balanced in the stateless-ACL-with-LB mode
+		}
 		proto := "tcp"
 		if lb.Protocol != nil && *lb.Protocol != "" {
 			proto = *lb.Protocol
@@ -237,9 +241,10 @@ func endpointMatch(ep, proto, side string) (string, bool) {
 // of its backends: the pre-ACL flow sets reg0[16], pre-LB then skips
 // ct_lb_mark, so the VIP is never DNATed (or the reply never un-DNATed).
 func (l *linter) lbVIP(v *swView, in *inst) []Finding {
-	if !v.lbVIP || compile.LBStatelessMode(l.rel, v.ls) {
+	if !v.lbVIP {
 		// In the stateless-ACL-with-LB mode (25.09+) stateless traffic
-		// to a VIP still goes to ct_lb_mark, and back through ct_nat.
+		// to the VIP of a load balancer in the mode still goes to
+		// ct_lb_mark, and back through ct_nat: vipSets leaves those out.
 		return nil
 	}
 	s := l.setOf(v, in)

@@ -83,10 +83,13 @@ func (b *builder) networkFunction(n *yaml.Node, path string) {
 	name := b.required(f, "name")
 	nf := &nbdb.NetworkFunction{UUID: b.rowUUID(f, nbdb.NetworkFunctionTable, name), Name: name, ExternalIDs: b.strMap(f, "external_ids")}
 	nf.ID = b.requiredInt(f, "id", 1, 255)
-	for _, k := range []string{"inport", "outport"} {
-		if !f.has(k) {
-			b.errorf(f.node, join(path, k), "missing (required; a switch port name)")
-		}
+	if !f.has("inport") {
+		b.errorf(f.node, join(path, "inport"), "missing (required; a switch port name)")
+	}
+	if !f.has("outport") {
+		// Optional from NB schema 7.19.0 (26.09: a vtap-mode function has
+		// none); required before.
+		b.needs(release.NFVtap, n, join(path, "outport"))
 	}
 	b.refOne(f, "inport", nbdb.LogicalSwitchPortTable, func(u string) { nf.Inport = u })
 	b.refOne(f, "outport", nbdb.LogicalSwitchPortTable, func(u string) { nf.Outport = &u })
@@ -107,8 +110,11 @@ func (b *builder) networkFunctionGroup(n *yaml.Node, path string) {
 	g := &nbdb.NetworkFunctionGroup{UUID: b.rowUUID(f, nbdb.NetworkFunctionGroupTable, name), Name: name,
 		Mode: nbdb.NetworkFunctionGroupModeInline, ExternalIDs: b.strMap(f, "external_ids")}
 	g.ID = b.requiredInt(f, "id", 1, 255)
-	if m := b.enum(f, "mode", false, []string{nbdb.NetworkFunctionGroupModeInline}, ""); m != nil {
+	if m := b.enum(f, "mode", false, []string{nbdb.NetworkFunctionGroupModeInline, nbdb.NetworkFunctionGroupModeVtap}, ""); m != nil {
 		g.Mode = *m
+		if g.Mode == nbdb.NetworkFunctionGroupModeVtap {
+			b.needs(release.NFVtap, f.at("mode"), join(path, "mode"))
+		}
 	}
 	g.Fallback = b.enum(f, "fallback", false, nfgFallbacks, "")
 	b.refList(f, "network_functions", nbdb.NetworkFunctionTable, func(u string) { g.NetworkFunction = append(g.NetworkFunction, u) })

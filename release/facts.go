@@ -30,6 +30,12 @@ var (
 	NetworkFunction = newInput("network-function", "network functions (ACL network_function_group; Network_Function, Network_Function_Group, Network_Function_Health_Check)", "", At("26.03.0"))
 	// ACLCtTranslation is NB_Global options:acl_ct_translation.
 	ACLCtTranslation = newInput("acl-ct-translation", "NB_Global options:acl_ct_translation", "f9ffb0ee9 (8fbda461f, f8c8b8370, 8dda00d51)", At("24.03.8", "25.03.3", "25.09.3", "26.03.0"))
+	// NFVtap is Network_Function_Group mode "vtap" and a Network_Function
+	// without an outport (NB schema 7.19.0, "ovn-nb: Network Function vtap
+	// mode schema changes"; northd's flows: 8c45b31f1). A vtap group
+	// mirrors its traffic to the function's one port instead of
+	// redirecting it.
+	NFVtap = newInput("nf-vtap", `Network_Function_Group mode "vtap" (and Network_Function without outport)`, "4981ad6fa, 8c45b31f1", At("26.09.0"))
 )
 
 // northd's construction of the ACL stages (compile/rules.go reads these).
@@ -105,6 +111,42 @@ var (
 	SwitchPortsSkipCt = newFact("switch-ports-skip-ct", "2f2b263df (13ec14884)", `ports of type "switch" skip conntrack`, At("25.09.3", "26.03.0"))
 	// EVPN: EVPN remote VTEP traffic skips conntrack.
 	EVPN = newFact("evpn", "e8dc42020", "EVPN remote VTEP traffic skips conntrack", At("26.03.1"))
+	// BlockedAllowAtMaxTier: build_acls' priority-1 eval flow that lets an
+	// established connection with ct_mark.blocked resume also matches
+	// reg8[30..31] == the stage's highest tier, so that it competes only
+	// after every tier was evaluated ("northd: Gate priority-1
+	// default-allow on REG_ACL_TIER for tiered ACLs"). branch-26.03 has the
+	// backport 9be8b2cfb after v26.03.2 (26.03.2's goldens lack it): add
+	// its since-point when that branch's next version is verified.
+	BlockedAllowAtMaxTier = newFact("blocked-allow-at-max-tier", "2c67789ce (9be8b2cfb)", "the ct_mark.blocked allow flow of a tiered eval stage waits for its highest tier", At("26.09.0"))
+	// LocalnetEgressCtClear: skip_port_from_conntrack clears the
+	// conntrack state of traffic leaving by a localnet port even on a
+	// stateful switch ("northd: Always clear ct_state on localnet port
+	// egress"; main only).
+	LocalnetEgressCtClear = newFact("localnet-egress-ct-clear", "904052866", "egress to a localnet port always does ct_clear", At("26.09.0"))
+	// StatelessLBGroups: with enable-stateless-acl-with-lb, the load
+	// balancers of the switch's load balancer groups are in stateless mode
+	// too (their priority-150/105 ls_in_pre_stateful flows). The commit is
+	// after the fetched main (2026-08-03, whose build_lb_datapaths marks
+	// only the switch's own load balancers); the rule is 26.09.0's
+	// observed behaviour: a router's load balancers installed with
+	// install_ls_lb_from_router still are not.
+	StatelessLBGroups = newFact("stateless-lb-groups", "", "stateless-ACL-with-LB mode covers the switch's load balancer groups", At("26.09.0"))
+	// NFPortBinding: network_function_update_active counts a function
+	// healthy only when its ports (inline: inport and outport; vtap: the
+	// inport) are bound to one chassis and up in the SB, and then (inline
+	// with a health check) its Service_Monitor is online (8c45b31f1, with
+	// vtap mode). With no chassis no function is active.
+	NFPortBinding = newFact("nf-port-binding", "8c45b31f1", "a network function is active only when its ports are bound and up", At("26.09.0"))
+	// NFOrigInport: inline network functions learn the packet's original
+	// inport — ls_in_network_function's redirects and, on a switch without
+	// a localnet port, a priority-50 flow for traffic not redirected do
+	// nf_learn_orig_inport(ipv6 = ...), split into ip4 and ip6 — and
+	// traffic back from the function looks it up
+	// (reg8[24] = nf_lookup_orig_inport(): ls_out_pre_acl at priority 115,
+	// was 110, and ls_out_network_function at priority 2). The commit is
+	// after the fetched main; the flows are 26.09.0's observed ones.
+	NFOrigInport = newFact("nf-orig-inport", "", "inline network functions learn and look up the original inport", At("26.09.0"))
 )
 
 // What trace and nbview read of northd's other stages.

@@ -12,30 +12,31 @@ import (
 type actKind int
 
 const (
-	aNoop           actKind = iota // sample, trigger_event, put_fdb, ...: no effect on the trace
-	aNext                          // next; next(N); next(pipeline=P,table=N);
-	aOutput                        // output;
-	aDrop                          // drop;
-	aLoad                          // field = constant | field = field
-	aExchange                      // a <-> b
-	aHairpin                       // reg0[6] = chk_lb_hairpin(); ..._reply()
-	aPortSec                       // reg0[15] = check_in_port_sec(); check_out_port_sec()
-	aDNSLookup                     // reg0[4] = dns_lookup()
-	aCTOrig                        // reg1[16..23] = ct_proto(); ct_tp_dst(), ct_nw_dst(), ct_ip6_dst()
-	aSample                        // sample(probability=...,collector_set=...,obs_domain=...,obs_point=...);
-	aCTNext                        // ct_next;
-	aCTLB                          // ct_lb; ct_lb_mark; ct_lb_mark(backends=...);
-	aCTCommit                      // ct_commit; ct_commit { ... };
-	aCTCommitNAT                   // ct_commit_nat;
-	aCTClear                       // ct_clear;
-	aReject                        // reject { ... };
-	aLog                           // log(...);
-	aDecTTL                        // ip.ttl--;
-	aLookupNeighbor                // reg9[2] = lookup_arp(...); lookup_nd(...)
-	aSelect                        // reg8[16..31] = select(1, 2): an ECMP member
-	aGenerate                      // icmp4 { ... }; icmp6, tcp_reset, sctp_abort (a router's own packets)
-	aNotModelled                   // router actions aclc trace does not execute (get_arp, arp { }, ...)
-	aUnsupported                   // anything else
+	aNoop               actKind = iota // sample, trigger_event, put_fdb, ...: no effect on the trace
+	aNext                              // next; next(N); next(pipeline=P,table=N);
+	aOutput                            // output;
+	aDrop                              // drop;
+	aLoad                              // field = constant | field = field
+	aExchange                          // a <-> b
+	aHairpin                           // reg0[6] = chk_lb_hairpin(); ..._reply()
+	aPortSec                           // reg0[15] = check_in_port_sec(); check_out_port_sec()
+	aDNSLookup                         // reg0[4] = dns_lookup()
+	aCTOrig                            // reg1[16..23] = ct_proto(); ct_tp_dst(), ct_nw_dst(), ct_ip6_dst()
+	aSample                            // sample(probability=...,collector_set=...,obs_domain=...,obs_point=...);
+	aCTNext                            // ct_next;
+	aCTLB                              // ct_lb; ct_lb_mark; ct_lb_mark(backends=...);
+	aCTCommit                          // ct_commit; ct_commit { ... };
+	aCTCommitNAT                       // ct_commit_nat;
+	aCTClear                           // ct_clear;
+	aReject                            // reject { ... };
+	aLog                               // log(...);
+	aDecTTL                            // ip.ttl--;
+	aLookupNeighbor                    // reg9[2] = lookup_arp(...); lookup_nd(...)
+	aNFLookupOrigInport                // reg8[24] = nf_lookup_orig_inport() (26.09)
+	aSelect                            // reg8[16..31] = select(1, 2): an ECMP member
+	aGenerate                          // icmp4 { ... }; icmp6, tcp_reset, sctp_abort (a router's own packets)
+	aNotModelled                       // router actions aclc trace does not execute (get_arp, arp { }, ...)
+	aUnsupported                       // anything else
 )
 
 // action is one parsed logical-flow action.
@@ -160,6 +161,10 @@ var keywordActions = map[string]actKind{
 	"trigger_event": aNoop, "put_fdb": aNoop,
 	// put_arp/put_nd learn a MAC binding: nothing the trace can see.
 	"put_arp": aNoop, "put_nd": aNoop, "set_queue": aNoop, "meter": aNoop, "handle_svc_check": aNoop,
+	// nf_learn_orig_inport(ipv6 = B) (26.09) records the packet's inport
+	// for a network function's return traffic: ovn-trace prints it and
+	// goes on.
+	"nf_learn_orig_inport": aNoop,
 }
 
 func parseAction(st string) (action, error) {
@@ -276,6 +281,8 @@ func parseAction(st string) (action, error) {
 		case strings.HasPrefix(a.rhs, "lookup_arp(") || strings.HasPrefix(a.rhs, "lookup_nd(") ||
 			strings.HasPrefix(a.rhs, "lookup_arp_ip(") || strings.HasPrefix(a.rhs, "lookup_nd_ip("):
 			a.kind = aLookupNeighbor
+		case a.rhs == "nf_lookup_orig_inport()":
+			a.kind = aNFLookupOrigInport
 		}
 		return a, nil
 	}

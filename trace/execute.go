@@ -193,6 +193,10 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 			// empty MAC_Binding table.
 			m.Set(a.lhs, 0)
 			super.add(NodeAction, "/* lookup failed - No MAC binding. */")
+		case aNFLookupOrigInport:
+			// ovn-trace 26.09 has no learnt inports: a miss.
+			m.Set(a.lhs, 0)
+			super.add(NodeAction, "/* Assumed nf_lookup_orig_inport miss. */")
 		case aNotModelled:
 			r.stopNotTraced(super, r.dpName()+" "+r.notModelledWhat(a, m)+" ("+fi.Stage+")")
 			return true

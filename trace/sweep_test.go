@@ -63,8 +63,8 @@ func TestDifferentialSweep(t *testing.T) {
 	sweepFixtures(t, startSandbox(t), release.MustLookup("23.03.1"))
 }
 
-// TestDifferentialSweepRelease is TestDifferentialSweep on 25.03 and
-// 26.03: every fixture the release can express, into that release's NB
+// TestDifferentialSweepRelease is TestDifferentialSweep on 25.03, 26.03 and
+// 26.09: every fixture the release can express, into that release's NB
 // and northd, traced with its own ovn-trace and with aclc trace on the
 // flows aclc compiles for it. Where aclc says "not traced", ovn-trace
 // must have taken the packet into what aclc does not model
@@ -73,10 +73,10 @@ func TestDifferentialSweepRelease(t *testing.T) {
 	forEachRelease(t, func(t *testing.T, sb *ovnsandbox.Sandbox, r *release.Release) { sweepFixtures(t, sb, r) })
 }
 
-// forEachRelease runs f for 26.03 and 25.03, each with a sandbox of that
+// forEachRelease runs f for 26.09, 26.03 and 25.03, each with a sandbox of that
 // release's NB, SB and northd.
 func forEachRelease(t *testing.T, f func(*testing.T, *ovnsandbox.Sandbox, *release.Release)) {
-	for _, r := range []*release.Release{release.MustLookup("26.03.1"), release.MustLookup("25.03.0")} {
+	for _, r := range []*release.Release{release.MustLookup("26.09.0"), release.MustLookup("26.03.1"), release.MustLookup("25.03.0")} {
 		t.Run(r.Name(), func(t *testing.T) {
 			testenv.NeedRelease(t, r)
 			sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{Release: r})

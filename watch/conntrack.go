@@ -67,10 +67,23 @@ func entersConntrack(f lflow.Flow) bool {
 	return false
 }
 
-// redirectsToNF reports whether f is a network-function redirect flow.
+// redirectsToNF reports whether f is a network-function redirect flow
+// (or, 26.09, a vtap mirror): ls_in/ls_out_network_function priority 99.
 func redirectsToNF(f lflow.Flow) bool {
 	k := f.Stage.Kind()
-	return (k == lflow.InNF || k == lflow.OutNF) && f.Priority == 99 && strings.HasPrefix(f.Actions, "outport = ")
+	if (k != lflow.InNF && k != lflow.OutNF) || f.Priority != 99 {
+		return false
+	}
+	a := f.Actions
+	if strings.HasPrefix(a, "nf_learn_orig_inport(") {
+		// 26.09's inline redirects learn the original inport first.
+		if _, rest, ok := strings.Cut(a, "; "); ok {
+			a = rest
+		}
+	}
+	// An inline redirect, or a vtap mirror (26.09): without it the
+	// connections' replies, marked ct_label.nf, are dropped as well.
+	return strings.HasPrefix(a, "outport = ") || strings.HasPrefix(a, "clone {outport = ")
 }
 
 // ctUse is what the watcher knows of one switch's conntrack use.

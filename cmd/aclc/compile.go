@@ -57,12 +57,15 @@ The datapath UUID printed in each "Datapath:" header is the NB
 Logical_Switch UUID (ovn-sbctl prints the SB Datapath_Binding UUID there).
 
 What northd reads besides the NB: the ids it allocated in the SB ACL_ID
-table for persist-established ACLs (25.03+) and the features of the
-chassis. Without --sb aclc allocates the ids 1, 2, ... in ACL UUID order
-(northd's equal these up to a renaming) and assumes every chassis feature,
-as northd does with no chassis; --chassis-lacks names features some
-chassis lack. With --sb it reads both from that live SB, which must be
-the NB's release, and prints exactly what northd wrote there.
+table for persist-established ACLs (25.03+), the features of the
+chassis, and the port bindings and service monitors that make a network
+function active (26.03+). Without --sb aclc allocates the ids 1, 2, ...
+in ACL UUID order (northd's equal these up to a renaming) and assumes
+every chassis feature and no bound port, as northd does with no chassis
+(so from 26.09 no network function is active); --chassis-lacks names
+features some chassis lack. With --sb it reads all of them from that
+live SB, which must be the NB's release, and prints exactly what northd
+wrote there.
 
 Matches are copied verbatim, as northd does, even when invalid; problems
 aclc detects are reported on stderr: empty matches, dangling $address_set
@@ -85,7 +88,7 @@ func init() {
 	f.StringSliceVar(&compileOpts.stages, "stage", nil, "only these stages, as the release names them (e.g. ls_in_acl_eval on 25.03+, ls_in_acl on 23.03; repeatable or comma-separated)")
 	f.BoolVar(&compileOpts.strict, "strict", false, "exit 1, printing no flows, if any problem is found")
 	f.StringVarP(&compileOpts.output, "output", "o", "-", "write the flows to this file (atomically) instead of stdout")
-	f.StringVar(&compileOpts.sb, "sb", "", "read the ACL ids northd allocated (persist-established, 25.03+) and the chassis features from this live SB (remote(s), comma-separated; it must be the NB's release)")
+	f.StringVar(&compileOpts.sb, "sb", "", "read the ACL ids northd allocated (persist-established, 25.03+), the chassis features and the network functions' port bindings and monitors (26.03+) from this live SB (remote(s), comma-separated; it must be the NB's release)")
 	compileOpts.chassis.register(compileCmd)
 	compileNB.register(compileCmd)
 	compileNB.registerRelease(compileCmd)

@@ -17,7 +17,9 @@ import (
 )
 
 // What compile --sb and verify read of the live SB besides its flows: the
-// ACL ids northd allocated and the chassis features northd goes by.
+// ACL ids northd allocated, the chassis features northd goes by, and the
+// port bindings and service monitors that decide a network function
+// group's active function.
 
 // sbOptions are the connection options of the SB at remote (empty:
 // $OVN_SB_DB, else the default), with the NB flags' TLS files, timeout and
@@ -29,8 +31,9 @@ func sbOptions(remote string, nb *nbFlags) ovsdbconn.Options {
 }
 
 // liveTarget reads from the SB what northd of release r compiled snap
-// with: the ids of the persist-established ACLs (25.03+) and the chassis
-// features some chassis lack. lacking are the features the user said are
+// with: the ids of the persist-established ACLs (25.03+), the port
+// bindings and network function monitors (26.03+: which function of a
+// group is active) and the chassis features some chassis lack. lacking are the features the user said are
 // lacking (--chassis-lacks); the SB's chassis add to them, unless the NB
 // says ignore_chassis_features.
 func liveTarget(ctx context.Context, sbo ovsdbconn.Options, snap *nbschema.Snapshot, r *release.Release, lacking compile.ChassisFeatures) (compile.Options, error) {
@@ -41,6 +44,16 @@ func liveTarget(ctx context.Context, sbo ovsdbconn.Options, snap *nbschema.Snaps
 			return opts, err
 		}
 		opts.ACLIDs = ids
+	}
+	if r.Has(release.NetworkFunction) {
+		st, err := sbschema.LoadNFState(ctx, sbo)
+		if err != nil {
+			return opts, err
+		}
+		opts.SB = &compile.SBState{Ports: make(map[string]compile.PortBinding, len(st.Ports)), NFMonitorOnline: st.MonitorOnline}
+		for name, pb := range st.Ports {
+			opts.SB.Ports[name] = compile.PortBinding{Chassis: pb.Chassis, Up: pb.Up}
+		}
 	}
 	if compile.IgnoresChassisFeatures(snap) {
 		return opts, nil

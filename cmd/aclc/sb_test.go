@@ -308,3 +308,62 @@ func TestChassisLacksNorthd(t *testing.T) {
 		})
 	}
 }
+
+// TestCompileSBNetworkFunctionsLive: with the network functions' ports
+// bound to a chassis (ovn-sbctl lsp-bind; northd then sets them up), the
+// group's function is active, on 26.09 only so (network_function_update_active
+// reads the bindings): `aclc compile --nb --sb` reads them and prints
+// exactly the SB's flows, redirects (inline) and mirrors (vtap) included;
+// without --sb, 26.09's aclc assumes no chassis, as the goldens do.
+func TestCompileSBNetworkFunctionsLive(t *testing.T) {
+	cases := []struct{ fixture, want string }{
+		{"network-function", "outport = \"nf-in\"; output;"},
+		{"network-function-vtap", "clone {outport = \"tap1\"; output;}; next;"},
+	}
+	for _, r := range testenv.LiveReleases(t) {
+		if !r.Has(release.NetworkFunction) {
+			continue
+		}
+		for _, c := range cases {
+			fx := "../../testdata/fixtures/" + c.fixture + ".yaml"
+			snap, err := nbschema.LoadFixtureWith(fx, nbschema.FixtureOptions{Release: r})
+			if err != nil {
+				continue // not expressible on r
+			}
+			t.Run(r.Name()+"/"+c.fixture, func(t *testing.T) {
+				t.Parallel()
+				sb := startCentral(t, r, false)
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+				defer cancel()
+				if err := sb.Load(ctx, snap); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := sb.SBCtl(ctx, "chassis-add", "ch1", "geneve", "127.0.0.1"); err != nil {
+					t.Fatal(err)
+				}
+				for _, id := range nbschema.SortedKeys(snap.Ports) {
+					if _, err := sb.SBCtl(ctx, "lsp-bind", snap.Ports[id].Name, "ch1"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := sb.Sync(ctx); err != nil {
+					t.Fatal(err)
+				}
+				want := sbListing(t, ctx, sb)
+				if r.Has(release.NFPortBinding) && !strings.Contains(want, c.want) {
+					t.Fatalf("northd has no flow with %q with the ports bound:\n%s", c.want, want)
+				}
+				got := aclc(t, "", "compile", "--nb", sb.NB, "--sb", sb.SB)
+				if got.code != 0 || got.stderr != "" {
+					t.Fatalf("compile --sb: exit %d: %s", got.code, got.stderr)
+				}
+				if got.stdout != want {
+					t.Errorf("compile --nb --sb differs from ovn-sbctl lflow-list:\n%s", textDiff(t, want, got.stdout))
+				}
+				if own := aclc(t, "", "compile", "--nb", sb.NB); r.Has(release.NFPortBinding) && strings.Contains(own.stdout, c.want) {
+					t.Errorf("compile without --sb has %q: it should assume no chassis", c.want)
+				}
+			})
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aclc/aclc/internal/fixturetxn"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 )
 
 func main() {
@@ -41,9 +42,11 @@ func run(schemaFile string, empty bool, args []string) error {
 	if empty {
 		ops = fixturetxn.Empty(sc)
 	} else {
-		// The newest schema's reader: the version's own ovsdb-server
+		// The newest release's reader (not the default, 26.03, which
+		// refuses 26.09's inputs): the version's own ovsdb-server
 		// decides what its schema can hold.
-		snap, err := nbschema.LoadFixture(args[0])
+		all := release.All()
+		snap, err := nbschema.LoadFixtureWith(args[0], nbschema.FixtureOptions{Release: all[len(all)-1], ReleaseFrom: "fixturetxn, the newest release"})
 		if err != nil {
 			return err
 		}
