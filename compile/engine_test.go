@@ -555,7 +555,7 @@ func TestEngineProperty(t *testing.T) {
 	if testing.Short() {
 		seeds, batches = 3, 100
 	}
-	engineProperty(t, compile.Options{}, nil, seeds, batches)
+	engineProperty(t, compile.Options{Release: release.MustLookup("23.03.1")}, nil, seeds, batches)
 }
 
 // TestEngineReleases is TestEngineProperty for every later release, with
