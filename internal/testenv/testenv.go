@@ -51,9 +51,17 @@ func NeedRoot(t testing.TB) {
 // NeedRelease skips or fails t unless OVN release r can run here: the
 // host's packages for the host release, else its Debian root made by
 // scripts/ovn-release-root.sh, each at the exact package version its
-// goldens were made with. In CI a missing root is a failure.
+// goldens were made with, or its source-built root. In CI a missing root
+// is a failure — unless scripts/test.sh found the version's Debian suite
+// no longer carries it (GoldensOnlyEnv), which skips naming the reason.
 func NeedRelease(t testing.TB, r *release.Release) {
 	t.Helper()
+	if why, gone := goldensOnly()[r.Name()]; gone {
+		// scripts/test.sh found the version's Debian suite moved on: no
+		// oracle exists here, and TestGolden checks it against its
+		// goldens. Named, never silent.
+		t.Skipf("OVN %s: its real northd cannot run here (%s); checked against its committed goldens only", r, why)
+	}
 	if err := ovnroot.Check(r); err != nil {
 		Unavailable(t, "%v", err)
 	}
