@@ -31,7 +31,7 @@ func params50k() nbgen.Params {
 // NB_Global.nb_cfg, as `ovn-nbctl --wait` and CMSs do in the same
 // transaction.
 func benchACLChange(b *testing.B, p nbgen.Params, onPG, nbCfg bool) {
-	benchACLChangeCache(b, p, nil, onPG, nbCfg, false)
+	benchACLChangeCache(b, p, release.MustLookup("23.03.1"), onPG, nbCfg, false)
 }
 
 // thrash evicts the CPU caches, as ovn-northd's multi-second recompute on
@@ -134,7 +134,7 @@ func BenchmarkEngineACLChange50k(b *testing.B) { benchACLChange(b, params50k(), 
 // caches evicted and the free heap returned to the OS before each one, as
 // inside a watcher whose host also runs northd.
 func BenchmarkEngineACLChangeCold50k(b *testing.B) {
-	benchACLChangeCache(b, params50k(), nil, true, false, true)
+	benchACLChangeCache(b, params50k(), release.MustLookup("23.03.1"), true, false, true)
 }
 
 // BenchmarkEngineACLChangeNbCfg50k: the same with an nb_cfg bump in the
