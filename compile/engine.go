@@ -81,7 +81,7 @@ func NewEngineWith(s *nbschema.Snapshot, opts Options) *Engine {
 }
 
 func (e *Engine) reset(s *nbschema.Snapshot) {
-	e.g = newGlobal(nbview.NewIncremental(s))
+	e.g = newGlobal(nbview.NewIncrementalFor(s, e.opts.Release))
 	o := e.opts
 	if e.ids != nil {
 		o.ACLIDs = e.ids.byACL
