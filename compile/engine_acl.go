@@ -2,6 +2,7 @@ package compile
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 
@@ -17,10 +18,14 @@ type dpFlags struct {
 	// tiers: the highest ACL tier of each ACL stage (23.06+), on which
 	// every ACL flow and the action stages depend.
 	tiers aclTiers
+	// contest: the port groups whose order in northd's hash table decides
+	// the tiers (nbview.Switch.TierContest, joined), which the switch's
+	// KindNorthdUndecided problem names.
+	contest string
 }
 
 func (g *global) flagsOf(od *datapath) dpFlags {
-	return dpFlags{od.HasACLs, od.HasStatefulACL, od.HasLBVIP, g.maxACLTiers(od)}
+	return dpFlags{od.HasACLs, od.HasStatefulACL, od.HasLBVIP, g.maxACLTiers(od), strings.Join(od.TierContest, ",")}
 }
 
 // needCT reports whether the switch's traffic goes through conntrack.

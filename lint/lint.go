@@ -106,6 +106,8 @@ const (
 	RuleDefaultDropAfterLB = "default-drop-after-lb"
 	// RuleUnpickedPass (tiers.go) and RuleStatelessMark
 	// (statelessmark.go) are the tier rules (OVN 23.06+).
+	// RuleNorthdUndecided (northd.go): what the release's northd writes
+	// for a switch depends on its own state, not on the NB.
 )
 
 // ACLRef identifies an ACL in a finding.
@@ -247,6 +249,9 @@ type swView struct {
 	hasACLs  bool
 	stateful bool         // has an allow-related ACL or a load balancer VIP
 	maxTier  nbview.Tiers // northd's max_acl_tier per stage (tiers.go)
+	// contest: the port groups whose order in northd's hash table decides
+	// maxTier when the NB does not (nbview.Switch.TierContest).
+	contest []string
 	// tierLy holds, per stage with tiers, each tier's layer and what the
 	// earlier tiers decide (tiers.go), for the rules that run after it.
 	tierLy [nStages]map[int][2]*layer
@@ -443,6 +448,7 @@ func (l *linter) view(id string) *swView {
 	v.lbVIP = sw.HasLBVIP
 	v.stateful = sw.Stateful()
 	v.maxTier = sw.MaxTier
+	v.contest = sw.TierContest
 	return v
 }
 

@@ -411,6 +411,9 @@ func opposite(st stage) []stage {
 // switch's own ACLs against all, and the shared ACLs its own disturb.
 func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 	var out []Finding
+	if v.contest != nil {
+		out = append(out, l.undecidedTiers(v))
+	}
 	var byStage [nStages][]*inst
 	for _, in := range v.own {
 		out = append(out, l.matchFindings(v, in)...)

@@ -49,19 +49,22 @@ const (
 // tier. northd reads a set column in OVSDB's order, by UUID: acls are
 // taken in that order whatever their order in the row.
 func scanACLs(acls []*nbdb.ACL) aclScan {
+	switch acl, stops := TierScanFirst(acls); {
+	case acl == nil:
+		return scanNeutral
+	case stops:
+		return scanStops
+	}
+	return scanTiered
+}
+
+// sortedByUUID returns acls in UUID order (acls itself when it is).
+func sortedByUUID(acls []*nbdb.ACL) []*nbdb.ACL {
 	byUUID := func(a, b *nbdb.ACL) int { return strings.Compare(a.UUID, b.UUID) }
-	if !slices.IsSortedFunc(acls, byUUID) {
-		acls = slices.SortedFunc(slices.Values(acls), byUUID)
+	if slices.IsSortedFunc(acls, byUUID) {
+		return acls
 	}
-	for _, acl := range acls {
-		switch {
-		case acl.Tier > 0:
-			return scanTiered
-		case IsStateful(acl):
-			return scanStops
-		}
-	}
-	return scanNeutral
+	return slices.SortedFunc(slices.Values(acls), byUUID)
 }
 
 // fixTiers applies the release's max_acl_tier rules to sw.MaxTier, which
@@ -130,4 +133,20 @@ func (v *View) tierScan(sw *Switch) (stops bool, contest []string) {
 		}
 	}
 	return stops, nil
+}
+
+// TierScanFirst returns the ACL of acls (a port group's) that decides
+// northd's FDP-1154 scan when it reads them first — the first, in UUID
+// order, that has a tier or is allow-related — and whether it stops the
+// scan (allow-related at tier 0); nil when none does.
+func TierScanFirst(acls []*nbdb.ACL) (acl *nbdb.ACL, stops bool) {
+	for _, a := range sortedByUUID(acls) {
+		switch {
+		case a.Tier > 0:
+			return a, false
+		case IsStateful(a):
+			return a, true
+		}
+	}
+	return nil, false
 }
