@@ -12,7 +12,7 @@ var (
 	// ACLPass is the ACL action "pass".
 	ACLPass = newInput("acl-pass", `ACL action "pass"`, "46dacbb75", At("23.06.0"))
 	// RouterPortACL is Logical_Switch_Port options:enable_router_port_acl.
-	RouterPortACL = newInput("router-port-acl", "Logical_Switch_Port options:enable_router_port_acl", "", At("24.03.0"))
+	RouterPortACL = newInput("router-port-acl", "Logical_Switch_Port options:enable_router_port_acl", "9a0f30756", At("24.03.0"))
 	// ACLSample is ACL columns sample_new and sample_est and the tables
 	// Sample, Sample_Collector and Sampling_App.
 	ACLSample = newInput("acl-sample", "ACL sampling (sample_new, sample_est; Sample, Sample_Collector, Sampling_App)", "55782afd7", At("24.09.0"))
@@ -76,7 +76,7 @@ var (
 	Registers2503 = newFact("registers-2503", "91988089c", "REG_ORIG_DIP_IPV4 is reg4 (was reg1)", At("25.03.0"))
 	// CommitInHint: the ACL hint stage sets the commit bit for new
 	// connections instead of the allow ACLs and the default flows.
-	CommitInHint = newFact("commit-in-hint", "0aa2a4828 (c26b6a3b2, 745421361)", "the hint stage sets REGBIT_CONNTRACK_COMMIT for new connections", At("24.03.6", "25.03.1", "25.09.0"))
+	CommitInHint = newFact("commit-in-hint", "0aa2a4828 (c26b6a3b2, f8d6d7b46, 745421361)", "the hint stage sets REGBIT_CONNTRACK_COMMIT for new connections", At("24.03.6", "24.09.3", "25.03.1", "25.09.0"))
 	// NoRedundantCt: "!ct.new" and "!ct.inv" dropped from the reply
 	// flows' matches.
 	NoRedundantCt = newFact("no-redundant-ct", "8828b6120", `"!ct.new"/"!ct.inv" dropped from reply matches`, At("25.09.0"))
@@ -113,15 +113,16 @@ var (
 	// and ND NA/RS/RA to _MC_flood ("northd: Don't forward IP multicast
 	// to routers without IGMP relay"); before, every eth.mcast packet went
 	// to _MC_flood.
-	FloodIPToL2 = newFact("flood-ip-to-l2", "0d49036fc", "IP multicast flooded to _MC_flood_l2", At("26.03.1"))
+	FloodIPToL2 = newFact("flood-ip-to-l2", "0d49036fc (124d86e23, 248eb2777, 1d14f5e2c)", "IP multicast flooded to _MC_flood_l2", At("24.03.8", "25.03.3", "25.09.3", "26.03.1"))
 	// FloodReceiveMulticast: a port with options:receive_multicast=false
 	// is in neither flood group (the network-function series).
 	FloodReceiveMulticast = newFact("flood-receive-multicast", "8e2d6fa14", "options:receive_multicast=false ports leave the flood groups", At("26.03.0"))
 	// ARPRspBroadcastOnly: the ARP responder answers broadcast requests
 	// only, unicast ones go to their target ("Do not reply on unicast arps
 	// for IPv4 targets"; northd writes eth.dst == ff:ff:ff:ff:ff:ff into
-	// its ls_in_arp_rsp flows).
-	ARPRspBroadcastOnly = newFact("arp-rsp-broadcast-only", "c48ed1736", "the ARP responder answers only broadcast requests", At("24.09.0"))
+	// its ls_in_arp_rsp flows). Branch-24.03 got it with "northd: Ensure
+	// unicast ARPs are forwarded properly" (24.03.7).
+	ARPRspBroadcastOnly = newFact("arp-rsp-broadcast-only", "c48ed1736 (4fa78fa1f)", "the ARP responder answers only broadcast requests", At("24.03.7", "24.09.0"))
 	// LBRegsInAction: the VIP flow stores the VIP and port in the
 	// original-destination registers in its action (reg4/xxreg1,
 	// reg2[0..15]) rather than ls_in_pre_stateful's.

@@ -73,10 +73,10 @@ func TestDifferentialSweepRelease(t *testing.T) {
 	forEachRelease(t, func(t *testing.T, sb *ovnsandbox.Sandbox, r *release.Release) { sweepFixtures(t, sb, r) })
 }
 
-// forEachRelease runs f for 26.03 and 25.03, each with a sandbox of that
-// release's NB, SB and northd.
+// forEachRelease runs f for 26.03.1, 25.03.0 and 24.03.9, each with a
+// sandbox of that release's NB, SB and northd.
 func forEachRelease(t *testing.T, f func(*testing.T, *ovnsandbox.Sandbox, *release.Release)) {
-	for _, r := range []*release.Release{release.MustLookup("26.03.1"), release.MustLookup("25.03.0")} {
+	for _, r := range []*release.Release{release.MustLookup("26.03.1"), release.MustLookup("25.03.0"), release.MustLookup("24.03.9")} {
 		t.Run(r.Name(), func(t *testing.T) {
 			testenv.NeedRelease(t, r)
 			sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{Release: r})
