@@ -106,8 +106,8 @@ const (
 	RuleDefaultDropAfterLB = "default-drop-after-lb"
 	// RuleUnpickedPass (tiers.go) and RuleStatelessMark
 	// (statelessmark.go) are the tier rules (OVN 23.06+).
-	// RuleNorthdUndecided (northd.go): what the release's northd writes
-	// for a switch depends on its own state, not on the NB.
+	// RuleNorthdUndecided and RuleTiersIgnored (northd.go): what OVN
+	// 24.03's northd makes of a switch's tiers (FDP-1154).
 )
 
 // ACLRef identifies an ACL in a finding.
@@ -252,6 +252,9 @@ type swView struct {
 	// contest: the port groups whose order in northd's hash table decides
 	// maxTier when the NB does not (nbview.Switch.TierContest).
 	contest []string
+	// tierStop: the ACL at which northd's FDP-1154 scan stopped, so that it
+	// ignores every tier on the switch (nbview.Switch.TierStop).
+	tierStop *nbdb.ACL
 	// tierLy holds, per stage with tiers, each tier's layer and what the
 	// earlier tiers decide (tiers.go), for the rules that run after it.
 	tierLy [nStages]map[int][2]*layer
@@ -448,7 +451,7 @@ func (l *linter) view(id string) *swView {
 	v.lbVIP = sw.HasLBVIP
 	v.stateful = sw.Stateful()
 	v.maxTier = sw.MaxTier
-	v.contest = sw.TierContest
+	v.contest, v.tierStop = sw.TierContest, sw.TierStop
 	return v
 }
 

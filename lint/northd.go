@@ -45,6 +45,25 @@ func (l *linter) undecidedTiers(v *swView) Finding {
 		Fix: fmt.Sprintf("give the allow-related ACLs at tier 0 a tier above 0 (or the switch an ACL of its own with one), or run an OVN with the fix, %s: %s", f.Commits(), f.Since())}
 }
 
+// RuleTiersIgnored: on a release with FDP-1154 northd's scan of a
+// switch's ACLs stopped at an allow-related ACL at tier 0 before it read
+// any tier (nbview.Switch.TierStop), so it writes no tier matches and no
+// tier loops there: the ACLs of every tier are evaluated together, by
+// priority alone, whatever their tiers say.
+const RuleTiersIgnored = "tiers-ignored"
+
+// ignoredTiers is the RuleTiersIgnored finding of switch v.
+func (l *linter) ignoredTiers(v *swView) Finding {
+	var refs []ACLRef
+	if a := l.acls[v.tierStop.UUID]; a != nil {
+		refs = append(refs, a.ref)
+	}
+	f := release.ACLFlagsFullScan
+	return Finding{Rule: RuleTiersIgnored, Severity: Warning, ACLs: refs, Switches: []string{v.name},
+		Message: fmt.Sprintf("OVN %s's northd stops reading this switch's ACL tiers at this allow-related ACL at tier 0, the first it meets before any tier above 0 (FDP-1154): it ignores every tier here and evaluates the ACLs of all tiers together, by priority", l.rel.Name()),
+		Fix:     fmt.Sprintf("give the allow-related ACLs at tier 0 a tier above 0 (or the switch an ACL of its own with one), or run an OVN with the fix, %s: %s", f.Commits(), f.Since())}
+}
+
 // tierGuess says what maxTier assumes.
 func tierGuess(t nbview.Tiers) string {
 	if t == (nbview.Tiers{}) {

@@ -413,6 +413,8 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 	var out []Finding
 	if v.contest != nil {
 		out = append(out, l.undecidedTiers(v))
+	} else if v.tierStop != nil {
+		out = append(out, l.ignoredTiers(v))
 	}
 	var byStage [nStages][]*inst
 	for _, in := range v.own {

@@ -44,6 +44,11 @@ type Flags struct {
 	// northd's ls_pg->nb_pgs whose order, which follows northd's history,
 	// decides whether its scan stops. MaxTier is then aclc's guess.
 	TierContest []string
+	// TierStop is, on a release with FDP-1154, the allow-related ACL at
+	// tier 0 at which northd's scan stopped although some ACL of the
+	// switch has a tier: MaxTier is then 0 and northd ignores every tier
+	// (with TierContest, aclc's guess). Nil otherwise.
+	TierStop *nbdb.ACL
 }
 
 // Tiers holds a highest ACL tier per stage.

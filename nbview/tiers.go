@@ -74,9 +74,10 @@ func (v *View) fixTiers(sw *Switch) {
 		return
 	}
 	if !v.rel.Has(release.ACLFlagsFullScan) && sw.HasStatefulACL {
-		stops, contest := v.tierScan(sw)
+		stop, contest := v.tierScan(sw)
 		sw.TierContest = contest
-		if stops {
+		if stop != nil {
+			sw.TierStop = stop
 			sw.MaxTier = Tiers{}
 			return
 		}
@@ -89,23 +90,24 @@ func (v *View) fixTiers(sw *Switch) {
 	}
 }
 
-// tierScan reports whether northd's FDP-1154 scan stops before it reads a
-// tier above 0 on switch sw (one of whose ACLs is allow-related and one
-// has a tier), and, when that depends on the order of port groups in one
-// bucket of ls_pg->nb_pgs, those port groups (UUIDs, ascending); stops is
-// then aclc's guess: what the lowest UUID among them does.
-func (v *View) tierScan(sw *Switch) (stops bool, contest []string) {
+// tierScan returns the allow-related ACL at which northd's FDP-1154 scan
+// stops before it reads a tier above 0 on switch sw (one of whose ACLs is
+// allow-related and one has a tier), nil when it reads a tier first, and,
+// when that depends on the order of port groups in one bucket of
+// ls_pg->nb_pgs, those port groups (UUIDs, ascending); the ACL is then
+// aclc's guess: what the lowest UUID among them does.
+func (v *View) tierScan(sw *Switch) (stop *nbdb.ACL, contest []string) {
 	var own []*nbdb.ACL
 	for _, a := range sw.LS.ACLs {
 		if acl, ok := v.s.ACLs[a]; ok {
 			own = append(own, acl)
 		}
 	}
-	switch scanACLs(own) {
-	case scanStops:
-		return true, nil
-	case scanTiered:
-		return false, nil
+	if acl, stops := TierScanFirst(own); acl != nil {
+		if stops {
+			return acl, nil
+		}
+		return nil, nil
 	}
 	// The first bucket holding a port group that decides.
 	mask := hmapMask(len(sw.PortGroups))
@@ -124,15 +126,18 @@ func (v *View) tierScan(sw *Switch) (stops bool, contest []string) {
 		}
 	}
 	if !found {
-		return false, nil // not reached: some ACL has a tier
+		return nil, nil // not reached: some ACL has a tier
 	}
-	stops = v.pgFacts[deciders[0]].scan == scanStops
+	lead := v.pgFacts[deciders[0]]
+	if lead.scan == scanStops {
+		stop, _ = TierScanFirst(lead.acls)
+	}
 	for _, id := range deciders[1:] {
-		if (v.pgFacts[id].scan == scanStops) != stops {
-			return stops, deciders
+		if v.pgFacts[id].scan != lead.scan {
+			return stop, deciders
 		}
 	}
-	return stops, nil
+	return stop, nil
 }
 
 // TierScanFirst returns the ACL of acls (a port group's) that decides
