@@ -3,7 +3,9 @@ package compile_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,6 +164,66 @@ func TestDecidedNorthdHistory(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			for _, first := range []string{"pg_first", "pg_second"} {
+				l := historyFlows(t, ctx, r, snap, first)
+				if ch := lflow.Diff(want.Flows, l); len(ch) > 0 {
+					var d bytes.Buffer
+					lflow.WriteDiff(&d, "aclc", "northd", ch)
+					t.Errorf("%s created first: northd differs from aclc:\n%s", first, d.String())
+				}
+			}
+		})
+	}
+}
+
+// TestGrownTableNorthdHistory checks that the order that counts is the
+// bucket order of ls_pg->nb_pgs (sized by the switch's own port groups),
+// not the order of northd's IDL (sized by every Port_Group row). sw0 has
+// two port groups: pgA (first 32 bits 0x00000005, an allow-related ACL at
+// tier 0) and pgB (0x00000002, a tier-2 drop); six more groups on sw1
+// make eight Port_Group rows, so the IDL's table has mask 7 and iterates
+// pgB (bucket 2) before pgA (bucket 5), which is the order
+// en_port_group_run inserts them in. sw0's nb_pgs has two entries, mask
+// 3: pgA is in bucket 1, pgB in bucket 2, so the scan meets pgA first and
+// northd writes no tiers, whichever group is created first — as aclc
+// says (decided, no tiers). Had the IDL's order decided, tiers would show.
+func TestGrownTableNorthdHistory(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("switches:\n  - name: sw0\n    ports:\n      - {name: p0}\n      - {name: p1}\n  - name: sw1\n    ports:\n")
+	for i := range 6 {
+		fmt.Fprintf(&b, "      - {name: q%d}\n", i)
+	}
+	b.WriteString(`port_groups:
+  - uuid: 00000005-0000-4000-8000-000000000001
+    name: pgA
+    ports: [p0]
+    acls:
+      - {direction: from-lport, priority: 1000, match: "inport == @pgA && tcp", action: allow-related}
+  - uuid: 00000002-0000-4000-8000-000000000002
+    name: pgB
+    ports: [p1]
+    acls:
+      - {direction: to-lport, priority: 1000, match: "outport == @pgB && ip4", action: drop, tier: 2}
+`)
+	for i := range 6 {
+		fmt.Fprintf(&b, "  - {uuid: 000000%d0-0000-4000-8000-000000000000, name: pg_sw1_%d, ports: [q%d]}\n", i+1, i, i)
+	}
+	for _, r := range release.All() {
+		if r.Series() != "24.03" || r.Has(release.ACLFlagsFullScan) {
+			continue
+		}
+		t.Run(r.Name(), func(t *testing.T) {
+			testenv.NeedRelease(t, r)
+			snap, err := nbschema.ParseFixtureWith("grown.yaml", []byte(b.String()), nbschema.FixtureOptions{Release: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := compile.CompileWith(snap, compile.Options{Release: r})
+			if compile.Undecided(want.Problems) || tierFlows(want.Flows) != 0 {
+				t.Fatalf("aclc: undecided %v, %d tier flows; want decided, none", compile.Undecided(want.Problems), tierFlows(want.Flows))
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			for _, first := range []string{"pgA", "pgB"} {
 				l := historyFlows(t, ctx, r, snap, first)
 				if ch := lflow.Diff(want.Flows, l); len(ch) > 0 {
 					var d bytes.Buffer
