@@ -105,7 +105,7 @@ func TestUndecidedNorthdHistory(t *testing.T) {
 	const name = "tiers-fdp1154-undecided"
 	path := fixtures(t)[name]
 	for _, r := range release.All() {
-		if r.Series() != "24.03" || r.Has(release.ACLFlagsFullScan) {
+		if !r.Has(release.ACLTier) || r.Has(release.ACLFlagsFullScan) { // the releases with FDP-1154
 			continue
 		}
 		t.Run(r.Name(), func(t *testing.T) {
@@ -148,7 +148,7 @@ func TestUndecidedNorthdHistory(t *testing.T) {
 func TestDecidedNorthdHistory(t *testing.T) {
 	path := fixtures(t)["tiers-fdp1154-decided"]
 	for _, r := range release.All() {
-		if r.Series() != "24.03" || r.Has(release.ACLFlagsFullScan) {
+		if !r.Has(release.ACLTier) || r.Has(release.ACLFlagsFullScan) { // the releases with FDP-1154
 			continue
 		}
 		t.Run(r.Name(), func(t *testing.T) {
@@ -208,7 +208,7 @@ func TestGrownTableNorthdHistory(t *testing.T) {
 		fmt.Fprintf(&b, "  - {uuid: 000000%d0-0000-4000-8000-000000000000, name: pg_sw1_%d, ports: [q%d]}\n", i+1, i, i)
 	}
 	for _, r := range release.All() {
-		if r.Series() != "24.03" || r.Has(release.ACLFlagsFullScan) {
+		if !r.Has(release.ACLTier) || r.Has(release.ACLFlagsFullScan) { // the releases with FDP-1154
 			continue
 		}
 		t.Run(r.Name(), func(t *testing.T) {
