@@ -361,7 +361,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 		k := classKey(v, v.shared)
 		c := byKey[k]
 		if c == nil {
-			c = &class{shared: v.shared, stateful: v.stateful}
+			c = &class{shared: v.shared, stateful: v.stateful, flat: v.tierStop != nil}
 			byKey[k] = c
 			classes = append(classes, c)
 		}
