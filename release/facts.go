@@ -126,7 +126,13 @@ var (
 	// LBRegsInAction: the VIP flow stores the VIP and port in the
 	// original-destination registers in its action (reg4/xxreg1,
 	// reg2[0..15]) rather than ls_in_pre_stateful's.
-	LBRegsInAction = newFact("lb-regs-in-action", "", "ls_in_lb actions load the original destination", At("25.03.0"))
+	// Came with "Fix load balanced hairpin traffic for fragmented
+	// packets", with ls_in_lb's flows for fragments.
+	LBRegsInAction = newFact("lb-regs-in-action", "0f806cf08 (3a3b28d94, 0e2fb834f)", "ls_in_lb actions load the original destination", At("24.03.5", "24.09.2", "25.03.0"))
+	// LBNoCommitClear: the VIP flow no longer starts with
+	// REGBIT_CONNTRACK_COMMIT = 0 ("northd: Commit from-lport ACL label
+	// (and state) when LBs are used").
+	LBNoCommitClear = newFact("lb-no-commit-clear", "a0beaab8c", "ls_in_lb VIP actions do not clear reg0[1]", At("24.09.0"))
 	// LBCtExtract: ls_in_ct_extract stores ct_proto()/ct_tp_dst() in
 	// reg1 for new connections and the VIP flows match on those registers
 	// instead of tcp.dst/udp.dst ("northd: Fix HW offload problem related

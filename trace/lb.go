@@ -71,7 +71,7 @@ func (d *dpModel) modelLB(v *nbview.View) {
 		if d.has(release.LBFragEst) {
 			est = "ct.est && "
 		}
-		d.add(lflow.InLB, 110, "ct.trk && "+est+"!ct.rpl && reg0[19] == 1 && ip4", "reg4 = ct_nw_dst(); reg2[0..15] = ct_tp_dst(); next;", "")
+		d.add(lflow.InLB, 110, "ct.trk && "+est+"!ct.rpl && reg0[19] == 1 && ip4", d.origDIP4()+" = ct_nw_dst(); reg2[0..15] = ct_tp_dst(); next;", "")
 		d.add(lflow.InLB, 110, "ct.trk && "+est+"!ct.rpl && reg0[19] == 1 && ip6", "xxreg1 = ct_ip6_dst(); reg2[0..15] = ct_tp_dst(); next;", "")
 	}
 	if d.has(release.LBCtExtract) {
@@ -80,6 +80,15 @@ func (d *dpModel) modelLB(v *nbview.View) {
 	}
 	d.add(lflow.InPreHairpin, 100, "ip && ct.trk", "reg0[6] = chk_lb_hairpin(); reg0[12] = chk_lb_hairpin_reply(); next;", "")
 	d.add(lflow.InPreHairpin, 0, "1", "next;", "")
+}
+
+// origDIP4 is REG_ORIG_DIP_IPV4: reg4 from release.Registers2503, reg1
+// before.
+func (d *dpModel) origDIP4() string {
+	if d.has(release.Registers2503) {
+		return "reg4"
+	}
+	return "reg1"
 }
 
 // hasTable reports whether the stage st has flows.
@@ -91,7 +100,7 @@ func (d *dpModel) hasTable(st lflow.Stage) bool {
 
 // lbVIPFlow is one VIP's ls_in_lb flow: match, actions and priority.
 func (d *dpModel) lbVIPFlow(lb *nbdb.LoadBalancer, proto string, vip nbview.VIP) (string, string, int) {
-	family, reg := "ip4", "reg4"
+	family, reg := "ip4", d.origDIP4()
 	if !vip.IP.Is4() {
 		family, reg = "ip6", "xxreg1"
 	}
@@ -109,9 +118,12 @@ func (d *dpModel) lbVIPFlow(lb *nbdb.LoadBalancer, proto string, vip nbview.VIP)
 	for _, b := range vip.Backends {
 		backends = append(backends, b.String())
 	}
-	a := "reg0[1] = 0; "
+	a := ""
+	if !d.has(release.LBNoCommitClear) {
+		a = "reg0[1] = 0; " // REGBIT_CONNTRACK_COMMIT
+	}
 	if d.has(release.LBRegsInAction) {
-		a = reg + " = " + vip.IP.String() + "; "
+		a += reg + " = " + vip.IP.String() + "; "
 		if vip.Port != 0 {
 			a += "reg2[0..15] = " + vip.PortString() + "; "
 		}
