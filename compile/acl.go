@@ -250,7 +250,7 @@ func (g *global) considerACL(out []aclFlow, acl *nbdb.ACL, hasStateful bool, tie
 		if nfg != nil {
 			return out // northd logs "does not support network-function-group"
 		}
-		add(tier+"("+acl.Match+")", log+verdict+g.aclSampleLabel(acl, true, false)+"next;")
+		add(tier+"("+acl.Match+")", log+verdict+g.unallowedLabel(acl)+"next;")
 	case acl.Action == "allow" || acl.Action == "allow-related":
 		const commit = regbitConntrackCommit + " = 1; "
 		nfAct := ""
@@ -272,7 +272,7 @@ func (g *global) considerACL(out []aclFlow, acl *nbdb.ACL, hasStateful bool, tie
 		if nfg != nil {
 			return out
 		}
-		base := log + verdict + g.aclSampleLabel(acl, true, false)
+		base := log + verdict + g.unallowedLabel(acl)
 		add(tier+regbitHintDrop+" == 1 && ("+acl.Match+")", base+"next;")
 		commit := "ct_commit { " + ctBlocked + " = 1; }; next;"
 		if g.r.sampling {
@@ -285,6 +285,19 @@ func (g *global) considerACL(out []aclFlow, acl *nbdb.ACL, hasStateful bool, tie
 		add(tier+regbitHintBlock+" == 1 && ("+acl.Match+")", base+commit)
 	}
 	return out
+}
+
+// unallowedLabel is the label part of the actions of an ACL that does not
+// allow-and-commit (on a stateless switch, or a pass, allow-stateless,
+// drop or reject ACL): from 24.09 the observation registers
+// (build_acl_sample_label_action), before it none — consider_acl of
+// 23.06–24.03 sets reg0[13] and reg3 for allow and allow-related ACLs
+// only.
+func (g *global) unallowedLabel(acl *nbdb.ACL) string {
+	if !g.r.sampling {
+		return ""
+	}
+	return g.aclSampleLabel(acl, true, false)
 }
 
 // appendLogRelatedFlows is build_acl_log_related_flows: a logged,

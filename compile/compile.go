@@ -43,13 +43,13 @@ func Compile(s *nbschema.Snapshot) *Result { return CompileWith(s, Options{Relea
 func CompileWith(s *nbschema.Snapshot, opts Options) *Result {
 	opts.Release = opts.releaseOf(s)
 	if opts.ACLIDs != nil || !newRules(opts.Release).persist {
-		return CompileView(nbview.New(s), opts)
+		return CompileView(nbview.NewFor(s, opts.Release), opts)
 	}
 	// The ACL ids read only the ACLs: allocate them while the view is
 	// built.
 	ids := make(chan map[string]int, 1)
 	go func() { ids <- AllocateACLIDs(s) }()
-	v := nbview.New(s)
+	v := nbview.NewFor(s, opts.Release)
 	opts.ACLIDs = <-ids
 	return CompileView(v, opts)
 }
@@ -139,7 +139,7 @@ func CompileSwitch(s *nbschema.Snapshot, id string) (*lflow.Datapath, []Problem)
 
 // CompileSwitchWith is CompileSwitch for opts.Release.
 func CompileSwitchWith(s *nbschema.Snapshot, id string, opts Options) (*lflow.Datapath, []Problem) {
-	g := newGlobal(nbview.New(s))
+	g := newGlobal(nbview.NewFor(s, opts.Release))
 	g.target(opts)
 	dp, probs := g.compileSwitch(id)
 	dp.Sort()

@@ -78,7 +78,11 @@ func TestDifferentialNorthd(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					aclc := compile.CompileWith(live, opts).Flows
+					res := compile.CompileWith(live, opts)
+					aclc := res.Flows
+					if compile.Undecided(res.Problems) && oneOf(northd, northdAlternatives(t, live, r)) {
+						return // northd wrote one of the outcomes aclc names
+					}
 					if changes := lflow.Diff(northd, aclc); len(changes) > 0 {
 						var d bytes.Buffer
 						lflow.WriteDiff(&d, "northd "+r.Name(), "aclc compile --nb", changes)

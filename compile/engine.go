@@ -36,6 +36,9 @@ type Engine struct {
 	dps   map[string]*dpFlows  // switch UUID -> sorted flows
 	probs map[string][]Problem // switch UUID -> its problems
 	flags map[string]dpFlags   // switch UUID -> what its fixed flows depend on
+	// undecided: the switches whose flags have a tier contest
+	// (dpFlags.contest), for Undecided.
+	undecided set
 
 	// Reverse references, kept whether or not the target row exists
 	// (those the view's facts need are the view's).
@@ -106,7 +109,7 @@ func NewEngineWith(s *nbschema.Snapshot, opts Options) *Engine {
 }
 
 func (e *Engine) reset(s *nbschema.Snapshot) {
-	e.g = newGlobal(nbview.NewIncremental(s))
+	e.g = newGlobal(nbview.NewIncrementalFor(s, e.opts.Release))
 	o := e.opts
 	if e.ids != nil {
 		o.ACLIDs = e.ids.byACL
@@ -119,6 +122,7 @@ func (e *Engine) reset(s *nbschema.Snapshot) {
 	e.dps = make(map[string]*dpFlows, len(s.Switches))
 	e.probs = make(map[string][]Problem, len(s.Switches))
 	e.flags = make(map[string]dpFlags, len(s.Switches))
+	e.undecided = set{}
 	e.lbSwitches = refIndex{}
 	e.lbGroups = refIndex{}
 	e.lbgSwitches = refIndex{}
@@ -178,6 +182,11 @@ func (e *Engine) Problems() []Problem {
 	out = append(out, e.g.globalProblems()...)
 	return sortProblems(out)
 }
+
+// Undecided returns the switches (NB UUIDs, ascending) whose flows the
+// release's northd may write otherwise, depending on its own state
+// (KindNorthdUndecided): the engine's flows for them are one outcome.
+func (e *Engine) Undecided() []string { return slices.Sorted(maps.Keys(e.undecided)) }
 
 // NeedsConntrack reports whether switch id has a stateful ACL or a load
 // balancer VIP (so its traffic goes through conntrack).
@@ -565,7 +574,13 @@ func (e *Engine) recompile(ids []string) {
 			delete(e.dps, id)
 			delete(e.probs, id)
 			delete(e.flags, id)
+			delete(e.undecided, id)
 			continue
+		}
+		if res[i].flags.contest != "" {
+			e.undecided[id] = struct{}{}
+		} else {
+			delete(e.undecided, id)
 		}
 		e.dps[id] = newDPFlows(res[i].dp)
 		if len(res[i].probs) > 0 {

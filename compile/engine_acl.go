@@ -2,6 +2,7 @@ package compile
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
 
@@ -20,10 +21,14 @@ type dpFlags struct {
 	// noOutFilter: the egress stateless filters are left out
 	// (skipsOutFilter).
 	noOutFilter bool
+	// contest: the port groups whose order in northd's hash table decides
+	// the tiers (nbview.Switch.TierContest, joined), which the switch's
+	// KindNorthdUndecided problem names.
+	contest string
 }
 
 func (g *global) flagsOf(od *datapath) dpFlags {
-	return dpFlags{od.HasACLs, od.HasStatefulACL, od.HasLBVIP, g.maxACLTiers(od), g.skipsOutFilter(od)}
+	return dpFlags{od.HasACLs, od.HasStatefulACL, od.HasLBVIP, g.maxACLTiers(od), g.skipsOutFilter(od), strings.Join(od.TierContest, ",")}
 }
 
 // needCT reports whether the switch's traffic goes through conntrack.

@@ -658,7 +658,11 @@ func engineProperty(t *testing.T, opts compile.Options, sbFor func(*nbschema.Sna
 				// an allocation northd could have made.
 				o := opts
 				o.ACLIDs = e.ACLIDs()
-				checkACLIDs(t, truth, opts.Release, o.ACLIDs)
+				rel := opts.Release
+				if rel == nil { // the engine's: the snapshot's
+					rel = truth.Release
+				}
+				checkACLIDs(t, truth, rel, o.ACLIDs)
 				want := compile.CompileWith(cloneSnapshot(truth), o)
 				wantText := text(t, want.Flows)
 				if got := text(t, next); got != wantText {

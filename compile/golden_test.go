@@ -129,6 +129,12 @@ func TestGolden(t *testing.T) {
 					if len(changes) == 0 && r.Has(release.PersistEstablished) {
 						return
 					}
+					// Where the NB does not decide what northd writes
+					// (KindNorthdUndecided), its golden is one of the
+					// outcomes aclc names.
+					if compile.Undecided(res.Problems) && oneOf(want, northdAlternatives(t, snap, r)) {
+						return
+					}
 					var d bytes.Buffer
 					lflow.WriteDiff(&d, "northd (golden)", "aclc", lflow.Diff(want, res.Flows))
 					t.Errorf("aclc compile differs from the northd %s golden:\n%s", r, d.String())

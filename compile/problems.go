@@ -12,6 +12,7 @@ import (
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/nbview"
+	"github.com/aclc/aclc/release"
 )
 
 // Problem is something wrong in the NB that the compiler noticed. northd
@@ -28,6 +29,9 @@ type Problem struct {
 	// Ref is the address set or port group name the problem is about
 	// (KindNoAddressSet, KindNoPortGroup, KindPortGroupNotHere).
 	Ref string
+	// PortGroups are the port groups (names, by UUID) whose order in
+	// northd's hash table decides what it writes (KindNorthdUndecided).
+	PortGroups []string
 	// Pos is where the ACL (or port) was written, for a fixture row.
 	Pos nbschema.Position
 	// Where names the ACL for a human: its fixture position or NB row, its
@@ -52,7 +56,19 @@ const (
 	KindRejectUnparsable ProblemKind = "reject-flow-unparsable"
 	KindFlowUnparsable   ProblemKind = "flow-unparsable"
 	KindDuplicatePort    ProblemKind = "duplicate-port"
+	// KindNorthdUndecided: what the release's northd writes for the
+	// switch depends on its own state (the order of rows in its hash
+	// tables, which follows its history), not on the NB, so aclc's flows
+	// are one of the possible outcomes, not necessarily northd's. The
+	// commands treat it as "not exact" (aclc compile exits 3).
+	KindNorthdUndecided ProblemKind = "northd-undecided"
 )
+
+// Undecided reports whether ps holds a problem of KindNorthdUndecided:
+// the flows are then not necessarily those northd writes.
+func Undecided(ps []Problem) bool {
+	return slices.ContainsFunc(ps, func(p Problem) bool { return p.Kind == KindNorthdUndecided })
+}
 
 // String formats p as "WHERE: MESSAGE".
 func (p Problem) String() string {
@@ -78,7 +94,14 @@ func sortProblems(ps []Problem) []Problem {
 	})
 	// A port group ACL is checked on each of its switches; keep one report
 	// of a problem that does not depend on the switch.
-	return slices.Compact(ps)
+	return slices.CompactFunc(ps, Problem.equal)
+}
+
+// equal reports whether p and q are the same problem.
+func (p Problem) equal(q Problem) bool {
+	return p.Kind == q.Kind && p.ACL == q.ACL && p.Port == q.Port && p.Ref == q.Ref &&
+		slices.Equal(p.PortGroups, q.PortGroups) && p.Pos == q.Pos && p.Where == q.Where &&
+		p.Datapath == q.Datapath && p.Message == q.Message
 }
 
 func (g *global) describeACL(acl *nbdb.ACL) string {
@@ -164,9 +187,13 @@ func (g *global) duplicateProblems() []Problem {
 }
 
 // switchProblems reports @port_group references that do not resolve on the
-// switch: OVN only defines a port group on switches where it has ports.
+// switch (OVN only defines a port group on switches where it has ports)
+// and a highest ACL tier the NB does not decide (tierProblem).
 func (g *global) switchProblems(od *datapath) []Problem {
 	var out []Problem
+	if od.TierContest != nil {
+		out = append(out, g.tierProblem(od))
+	}
 	check := func(acl *nbdb.ACL) { out = g.appendACLProblems(out, od, acl) }
 	for _, acl := range od.ACLs {
 		check(acl)
@@ -273,4 +300,45 @@ func eachRef(match string, sigil byte) iter.Seq[string] {
 
 func isIDChar(c byte) bool {
 	return c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// tierProblem is KindNorthdUndecided for a switch whose highest ACL tier
+// northd's FDP-1154 scan (nbview.Switch.TierContest) decides by the order
+// of port groups in one bucket of its ls_pg->nb_pgs hash table: each of
+// them, met first, would either stop the scan (an allow-related ACL at
+// tier 0 first: no tier at all) or let it see the tiers.
+func (g *global) tierProblem(od *datapath) Problem {
+	var names, stop, tiered []string
+	for _, id := range od.TierContest {
+		pg := g.s.PortGroups[id]
+		names = append(names, pg.Name)
+		if _, stops := nbview.TierScanFirst(g.v.PortGroupACLs(id)); stops {
+			stop = append(stop, strconv.Quote(pg.Name))
+		} else {
+			tiered = append(tiered, strconv.Quote(pg.Name))
+		}
+	}
+	guess := "every tier ignored (max tier 0)"
+	if od.MaxTier != (nbview.Tiers{}) {
+		guess = "the tiers used"
+	}
+	f := release.ACLFlagsFullScan
+	msg := fmt.Sprintf("ovn-northd %s's highest ACL tier for this switch depends on its own state, not on the NB: "+
+		"its ACL flag scan (ls_stateful_record_set_acl_flags_) stops at the first allow-related ACL it meets before any tier above 0 (FDP-1154) "+
+		"and meets port groups %s in one bucket of its ls_pg->nb_pgs hash table, in the order it inserted them (its history): "+
+		"with %s first it ignores every tier (max tier 0), with %s first it uses them; aclc's flows assume %s. "+
+		"Fixed by %s in OVN %s, not on this branch",
+		g.r.rel.Name(), quoted(names), strings.Join(stop, " or "), strings.Join(tiered, " or "), guess,
+		f.Commits(), f.Since())
+	return Problem{Kind: KindNorthdUndecided, PortGroups: names, Pos: g.s.Position(od.ID),
+		Where: g.s.Where(nbdb.LogicalSwitchTable, od.ID), Datapath: od.LS.Name, Message: msg}
+}
+
+// quoted joins names, each quoted, with ", ".
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }

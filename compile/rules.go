@@ -72,7 +72,10 @@ type ChassisFeatures struct {
 // everything else is the same northd function in every version. Adding a
 // version adds its stage layout (lflow) when its series is new and, for
 // each behaviour it changed, one fact in package release and one field
-// here.
+// here. The facts about northd's per-switch flags (release.ACLTiersPerStage,
+// release.ACLFlagsFullScan: the highest ACL tier) are read by nbview, which
+// derives those flags (Switch.MaxTier, Switch.TierContest) for the
+// release's northd (nbview.NewFor).
 type rules struct {
 	rel    *release.Release
 	layout *lflow.Layout

@@ -106,6 +106,8 @@ const (
 	RuleDefaultDropAfterLB = "default-drop-after-lb"
 	// RuleUnpickedPass (tiers.go) and RuleStatelessMark
 	// (statelessmark.go) are the tier rules (OVN 23.06+).
+	// RuleNorthdUndecided and RuleTiersIgnored (northd.go): what OVN
+	// 24.03's northd makes of a switch's tiers (FDP-1154).
 )
 
 // ACLRef identifies an ACL in a finding.
@@ -247,6 +249,12 @@ type swView struct {
 	hasACLs  bool
 	stateful bool         // has an allow-related ACL or a load balancer VIP
 	maxTier  nbview.Tiers // northd's max_acl_tier per stage (tiers.go)
+	// contest: the port groups whose order in northd's hash table decides
+	// maxTier when the NB does not (nbview.Switch.TierContest).
+	contest []string
+	// tierStop: the ACL at which northd's FDP-1154 scan stopped, so that it
+	// ignores every tier on the switch (nbview.Switch.TierStop).
+	tierStop *nbdb.ACL
 	// tierLy holds, per stage with tiers, each tier's layer and what the
 	// earlier tiers decide (tiers.go), for the rules that run after it.
 	tierLy [nStages]map[int][2]*layer
@@ -353,7 +361,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 		k := classKey(v, v.shared)
 		c := byKey[k]
 		if c == nil {
-			c = &class{shared: v.shared, stateful: v.stateful}
+			c = &class{shared: v.shared, stateful: v.stateful, flat: v.tierStop != nil}
 			byKey[k] = c
 			classes = append(classes, c)
 		}
@@ -443,6 +451,7 @@ func (l *linter) view(id string) *swView {
 	v.lbVIP = sw.HasLBVIP
 	v.stateful = sw.Stateful()
 	v.maxTier = sw.MaxTier
+	v.contest, v.tierStop = sw.TierContest, sw.TierStop
 	return v
 }
 

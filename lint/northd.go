@@ -4,13 +4,73 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/nbview"
+	"github.com/aclc/aclc/release"
 )
 
-// This file holds the rules about flows ovn-northd 23.03 writes in a way
-// that loses traffic: the reject flow whose match OVN cannot parse, and
-// default_acl_drop's default in the after-LB stage.
+// This file holds the rules about flows ovn-northd writes in a way that
+// loses traffic: the reject flow whose match OVN 23.03 cannot parse,
+// default_acl_drop's default in the after-LB stage, and tiers that
+// northd's FDP-1154 scan may or may not see depending on its own state.
+
+// RuleNorthdUndecided: on a release with FDP-1154 (OVN 24.03), whether
+// northd evaluates a switch's ACLs tier by tier depends on the order of
+// port groups in one bucket of its ls_pg->nb_pgs hash table, which
+// follows its history, not the NB (nbview.Switch.TierContest): the
+// analysis of that switch's tiers assumes one outcome (aclc's guess).
+const RuleNorthdUndecided = "northd-undecided"
+
+// undecidedTiers is the RuleNorthdUndecided finding of switch v: the
+// ACLs that decide the scan in each contending port group.
+func (l *linter) undecidedTiers(v *swView) Finding {
+	var refs []ACLRef
+	var names []string
+	for _, id := range v.contest {
+		pg := l.s.PortGroups[id]
+		names = append(names, fmt.Sprintf("%q", pg.Name))
+		if acl, _ := nbview.TierScanFirst(l.nb.PortGroupACLs(id)); acl != nil {
+			if a := l.acls[acl.UUID]; a != nil {
+				refs = append(refs, a.ref)
+			}
+		}
+	}
+	f := release.ACLFlagsFullScan
+	return Finding{Rule: RuleNorthdUndecided, Severity: Error, ACLs: refs, Switches: []string{v.name},
+		Message: fmt.Sprintf("OVN %s's northd reads ACL tiers until the first allow-related ACL it meets at tier 0 (FDP-1154) and meets port groups %s in the order it inserted them into its hash table, not the NB's: "+
+			"depending on its history it evaluates this switch's ACLs tier by tier or ignores every tier; this analysis assumes %s",
+			l.rel.Name(), strings.Join(names, ", "), tierGuess(v.maxTier)),
+		Fix: fmt.Sprintf("give the allow-related ACLs at tier 0 a tier above 0 (or the switch an ACL of its own with one), or run an OVN with the fix, %s: %s", f.Commits(), f.Since())}
+}
+
+// RuleTiersIgnored: on a release with FDP-1154 northd's scan of a
+// switch's ACLs stopped at an allow-related ACL at tier 0 before it read
+// any tier (nbview.Switch.TierStop), so it writes no tier matches and no
+// tier loops there: the ACLs of every tier are evaluated together, by
+// priority alone, whatever their tiers say.
+const RuleTiersIgnored = "tiers-ignored"
+
+// ignoredTiers is the RuleTiersIgnored finding of switch v.
+func (l *linter) ignoredTiers(v *swView) Finding {
+	var refs []ACLRef
+	if a := l.acls[v.tierStop.UUID]; a != nil {
+		refs = append(refs, a.ref)
+	}
+	f := release.ACLFlagsFullScan
+	return Finding{Rule: RuleTiersIgnored, Severity: Warning, ACLs: refs, Switches: []string{v.name},
+		Message: fmt.Sprintf("OVN %s's northd stops reading this switch's ACL tiers at this allow-related ACL at tier 0, the first it meets before any tier above 0 (FDP-1154): it ignores every tier here and evaluates the ACLs of all tiers together, by priority", l.rel.Name()),
+		Fix:     fmt.Sprintf("give the allow-related ACLs at tier 0 a tier above 0 (or the switch an ACL of its own with one), or run an OVN with the fix, %s: %s", f.Commits(), f.Since())}
+}
+
+// tierGuess says what maxTier assumes.
+func tierGuess(t nbview.Tiers) string {
+	if t == (nbview.Tiers{}) {
+		return "that every tier is ignored"
+	}
+	return "that the tiers are evaluated"
+}
 
 // rejectOr validates the actual text of the reject flows northd writes on a
 // stateful switch.

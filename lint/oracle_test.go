@@ -140,9 +140,32 @@ var oracleCases = []oracleCase{
 	{fixture: "reject-or-discarded.yaml", releases: []*release.Release{release.MustLookup("23.03.1")}, rule: RuleRejectOr, acl: "reject-telnet", reported: true,
 		sw: "sw0", flow: between("p1", "p1", "tcp && tcp.dst == 23", 1, 2, "10.0.0"), ct: []string{"new"}, stage: "ls_in_acl", decide: "allow-ip4"},
 	// default_acl_drop=true still drops in the after-LB action stage.
+	// FDP-1154 (24.03): northd ignores sw0's tiers, so the tier-1 drop at
+	// priority 1000 decides TCP; with the fix tier 0's allow does.
+	{fixture: "tiers-ignored.yaml", releases: fdp1154, rule: RuleTiersIgnored, acl: "anp-allow", reported: true,
+		sw: "sw0", flow: p1p2("tcp && tcp.dst == 80"), ct: []string{"new", "new"}, stage: "ls_in_acl", decide: "np-drop-tcp", dropped: true},
+	{fixture: "tiers-ignored.yaml", releases: fdp1154, rule: RuleShadowed, acl: "np-drop-tcp",
+		sw: "sw0", flow: p1p2("tcp && tcp.dst == 80"), ct: []string{"new", "new"}, stage: "ls_in_acl", decide: "np-drop-tcp", dropped: true},
+	{fixture: "tiers-ignored.yaml", releases: fdp1154Fixed, rule: RuleShadowed, acl: "np-drop-tcp", reported: true,
+		sw: "sw0", flow: p1p2("tcp && tcp.dst == 80"), ct: []string{"new", "new"}, stage: "ls_in_acl", decide: "anp-allow"},
 	{fixture: "default-drop-after-lb.yaml", releases: release.All(), rule: RuleDefaultDropAfterLB, acl: "allow-tcp", reported: true,
 		sw: "sw-broken", flow: between("p1", "p1", "tcp && tcp.dst == 80", 1, 2, "10.0.0"), ct: []string{"new"}, stage: "ls_in_acl_after_lb", decide: "default", dropped: true},
 }
+
+// fdp1154 are the releases with tiers whose northd has FDP-1154 (24.03),
+// fdp1154Fixed those with the fix.
+var fdp1154, fdp1154Fixed = func() (bug, fixed []*release.Release) {
+	for _, r := range release.All() {
+		switch {
+		case !r.Has(release.ACLTier):
+		case r.Has(release.ACLFlagsFullScan):
+			fixed = append(fixed, r)
+		default:
+			bug = append(bug, r)
+		}
+	}
+	return bug, fixed
+}()
 
 // TestLintOracle checks lint's tier-aware and release-dependent claims
 // with each release's own northd and ovn-trace: for every case, lint

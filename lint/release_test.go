@@ -3,6 +3,7 @@ package lint
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,6 +148,46 @@ func TestDialectPredicates(t *testing.T) {
 		}
 		if want := []string{c.rule}; c.rule == "" && len(rules) > 0 || c.rule != "" && !cmp.Equal(rules, want) {
 			t.Errorf("OVN %s: findings %v, want %v", c.version, rules, c.rule)
+		}
+	}
+}
+
+// TestTiersIgnoredFlat: where OVN 24.03's northd ignores a switch's tiers
+// (FDP-1154: its scan stops at the allow-related ACL at tier 0, whose UUID
+// comes first), lint analyses the switch's ACLs as one tier: the tier-1
+// drop at priority 1000 is not shadowed by the tier-0 allow at priority
+// 100 — it wins, as in northd's flows — and tiers-ignored names the ACL.
+// With the fix (25.03) the tiers count and the drop is shadowed.
+func TestTiersIgnoredFlat(t *testing.T) {
+	const nb = `switches:
+  - name: sw0
+    ports:
+      - {name: p1}
+    acls:
+      - {uuid: 00000001-0000-4000-8000-000000000001, direction: from-lport, priority: 100, match: "ip4", action: allow-related}
+      - {uuid: 00000002-0000-4000-8000-000000000002, direction: from-lport, priority: 1000, match: "ip4 && tcp", action: drop, tier: 1}
+`
+	for _, c := range []struct {
+		rel  string
+		want []string
+	}{
+		{"24.03.9", []string{RuleTiersIgnored}},
+		{"25.03.0", []string{RuleShadowed}},
+	} {
+		s, err := nbschema.ParseFixtureWith("flat.yaml", []byte(nb), nbschema.FixtureOptions{Release: release.MustLookup(c.rel)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Lint(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range rep.Findings {
+			got = append(got, f.Rule)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("OVN %s: findings %v, want %v", c.rel, got, c.want)
 		}
 	}
 }

@@ -88,6 +88,10 @@ type class struct {
 	st       [nStages]*layer
 	replies  [nStages]*aclIndex // the replies of the stage's stateless ACLs
 	tiered   [nStages]bool      // the stage has tiers: each switch analyses it (tiers.go)
+	// flat: on the class's switches northd ignores every tier (its
+	// FDP-1154 scan stopped: swView.tierStop), so their ACLs are analysed
+	// as one tier, 0, whatever their tier column says (tierOn).
+	flat bool
 
 	replyDone map[*inst]bool // replies allowed by a shared ACL: never a finding
 	shadow    map[*inst]shadowState
@@ -136,6 +140,10 @@ func classKey(v *swView, shared []*inst) [32]byte {
 		h.Write([]byte{1})
 	} else {
 		h.Write([]byte{0})
+	}
+	if v.tierStop != nil {
+		// northd ignores the switch's tiers (FDP-1154): another analysis
+		h.Write([]byte{'f'})
 	}
 	h.Write([]byte{byte(len(shared)), byte(len(shared) >> 8), byte(len(shared) >> 16), byte(len(shared) >> 24)})
 	h.Sum(k[:0])
@@ -298,7 +306,7 @@ func (l *linter) analyse(c *class) {
 	c.disturbed = map[disturbKey]map[string]bool{}
 	for st, ly := range c.st {
 		layers := []*layer{ly}
-		if c.tiered[st] = l.tiers && hasTiers(ly.list); c.tiered[st] {
+		if c.tiered[st] = l.tiers && hasTiers(ly.list, c.flat); c.tiered[st] {
 			layers = nil // no overlaps or shadowing across tiers here: tierStage
 		}
 		c.definite = append(c.definite, l.samePriority(v, stage(st), ly, layers)...)
@@ -411,6 +419,11 @@ func opposite(st stage) []stage {
 // switch's own ACLs against all, and the shared ACLs its own disturb.
 func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 	var out []Finding
+	if v.contest != nil {
+		out = append(out, l.undecidedTiers(v))
+	} else if v.tierStop != nil {
+		out = append(out, l.ignoredTiers(v))
+	}
 	var byStage [nStages][]*inst
 	for _, in := range v.own {
 		out = append(out, l.matchFindings(v, in)...)

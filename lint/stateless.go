@@ -293,7 +293,7 @@ func (l *linter) passedFirst(v *swView, o *inst, rc cube, layers []*layer) bool 
 	found := false
 	for _, ly := range layers {
 		ly.idx.candidates(rc, 0, ly.idx.above(o.a.acl.Priority-1), func(_ int, p *inst) bool {
-			if p.a.acl.Action == nbdb.ACLActionPass && tierOf(p) == tierOf(o) && anyIntersect([]cube{rc}, l.setOf(v, p).over) {
+			if p.a.acl.Action == nbdb.ACLActionPass && tierOn(v, p) == tierOn(v, o) && anyIntersect([]cube{rc}, l.setOf(v, p).over) {
 				found = true
 			}
 			return !found

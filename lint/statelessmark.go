@@ -217,7 +217,7 @@ func (l *linter) markDeciders(v *swView, x *inst, pipe []stage, layers func(stag
 		near = newNear(sx)
 	}
 	visit := func(y *inst) {
-		if !statefulVerdict(y) || !decidesBefore(y, x) || slices.Contains(ys, y) || mode && y.a.verdict != vAllow {
+		if !statefulVerdict(y) || !decidesBefore(v, y, x) || slices.Contains(ys, y) || mode && y.a.verdict != vAllow {
 			return
 		}
 		first, ok := false, false
@@ -403,7 +403,7 @@ func (l *linter) classMarks(v *swView, c *class, x *inst, near *nearACLs, mode b
 			ly := c.st[st]
 			only := []*layer{ly}
 			ly.idx.candidates(hull(sx.over), 0, len(ly.list), func(_ int, y *inst) bool {
-				if !statefulVerdict(y) || !decidesBefore(y, x) || intersects(sx, l.setOf(v, y)) != yes {
+				if !statefulVerdict(y) || !decidesBefore(v, y, x) || intersects(sx, l.setOf(v, y)) != yes {
 					return true
 				}
 				if ok, inside := l.decidedFirst(v, x, y, only, cn); !inside {
@@ -489,15 +489,16 @@ func statefulVerdict(in *inst) bool {
 	return false
 }
 
-// decidesBefore reports whether y can decide a packet before x: y is in
-// the pipeline's other eval stage (each stage decides on its own), or in
-// x's stage at an earlier tier, or in x's tier at a higher priority.
-func decidesBefore(y, x *inst) bool {
+// decidesBefore reports whether y can decide a packet before x on switch
+// v: y is in the pipeline's other eval stage (each stage decides on its
+// own), or in x's stage at an earlier tier, or in x's tier at a higher
+// priority (tiers as v's northd evaluates them: tierOn).
+func decidesBefore(v *swView, y, x *inst) bool {
 	switch {
 	case y.a.stage != x.a.stage:
 		return true
-	case tierOf(y) != tierOf(x):
-		return tierOf(y) < tierOf(x)
+	case tierOn(v, y) != tierOn(v, x):
+		return tierOn(v, y) < tierOn(v, x)
 	}
 	return y.a.acl.Priority > x.a.acl.Priority
 }

@@ -39,11 +39,21 @@ const RuleUnpickedPass = "pass-to-default"
 // none).
 func tierOf(in *inst) int { return in.a.acl.Tier }
 
+// tierOn is the tier in's ACL is evaluated at on switch v: its tier, or 0
+// where northd ignores the switch's tiers (FDP-1154: swView.tierStop).
+func tierOn(v *swView, in *inst) int {
+	if v.tierStop != nil {
+		return 0
+	}
+	return tierOf(in)
+}
+
 // hasTiers reports whether the ACLs of a stage need the tier semantics:
-// one of them is at a tier above 0 or is a pass.
-func hasTiers(list []*inst) bool {
+// one of them is a pass or, unless northd ignores the tiers (flat), at a
+// tier above 0.
+func hasTiers(list []*inst, flat bool) bool {
 	for _, in := range list {
-		if in.a.acl.Tier != 0 || in.a.acl.Action == nbdb.ACLActionPass {
+		if in.a.acl.Tier != 0 && !flat || in.a.acl.Action == nbdb.ACLActionPass {
 			return true
 		}
 	}
@@ -56,7 +66,7 @@ func hasTiers(list []*inst) bool {
 // shadowing findings about the stage's shared ACLs do not hold on v.
 func (l *linter) tierStage(v *swView, c *class, st stage, own *layer, out *[]Finding) bool {
 	sh := c.st[st]
-	if !l.tiers || !c.tiered[st] && !hasTiers(own.list) {
+	if !l.tiers || !c.tiered[st] && !hasTiers(own.list, c.flat) {
 		return false
 	}
 	for _, b := range sh.list {
@@ -67,7 +77,7 @@ func (l *linter) tierStage(v *swView, c *class, st stage, own *layer, out *[]Fin
 		if in.e == nil {
 			continue
 		}
-		byTier[tierOf(in)] = append(byTier[tierOf(in)], in)
+		byTier[tierOn(v, in)] = append(byTier[tierOn(v, in)], in)
 	}
 	tiers := slices.Sorted(maps.Keys(byTier))
 	layers := make([]*layer, len(tiers))
@@ -262,7 +272,7 @@ func (l *linter) decidedFirst(v *swView, x, y *inst, ls []*layer, near *nearACLs
 // stage's layers without tiers.
 func proofLayers(v *swView, y *inst, layers func(stage) []*layer) []*layer {
 	if m := v.tierLy[y.a.stage]; m != nil {
-		p := m[tierOf(y)]
+		p := m[tierOn(v, y)]
 		return []*layer{p[0], p[1]}
 	}
 	return layers(y.a.stage)

@@ -33,10 +33,22 @@ type Flags struct {
 	HasACLs        bool // the switch or a port group present on it lists an ACL
 	HasStatefulACL bool // one of those ACLs is allow-related
 	HasLBVIP       bool // a load balancer of the switch has a VIP
-	// MaxTier is the highest tier of those ACLs in each stage (northd's
-	// update_ls_max_acl_tier; 0 on releases without tiers, whose ACLs
-	// have none).
+	// MaxTier is northd's highest ACL tier in each stage
+	// (update_ls_max_acl_tier; 0 on releases without tiers, whose ACLs
+	// have none): the highest tier of those ACLs per stage, or of all of
+	// them in every stage before release.ACLTiersPerStage, or 0 where
+	// northd's scan stopped early (FDP-1154, tiers.go).
 	MaxTier Tiers
+	// TierContest is set when the NB does not decide MaxTier: on a release
+	// with FDP-1154, the port groups (UUIDs, ascending) sharing a bucket of
+	// northd's ls_pg->nb_pgs whose order, which follows northd's history,
+	// decides whether its scan stops. MaxTier is then aclc's guess.
+	TierContest []string
+	// TierStop is, on a release with FDP-1154, the allow-related ACL at
+	// tier 0 at which northd's scan stopped although some ACL of the
+	// switch has a tier: MaxTier is then 0 and northd ignores every tier
+	// (with TierContest, aclc's guess). Nil otherwise.
+	TierStop *nbdb.ACL
 }
 
 // Tiers holds a highest ACL tier per stage.
@@ -98,8 +110,9 @@ func (v *View) SwitchFlags(id string) *Switch {
 	for _, pgID := range v.switchPGs[id] {
 		sw.PortGroups = append(sw.PortGroups, v.s.PortGroups[pgID])
 	}
-	// ls_get_acl_flags (an allow-related ACL implies has_acls) and
-	// update_ls_max_acl_tier.
+	// ls_stateful_record_set_acl_flags (an allow-related ACL implies
+	// has_acls) and update_ls_max_acl_tier; fixTiers applies the release's
+	// rules for the tiers.
 	for _, a := range ls.ACLs {
 		if acl, ok := v.s.ACLs[a]; ok {
 			sw.HasACLs = true
@@ -115,6 +128,7 @@ func (v *View) SwitchFlags(id string) *Switch {
 			sw.MaxTier[i] = max(sw.MaxTier[i], t)
 		}
 	}
+	v.fixTiers(sw)
 	sw.HasLBVIP = len(v.SwitchLBs(ls, true)) > 0
 	return sw
 }

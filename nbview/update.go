@@ -8,6 +8,7 @@ import (
 
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
 // Keeping a view current: the incremental engine changes rows of the
@@ -76,8 +77,12 @@ type reverse struct {
 
 // NewIncremental is New with the reverse references Track and Refresh
 // need.
-func NewIncremental(s *nbschema.Snapshot) *View {
-	v := New(s)
+func NewIncremental(s *nbschema.Snapshot) *View { return NewIncrementalFor(s, s.Release) }
+
+// NewIncrementalFor is NewIncremental for the northd of release r (nil:
+// s.Release).
+func NewIncrementalFor(s *nbschema.Snapshot, r *release.Release) *View {
+	v := NewFor(s, r)
 	v.owners() // Refresh keeps it current
 	v.refs = &reverse{RefIndex{}, RefIndex{}, RefIndex{}, RefIndex{}, RefIndex{}, RefIndex{}, RefIndex{}, RefIndex{}, RefIndex{}}
 	for _, t := range nbschema.Tables() {

@@ -24,11 +24,16 @@ import (
 	"github.com/aclc/aclc/internal/par"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
 // View is northd's view of one Snapshot.
 type View struct {
 	s *nbschema.Snapshot
+	// rel is the release whose northd the view is of (the snapshot's
+	// unless NewFor says otherwise): the facts that differ between
+	// releases (MaxTier) follow it.
+	rel *release.Release
 
 	portSwitch map[string]string   // LSP UUID -> the switch that owns it
 	portByName map[string]string   // LSP name -> LSP UUID (owned ports)
@@ -51,14 +56,24 @@ type View struct {
 type pgFacts struct {
 	hasACLs, hasStateful bool
 	maxTier              Tiers       // the highest tier of its ACLs per stage
+	scan                 aclScan     // where northd's ACL flag scan stops in it (tiers.go)
 	acls                 []*nbdb.ACL // its ACLs that exist, in column order
 }
 
-// New builds the view of s. The view reads s; s must not change while the
-// view is in use, except through Track and Refresh.
-func New(s *nbschema.Snapshot) *View {
+// New builds the view of s for its release (s.Release). The view reads s;
+// s must not change while the view is in use, except through Track and
+// Refresh.
+func New(s *nbschema.Snapshot) *View { return NewFor(s, s.Release) }
+
+// NewFor is New for the northd of release r (nil: s.Release), which may
+// differ from the snapshot's own (compile.Options.Release).
+func NewFor(s *nbschema.Snapshot, r *release.Release) *View {
+	if r == nil {
+		r = s.Release
+	}
 	v := &View{
 		s:          s,
+		rel:        r,
 		portSwitch: make(map[string]string, len(s.Ports)),
 		portByName: make(map[string]string, len(s.Ports)),
 		switchPGs:  map[string][]string{},
@@ -212,6 +227,9 @@ func (v *View) owners() map[string]Owner {
 // Snapshot returns the rows the view was built from.
 func (v *View) Snapshot() *nbschema.Snapshot { return v.s }
 
+// Release returns the release whose northd the view is of.
+func (v *View) Release() *release.Release { return v.rel }
+
 // portGroupFacts is ls_get_acl_flags' loop over one port group's ACLs.
 func (v *View) portGroupFacts(pg *nbdb.PortGroup) pgFacts {
 	f := pgFacts{hasACLs: len(pg.ACLs) > 0, acls: make([]*nbdb.ACL, 0, len(pg.ACLs))}
@@ -229,6 +247,7 @@ func (v *View) portGroupFacts(pg *nbdb.PortGroup) pgFacts {
 		}
 		f.maxTier.see(acl)
 	}
+	f.scan = scanACLs(f.acls)
 	return f
 }
 

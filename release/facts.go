@@ -12,7 +12,7 @@ var (
 	// ACLPass is the ACL action "pass".
 	ACLPass = newInput("acl-pass", `ACL action "pass"`, "46dacbb75", At("23.06.0"))
 	// RouterPortACL is Logical_Switch_Port options:enable_router_port_acl.
-	RouterPortACL = newInput("router-port-acl", "Logical_Switch_Port options:enable_router_port_acl", "", At("24.03.0"))
+	RouterPortACL = newInput("router-port-acl", "Logical_Switch_Port options:enable_router_port_acl", "9a0f30756", At("24.03.0"))
 	// ACLSample is ACL columns sample_new and sample_est and the tables
 	// Sample, Sample_Collector and Sampling_App.
 	ACLSample = newInput("acl-sample", "ACL sampling (sample_new, sample_est; Sample, Sample_Collector, Sampling_App)", "55782afd7", At("24.09.0"))
@@ -55,6 +55,19 @@ var (
 	// DHCP server flows ("DHCP Relay Agent support for overlay IPv4
 	// subnets").
 	DHCPRelaySkip = newFact("dhcp-relay-skip", "dce4abfc6", "no DHCP ACL flows on a switch with dhcp_relay_port", At("24.09.0"))
+	// ACLTiersPerStage: ls_stateful_record keeps the highest ACL tier per
+	// ACL stage (ingress before and after load balancing, egress); before,
+	// one max_acl_tier per switch served all three eval/action stage pairs
+	// ("northd: Track max ACL tiers more accurately"). nbview's MaxTier.
+	ACLTiersPerStage = newFact("acl-tiers-per-stage", "6aa66f9e1 (177ce930c)", "the highest ACL tier is tracked per ACL stage (was one per switch)", At("24.09.2", "25.03.0"))
+	// ACLFlagsFullScan: ls_stateful_record_set_acl_flags_ reads the tier
+	// of every ACL of the switch (FDP-1154, "northd: Fix missing tier
+	// related ACL flows"). Before, it compared the running highest tier
+	// with nbrec_acl_col_tier.type.value.integer.max, which is 0, and so
+	// stopped at the first allow-related ACL met while no tier above 0 had
+	// been seen: the tiers of the ACLs after it were ignored. nbview's
+	// MaxTier (tiers.go).
+	ACLFlagsFullScan = newFact("acl-flags-full-scan", "d3c791358 (58213ce91, 2049364bb)", "every ACL's tier counts towards the switch's highest tier (FDP-1154)", At("24.09.3", "25.03.0", "25.09.0"))
 	// ICMPTooBig: pre-ACL and pre-LB skip conntrack for ICMP "packet too
 	// big" arriving from a tunnel ("Fix pmtud for non routed traffic").
 	ICMPTooBig = newFact("icmp-too-big", "ccc72067f (239e9783b)", `pre-ACL/pre-LB skip conntrack for ICMP "too big" from a tunnel`, At("24.03.6", "24.09.0"))
@@ -62,10 +75,12 @@ var (
 	// carry ct_label.obs_point_id.
 	Sampling = newFact("sampling", "55782afd7", "ACL sample stages and observation registers", At("24.09.0"))
 	// IPFrag: pre-stateful keeps ip.is_frag in a register across
-	// recirculation.
-	IPFrag = newFact("ip-frag", "0f806cf08 (3a3b28d94)", "pre-stateful keeps ip.is_frag in reg0[19]", At("24.03.5", "24.09.2", "25.03.0"))
-	// DNSFromCtrl: the DNS reply flow matches flags.from_ctrl.
-	DNSFromCtrl = newFact("dns-from-ctrl", "474bdfcad (70618a65f)", "the egress DNS reply flow matches flags.from_ctrl", At("24.03.5", "24.09.2", "25.03.0"))
+	// recirculation ("Fix load balanced hairpin traffic for fragmented
+	// packets").
+	IPFrag = newFact("ip-frag", "0f806cf08 (3a3b28d94, 0e2fb834f)", "pre-stateful keeps ip.is_frag in reg0[19]", At("24.03.5", "24.09.2", "25.03.0"))
+	// DNSFromCtrl: the DNS reply flow matches flags.from_ctrl ("Skip
+	// only OVN DNS responder packets from OUT_ACL").
+	DNSFromCtrl = newFact("dns-from-ctrl", "474bdfcad (70618a65f, 249c52ad0)", "the egress DNS reply flow matches flags.from_ctrl", At("24.03.5", "24.09.2", "25.03.0"))
 	// Persist: ACL options:persist-established, ct_mark.allow_established
 	// and ct_label.acl_id.
 	Persist = newFact("persist", "03556dc05", "persist-established ACLs (ACL ids, ct_mark.allow_established)", At("25.03.0"))

@@ -105,8 +105,8 @@ fixtures=("$@")
 if [ ${#fixtures[@]} -eq 0 ]; then
   fixtures=(testdata/fixtures/*.yaml)
 elif [ -f "$out/ORACLE" ] && [ "$(cat "$out/ORACLE")" != "$(printf 'ovn-northd %s\n%s' "$version" "$oracle")" ]; then
-  # ORACLE is what the last line of this script writes.
-  echo "regen.sh: $out was made by $(tail -1 "$out/ORACLE"), not $oracle: regenerate all fixtures, not some" >&2; exit 1
+  # ORACLE is written below: the northd's version, then where it came from.
+  echo "regen.sh: $out was made by $(tail -n +2 "$out/ORACLE"), not $oracle: regenerate all fixtures, not some" >&2; exit 1
 fi
 for fx in "${fixtures[@]}"; do
   fname=$(basename "$fx" .yaml)

@@ -91,7 +91,8 @@ func newDPModel(v *nbview.View, id string, flows *lflow.Datapath, outport string
 		layout: layoutOf(s),
 		rel:    s.Release,
 	}
-	for _, p := range v.Ports(v.SwitchFlags(id)) {
+	sw := v.SwitchFlags(id)
+	for _, p := range v.Ports(sw) {
 		d.ports[p.Name] = p
 	}
 	if flows != nil {
@@ -102,6 +103,16 @@ func newDPModel(v *nbview.View, id string, flows *lflow.Datapath, outport string
 		}
 	}
 	d.modelLB(v)
+	if sw.TierContest != nil && d.unmodelled == "" {
+		// nbview.Switch.TierContest: the flows are one of northd's
+		// possible outcomes, and the verdict may differ with the other.
+		var names []string
+		for _, pg := range sw.TierContest {
+			names = append(names, strconv.Quote(s.PortGroups[pg].Name))
+		}
+		d.unmodelled = fmt.Sprintf("switch %s: whether OVN %s's northd evaluates its ACL tiers depends on the order of port groups %s in its hash table, not on the NB (FDP-1154; aclc compile reports northd-undecided)",
+			d.name, d.rel.Name(), strings.Join(names, ", "))
+	}
 	d.modelDNS(s)
 	d.modelARP(v)
 	d.modelL2(v, outport)

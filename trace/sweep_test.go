@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/internal/ovnroot"
 	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/internal/testenv"
 	"github.com/aclc/aclc/nbschema"
@@ -73,10 +74,15 @@ func TestDifferentialSweepRelease(t *testing.T) {
 	forEachRelease(t, func(t *testing.T, sb *ovnsandbox.Sandbox, r *release.Release) { sweepFixtures(t, sb, r) })
 }
 
-// forEachRelease runs f for 26.09, 26.03 and 25.03, each with a sandbox of that
-// release's NB, SB and northd.
+// forEachRelease runs f for 26.09.0, 26.03.1 and 25.03.0 (Debian's: live
+// in CI) and, where its source-built root exists, 24.03.9, each with a
+// sandbox of that release's NB, SB and northd.
 func forEachRelease(t *testing.T, f func(*testing.T, *ovnsandbox.Sandbox, *release.Release)) {
-	for _, r := range []*release.Release{release.MustLookup("26.09.0"), release.MustLookup("26.03.1"), release.MustLookup("25.03.0")} {
+	rels := []*release.Release{release.MustLookup("26.09.0"), release.MustLookup("26.03.1"), release.MustLookup("25.03.0")}
+	if r := release.MustLookup("24.03.9"); ovnroot.Check(r) == nil {
+		rels = append(rels, r)
+	}
+	for _, r := range rels {
 		t.Run(r.Name(), func(t *testing.T) {
 			testenv.NeedRelease(t, r)
 			sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{Release: r})

@@ -24,6 +24,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -139,16 +140,18 @@ func threadCPU() time.Duration {
 
 // Watcher is one running watch.
 type Watcher struct {
-	cfg     Config
-	log     *slog.Logger
-	nb      *nbschema.NB
-	engine  *compile.Engine
-	northd  string // NB_Global options:northd_internal_version as last seen
-	track   *tracker
-	flusher *zoneFlusher
-	seq     int
-	tables  map[string]bool
-	ct      ctTracker // per switch conntrack use, read from its flows (with flushes)
+	cfg    Config
+	log    *slog.Logger
+	nb     *nbschema.NB
+	engine *compile.Engine
+	northd string // NB_Global options:northd_internal_version as last seen
+	// undecided: the switches Undecided last reported, joined.
+	undecided string
+	track     *tracker
+	flusher   *zoneFlusher
+	seq       int
+	tables    map[string]bool
+	ct        ctTracker // per switch conntrack use, read from its flows (with flushes)
 }
 
 // key names one NB row.
@@ -707,9 +710,35 @@ func (w *Watcher) resync(_ context.Context, why string) error {
 	return w.emit(&Batch{Resync: true, Delta: d, listing: w.engine.Listing, Compile: took, Latency: took, NbCfg: w.nbCfg()})
 }
 
+// warnUndecided logs, when it changes, which switches' flows the NB's
+// northd may write otherwise depending on its own state
+// (compile.KindNorthdUndecided): their flows are then one of northd's
+// outcomes, not necessarily its own.
+func (w *Watcher) warnUndecided() {
+	ids := w.engine.Undecided()
+	key := strings.Join(ids, ",")
+	if key == w.undecided {
+		return
+	}
+	w.undecided = key
+	if len(ids) == 0 {
+		w.log.Info("every switch's flows are decided by the NB again")
+		return
+	}
+	var names []string
+	for _, id := range ids {
+		if ls, ok := w.engine.Snapshot().Switches[id]; ok {
+			names = append(names, ls.Name)
+		}
+	}
+	w.log.Warn("not exact: northd may write other flows for these switches, depending on its own state (northd-undecided; aclc compile says why)",
+		"switches", names, "release", w.engine.Snapshot().Release.Name())
+}
+
 // emit hands a batch on: deltas line, snapshot, metrics, then zone
 // flushes (once the new flows are out).
 func (w *Watcher) emit(b *Batch) error {
+	w.warnUndecided()
 	b.Seq = w.seq
 	w.seq++
 	if b.Latency == 0 {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -183,23 +185,45 @@ func runCompile(cmd *cobra.Command, args []string) error {
 		}
 		return lflow.WriteText(w, out)
 	}
+	var err2 error
 	if compileOpts.output == "-" || compileOpts.output == "" {
 		// Stream to stdout: buffering the whole listing (56 MB at 50k
 		// ACLs) would add about 60 MB to the peak RSS.
 		if compileOpts.format == "text" {
-			return writeText(os.Stdout, out)
+			err2 = writeText(os.Stdout, out)
+		} else {
+			w := bufio.NewWriterSize(os.Stdout, 1<<20)
+			if err2 = write(w); err2 == nil {
+				err2 = w.Flush()
+			}
 		}
-		w := bufio.NewWriterSize(os.Stdout, 1<<20)
-		if err := write(w); err != nil {
-			return err
+	} else {
+		var buf bytes.Buffer
+		if err2 = write(&buf); err2 == nil {
+			err2 = writeOutput(compileOpts.output, buf.Bytes())
 		}
-		return w.Flush()
 	}
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return err
+	if err2 != nil {
+		return err2
 	}
-	return writeOutput(compileOpts.output, buf.Bytes())
+	return notExact(snap, res.Problems)
+}
+
+// notExact is exit code 3 when what northd writes is not decided by the NB
+// (compile.KindNorthdUndecided): the flows printed are one of northd's
+// possible outputs.
+func notExact(snap *nbschema.Snapshot, ps []compile.Problem) error {
+	if !compile.Undecided(ps) {
+		return nil
+	}
+	var sws []string
+	for _, p := range ps {
+		if p.Kind == compile.KindNorthdUndecided {
+			sws = append(sws, strconv.Quote(p.Datapath))
+		}
+	}
+	return withCode(3, fmt.Errorf("not exact: OVN %s's northd may write other flows for switch %s than these, depending on its state (see the northd-undecided warnings)",
+		snap.Release.Name(), strings.Join(slices.Compact(sws), ", ")))
 }
 
 // compileTarget is what to compile snap for: its release, the chassis
