@@ -61,7 +61,7 @@ type rules struct {
 	verdicts       bool // release.Verdicts
 	dhcpPerAddress bool // release.DHCPPerAddress
 	icmpTooBig     bool // release.ICMPTooBig
-	igmpLoopback   bool // release.IGMPLoopback
+	igmpLoopback   bool // release.IGMPLoopback, or its first landing before the revert
 	sampling       bool // release.Sampling
 	ipFrag         bool // release.IPFrag
 	dnsFromCtrl    bool // release.DNSFromCtrl
@@ -94,7 +94,7 @@ func newRules(r *release.Release) rules {
 		icmpTooBig:     r.Has(release.ICMPTooBig),
 		dhcpPerAddress: r.Has(release.DHCPPerAddress),
 		sampling:       r.Has(release.Sampling),
-		igmpLoopback:   r.Has(release.IGMPLoopback),
+		igmpLoopback:   r.Has(release.IGMPLoopback) || r.Has(release.IGMPLoopbackFirst) && !r.Has(release.IGMPLoopbackReverted),
 		ipFrag:         r.Has(release.IPFrag),
 		dnsFromCtrl:    r.Has(release.DNSFromCtrl),
 		persist:        r.Has(release.Persist),

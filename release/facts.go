@@ -85,6 +85,13 @@ var (
 	// IGMPLoopback: a transit switch punts only IGMP/MLD that is not
 	// looped back (first landed and reverted before 24.09).
 	IGMPLoopback = newFact("igmp-loopback", "d3cb5a0ba", "transit switches punt only IGMP/MLD not looped back", At("25.09.0"))
+	// IGMPLoopbackFirst and IGMPLoopbackReverted: the first landing of
+	// the same change (4494e0215, 29af310ce on branch-24.03) and its
+	// revert (05187a0a6, c00a2c625), both before 24.09.0; compile's rule is
+	// IGMPLoopback or (IGMPLoopbackFirst and not IGMPLoopbackReverted):
+	// only 24.03.2 on the branches aclc verifies.
+	IGMPLoopbackFirst    = newFact("igmp-loopback-first", "4494e0215 (29af310ce, 8091ef796, 828d95e89)", "transit switches punt only IGMP/MLD not looped back (first landing)", At("23.06.4", "23.09.4", "24.03.2", "24.09.0"))
+	IGMPLoopbackReverted = newFact("igmp-loopback-reverted", "05187a0a6 (c00a2c625, 848b17e90)", "the first landing of igmp-loopback reverted", At("23.09.5", "24.03.3", "24.09.0"))
 	// SetID32: sample() prints the collector's set_id in full, not
 	// truncated to 8 bits.
 	SetID32 = newFact("set-id-32", "a5b147828 (6d5c6d70a)", "sample() prints the collector set_id in full", At("25.03.1", "25.09.0"))
