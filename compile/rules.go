@@ -86,7 +86,7 @@ type rules struct {
 	dhcpPerAddress bool // release.DHCPPerAddress
 	dhcpRelaySkip  bool // release.DHCPRelaySkip
 	icmpTooBig     bool // release.ICMPTooBig
-	igmpLoopback   bool // release.IGMPLoopback
+	igmpLoopback   bool // release.IGMPLoopback, or its first landing before the revert
 	sampling       bool // release.Sampling
 	ipFrag         bool // release.IPFrag
 	dnsFromCtrl    bool // release.DNSFromCtrl
