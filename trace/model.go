@@ -264,17 +264,19 @@ func (d *dpModel) notTracedFlow(st lflow.Stage, prio int, match, why string) {
 // does the proxy responder of arp_proxy ports: those requests end "not
 // traced".
 func (d *dpModel) modelARP(v *nbview.View) {
+	any := false // a flow in the stage: it then needs its priority-0 next
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		if p := d.ports[name]; p.Type == "localnet" {
+			any = true
 			d.notTracedFlow(lflow.InARPRsp, 65535, "inport == "+strconv.Quote(name)+" && (arp.op == 1 || nd_ns)",
 				d.name+" ARP/ND request from localnet port "+name+": the responder's localnet rule depends on the version and the chassis (ls_in_arp_rsp)")
 		}
 		if p := d.ports[name]; p.Options["arp_proxy"] != "" {
+			any = true
 			d.notTracedFlow(lflow.InARPRsp, 65535, "arp.op == 1 || nd_ns",
 				d.name+" has arp_proxy port "+name+": the proxy ARP/ND responder flows are not modelled (ls_in_arp_rsp)")
 		}
 	}
-	any := false
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]
 		if (p.Type != "" && p.Type != "router") || (p.Enabled != nil && !*p.Enabled) || slices.Contains(p.Addresses, "unknown") {

@@ -107,7 +107,7 @@ func sweepFixtures(t *testing.T, sb *ovnsandbox.Sandbox, r *release.Release) {
 		t.Run(strings.TrimSuffix(filepath.Base(fx), ".yaml"), func(t *testing.T) {
 			snap, err := nbschema.LoadFixtureWith(fx, nbschema.FixtureOptions{Release: r})
 			if err != nil {
-				if _, nerr := nbschema.LoadFixtureWith(fx, nbschema.FixtureOptions{Release: release.MustLookup("26.03.1")}); nerr == nil && r != release.MustLookup("26.03.1") {
+				if loadsOnAnother(fx, r) {
 					skipped++
 					return // a fixture using what the release lacks
 				}
@@ -170,4 +170,20 @@ func sweepFixtures(t *testing.T, sb *ovnsandbox.Sandbox, r *release.Release) {
 	}
 	t.Logf("OVN %s: %d packets over %d fixtures: %d identical to ovn-trace, %d not traced (checked); %d fixtures the release cannot express",
 		r, total, fixtures, total-notTraced, notTraced, skipped)
+}
+
+// loadsOnAnother reports whether fixture fx loads on some verified
+// release other than r: then its failure to load on r is r lacking what
+// it uses (26.09's vtap network functions on 26.03, say), not a broken
+// fixture.
+func loadsOnAnother(fx string, r *release.Release) bool {
+	for _, o := range release.All() {
+		if o == r {
+			continue
+		}
+		if _, err := nbschema.LoadFixtureWith(fx, nbschema.FixtureOptions{Release: o}); err == nil {
+			return true
+		}
+	}
+	return false
 }

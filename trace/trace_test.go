@@ -207,6 +207,7 @@ func TestRecirculationBound(t *testing.T) {
 // answers only for resident ports since), which aclc does not generate: the
 // trace ends "not traced" on every version instead of answering.
 func TestLocalnetARPNotTraced(t *testing.T) {
+	const ipToUnknown = `inport == "p1" && eth.src == 00:00:5e:00:00:01 && eth.dst == 00:00:5e:00:ff:ff && ip4.src == 10.0.0.1 && ip4.dst == 10.0.0.9 && ip.ttl == 64 && tcp && tcp.dst == 80`
 	const arp = `inport == "ln-acl" && eth.src == 00:00:00:00:00:09 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == 00:00:00:00:00:09 && arp.spa == 10.0.0.9 && arp.tpa == 10.0.0.1`
 	for _, r := range release.Distinct() {
 		snap, err := nbschema.LoadFixtureWith("../testdata/fixtures/localnet.yaml", nbschema.FixtureOptions{Release: r})
@@ -219,6 +220,16 @@ func TestLocalnetARPNotTraced(t *testing.T) {
 		}
 		if res.Verdict != trace.VerdictNotTraced || !strings.Contains(res.NotTraced, "localnet port ln-acl") {
 			t.Errorf("%s: verdict %s (%s), want not traced naming the localnet port", r, res.Verdict, res.NotTraced)
+		}
+		// The stage's other packets pass it: IP from a VIF to an unknown
+		// MAC is flooded to the localnet port, not dropped in
+		// ls_in_arp_rsp for want of its priority-0 flow.
+		res, err = trace.New(snap, compile.Compile(snap).Flows).Trace(ipToUnknown, trace.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", r, err)
+		}
+		if res.Verdict != trace.VerdictOutput {
+			t.Errorf("%s: IP from p1 to an unknown MAC: verdict %s (%s), want output to ln-acl", r, res.Verdict, res.NotTraced)
 		}
 	}
 }
