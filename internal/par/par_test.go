@@ -1,6 +1,7 @@
 package par
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 )
@@ -16,5 +17,25 @@ func TestForCallsEachIndexOnce(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestForPanicReachesCaller: a panic in a worker goroutine is the
+// caller's, where recover sees it (TestSincePoints compiles facts switched
+// on where a layout has no stage for them and counts the panic as a
+// difference).
+func TestForPanicReachesCaller(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // workers even on one core
+	var got any
+	func() {
+		defer func() { got = recover() }()
+		For(1000, 1, func(i int) {
+			if i == 500 {
+				panic("boom")
+			}
+		})
+	}()
+	if got != "boom" {
+		t.Fatalf("recover() = %v, want boom", got)
 	}
 }
