@@ -93,6 +93,6 @@ func detect(nbSchema, northd string) (Detection, error) {
 		return Detection{}, err
 	}
 	return Detection{Release: r, How: "NB schema " + nbSchema,
-		Notes: []string{fmt.Sprintf("no ovn-northd has run on this NB (NB_Global options:%s is unset): assuming %s, the newest %s aclc verified (NB schema %s); pin another with --ovn-version",
+		Notes: []string{fmt.Sprintf("no ovn-northd has run on this NB (NB_Global options:%s is unset): assuming %s, the newest %s aclc verified (NB schema %s); pin another with --ovn-version VERSION (aclc releases lists them)",
 			NorthdVersionKey, r.Name(), r.Series(), nbSchema)}}, nil
 }
