@@ -186,6 +186,18 @@ var releaseChanges = [][]string{
 	{"acl-del", "sw0", "to-lport", "2003", "outport == \"p1\" && udp"},
 }
 
+// samplingChange reports whether change c of releaseChanges is one of
+// sampling's (24.09: Sample_Collector, Sampling_App, Sample, the ACL
+// sample columns, debug-drop sampling), which a 24.03 NB cannot hold.
+func samplingChange(c []string) bool {
+	for _, a := range c {
+		if strings.Contains(a, "Sampl") || strings.HasPrefix(a, "sample_") || strings.Contains(a, "debug_drop") {
+			return true
+		}
+	}
+	return false
+}
+
 var networkFunctionChanges = [][]string{
 	{"lsp-add", "sw0", "nf-in", "--", "lsp-add", "sw0", "nf-out"},
 	{"lsp-set-options", "nf-in", "is-nf=true", "nf-linked-port=nf-out", "receive_multicast=false", "lsp_learn_mac=false"},
@@ -212,7 +224,11 @@ func changesFor(r *release.Release) [][]string {
 	}
 	cut := slices.IndexFunc(nbChanges, func(c []string) bool { return slices.Equal(c, []string{"ls-del", "sw1"}) })
 	out := slices.Clone(nbChanges[:cut])
-	out = append(out, releaseChanges...)
+	for _, c := range releaseChanges {
+		if r.Has(release.Sampling) || !samplingChange(c) {
+			out = append(out, c)
+		}
+	}
 	if r.Has(release.NetworkFunction) {
 		out = append(out, networkFunctionChanges...)
 	}
