@@ -89,14 +89,14 @@ func readCorpus(t *testing.T, path string) (entries []corpusEntry) {
 func writeCorpus(t *testing.T, r *release.Release, entries []corpusEntry) {
 	t.Helper()
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `# Match expressions labelled by OVN %s's own parser (ovn-trace of Debian
-# package %s loading each one as a Southbound Logical_Flow match).
+	fmt.Fprintf(&b, `# Match expressions labelled by OVN %s's own parser (the ovn-trace of
+# %s, loading each one as a Southbound Logical_Flow match).
 # Columns: label<TAB>expr<TAB>OVN's error message (empty when OVN rejects
 # the match without a reason). An expr starting with go: is a Go-quoted
 # string. Every release's file lists the same expressions; add new ones
 # to any file with label ? and regenerate all labels from the oracles:
 #   go test ./acl/expr -run TestCorpusOracle -args -update
-`, r.Name(), r.Oracle.Package)
+`, r.Name(), r.Oracle)
 	for _, e := range entries {
 		x := e.expr
 		if strings.ContainsAny(x, "\t\n") || strings.HasPrefix(x, "go:") {
@@ -289,7 +289,7 @@ func TestCorpusOracle(t *testing.T) {
 				entries = append(entries, e)
 			}
 			t.Logf("oracle %s: %d entries checked, %d differ from testdata", r, len(entries), changed)
-			if *update && (changed > 0 || len(old) != len(entries)) {
+			if *update { // (also rewrites the header)
 				writeCorpus(t, r, entries)
 			}
 		})

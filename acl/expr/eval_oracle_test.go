@@ -83,8 +83,8 @@ func readEvalData(t *testing.T, r *release.Release) *evalData {
 
 func (d *evalData) write(t *testing.T, r *release.Release) {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `# Evaluator differential data, results from OVN %s's ovn-trace (Debian
-# package %s).
+	fmt.Fprintf(&b, `# Evaluator differential data, results from OVN %s's ovn-trace (of
+# %s).
 # "microflow<TAB>EXPR" lines list ovn-trace microflows (numbered from 0);
 # "expr<TAB>EXPR<TAB>RESULTS" lines give, per microflow, 1 if ovn-trace
 # finds a Logical_Flow with match EXPR matching, 0 if not, ? if not yet
@@ -92,7 +92,7 @@ func (d *evalData) write(t *testing.T, r *release.Release) {
 # add new ones to the oldest release's file (results ?) and regenerate
 # every release's from its oracle:
 #   go test ./acl/expr -run TestEvalOracle -args -update
-`, r.Name(), r.Oracle.Package)
+`, r.Name(), r.Oracle)
 	for _, m := range d.microflows {
 		fmt.Fprintf(&b, "microflow\t%s\n", m)
 	}
@@ -206,7 +206,7 @@ func TestEvalOracle(t *testing.T) {
 				d.results[i] = string(got[i])
 			}
 			t.Logf("oracle %s: %d expressions x %d microflows, %d rows differ from testdata", rel, len(d.exprs), len(d.microflows), changed)
-			if *update && changed > 0 {
+			if *update { // (also rewrites the header)
 				d.write(t, rel)
 			}
 		})
