@@ -61,6 +61,8 @@ type Engine struct {
 	nfgACLs          fanIndex // Network_Function_Group -> ACLs naming it
 	nfGroups         refIndex // Network_Function -> groups listing it (or as active)
 	portNFs          refIndex // LSP -> network functions whose inport or outport it is
+	mirrorPorts      refIndex // Mirror -> LSPs listing it in mirror_rules
+	sinkMirrors      refIndex // port name -> Mirrors whose sink it is
 	// ids are the ACL ids of persist-established ACLs (25.03+), kept
 	// from batch to batch as northd keeps its SB ACL_ID rows; nil on
 	// releases without.
@@ -138,6 +140,8 @@ func (e *Engine) reset(s *nbschema.Snapshot) {
 	e.nfgACLs = fanIndex{}
 	e.nfGroups = refIndex{}
 	e.portNFs = refIndex{}
+	e.mirrorPorts = refIndex{}
+	e.sinkMirrors = refIndex{}
 	for _, t := range nbschema.Tables() {
 		for id, row := range t.Rows(s) {
 			e.refs(id, row, true)

@@ -175,6 +175,7 @@ func (e *Engine) affected(c *collector, table, id string, row model.Model) {
 		}
 	case *nbdb.LogicalRouterPort:
 		e.lrpNameSwitches(c, r.Name)
+		e.sinkSwitches(c, r.Name)
 	default:
 		e.releaseAffected(c, id, row)
 	}

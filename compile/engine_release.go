@@ -22,6 +22,10 @@ import (
 //   - A Network_Function_Group, a Network_Function or a port one names
 //     rebuilds the switches of the ACLs that name the group: the network
 //     function stages' flows are per group on a switch.
+//   - A Mirror, the mirror_rules of a port, or a port (switch or router)
+//     named as a mirror's sink rebuilds the switches of the ports that
+//     list the mirror: whether its serving port exists decides the
+//     ls_out_pre_acl flow (buildMirror).
 //   - ACL ids (options:persist-established) are kept from batch to batch
 //     as northd keeps its SB ACL_ID rows: an ACL keeps its id while it
 //     persists, a new one takes the lowest free id (en_acl_id_run).
@@ -97,6 +101,29 @@ func (e *Engine) releaseRefs(id string, row model.Model, add bool) {
 		if r.Outport != nil { // optional from 26.09 (vtap)
 			refOp(e.portNFs, *r.Outport, id, add)
 		}
+	case *nbdb.LogicalSwitchPort:
+		for _, m := range r.MirrorRules {
+			refOp(e.mirrorPorts, m, id, add)
+		}
+	case *nbdb.Mirror:
+		refOp(e.sinkMirrors, r.Sink, id, add)
+	}
+}
+
+// mirrorSwitches adds the switches of the ports that list mirror m.
+func (e *Engine) mirrorSwitches(c *collector, m string) {
+	for _, p := range e.mirrorPorts[m] {
+		for _, sw := range e.g.v.SwitchesOfPort(p) {
+			c.Switches[sw] = struct{}{}
+		}
+	}
+}
+
+// sinkSwitches adds the switches whose mirrors' serving ports a port
+// called name (a switch or router port) makes exist.
+func (e *Engine) sinkSwitches(c *collector, name string) {
+	for _, m := range e.sinkMirrors[name] {
+		e.mirrorSwitches(c, m)
 	}
 }
 
@@ -119,7 +146,9 @@ func (e *Engine) releaseAffected(c *collector, id string, row model.Model) {
 			nfGroup(g)
 		}
 	}
-	switch row.(type) {
+	switch r := row.(type) {
+	case *nbdb.Mirror:
+		e.mirrorSwitches(c, id)
 	case *nbdb.Sample:
 		for _, a := range e.sampleACLs.Get(id) {
 			dep(a)
@@ -142,6 +171,7 @@ func (e *Engine) releaseAffected(c *collector, id string, row model.Model) {
 		for _, f := range e.portNFs[id] {
 			nf(f)
 		}
+		e.sinkSwitches(c, r.Name)
 	}
 }
 

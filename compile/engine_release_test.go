@@ -86,7 +86,7 @@ func (m *mutator) mutateACLRelease(a *nbdb.ACL) {
 // read (an ACL tier change when the release has none of them).
 func (m *mutator) stepRelease() {
 	r, s := m.r, m.s
-	switch r.IntN(8) {
+	switch r.IntN(9) {
 	case 0: // Sample
 		if !m.has(release.ACLSample) {
 			break
@@ -247,6 +247,40 @@ func (m *mutator) stepRelease() {
 		opts["acl_ct_translation"] = fmt.Sprint(r.IntN(2) == 0)
 		s.Global.Options = opts
 		m.touch(nbdb.NBGlobalTable, s.Global.UUID)
+		return
+	case 7: // Mirror, a port's mirror_rules
+		if !m.has(release.LportMirror) {
+			break
+		}
+		if pid, p, ok := pick(r, s.Ports); ok && r.IntN(2) == 0 {
+			var rules []string
+			for id := range s.Mirrors {
+				if r.IntN(2) == 0 {
+					rules = append(rules, id)
+				}
+			}
+			slices.Sort(rules)
+			p.MirrorRules = rules
+			m.touch(nbdb.LogicalSwitchPortTable, pid)
+			return
+		}
+		id, mr, ok := pick(r, s.Mirrors)
+		if !ok || r.IntN(3) == 0 {
+			mr = &nbdb.Mirror{UUID: m.id(nbdb.MirrorTable), Name: "m", Filter: nbdb.MirrorFilterBoth}
+			id = mr.UUID
+			s.Mirrors[id] = mr
+		} else if r.IntN(5) == 0 {
+			delete(s.Mirrors, id)
+			m.touch(nbdb.MirrorTable, id)
+			return
+		}
+		mr.Type = []string{nbdb.MirrorTypeLport, nbdb.MirrorTypeLport, nbdb.MirrorTypeGre}[r.IntN(3)]
+		mr.Filter = []string{nbdb.MirrorFilterFromLport, nbdb.MirrorFilterToLport, nbdb.MirrorFilterBoth}[r.IntN(3)]
+		mr.Sink = "nope" // a sink that names no port: no serving port
+		if _, p, ok := pick(r, s.Ports); ok && r.IntN(4) > 0 {
+			mr.Sink = p.Name
+		}
+		m.touch(nbdb.MirrorTable, id)
 		return
 	}
 	// A tier change of an existing ACL (the first tier != 0 of a switch

@@ -85,6 +85,7 @@ type rules struct {
 	dhcpNoCommit   bool // release.DHCPNoCommit
 	dhcpPerAddress bool // release.DHCPPerAddress
 	dhcpRelaySkip  bool // release.DHCPRelaySkip
+	lportMirror    bool // release.LportMirror
 	icmpTooBig     bool // release.ICMPTooBig
 	igmpLoopback   bool // release.IGMPLoopback, or its first landing before the revert
 	sampling       bool // release.Sampling
@@ -129,6 +130,7 @@ func newRules(r *release.Release) rules {
 		dhcpNoCommit:   r.Has(release.DHCPNoCommit),
 		dhcpPerAddress: r.Has(release.DHCPPerAddress),
 		dhcpRelaySkip:  r.Has(release.DHCPRelaySkip),
+		lportMirror:    r.Has(release.LportMirror),
 		sampling:       r.Has(release.Sampling),
 		igmpLoopback:   r.Has(release.IGMPLoopback),
 		ipFrag:         r.Has(release.IPFrag),

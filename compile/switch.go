@@ -84,6 +84,7 @@ func (g *global) compileSwitch(id string) (*lflow.Datapath, []Problem) {
 	g.buildStateful(od, b)
 	g.buildLBPreStateful(od, b)
 	g.buildNetworkFunction(od, b)
+	g.buildMirror(od, b)
 	flows := b.flows
 	if g.shared != nil {
 		// Full Compile: the shared runs are sorted; sort the switch's own

@@ -100,7 +100,7 @@ func syntaxError(name string, err error) *FixtureError {
 
 // Top-level keys of a fixture, in the order WriteFixture emits them.
 var topKeys = []string{"ovn", "nb_global", "switches", "port_groups", "address_sets",
-	"load_balancers", "load_balancer_groups", "meters", "copps", "dhcp_options", "dns", "routers", "static_mac_bindings",
+	"load_balancers", "load_balancer_groups", "meters", "copps", "dhcp_options", "dns", "routers", "static_mac_bindings", "mirrors",
 	"sample_collectors", "sampling_apps", "samples", "network_function_health_checks", "network_functions", "network_function_groups", "acls"}
 
 func (b *builder) top(doc *yaml.Node) {
@@ -136,6 +136,9 @@ func (b *builder) top(doc *yaml.Node) {
 	}
 	for i, n := range b.list(f, "address_sets") {
 		b.addressSet(n, index("address_sets", i))
+	}
+	for i, n := range b.list(f, "mirrors") {
+		b.mirror(n, index("mirrors", i))
 	}
 	for i, n := range b.list(f, "routers") {
 		b.router(n, index("routers", i))
@@ -259,7 +262,7 @@ var portTypes = []string{"", "router", "localnet", "localport", "l2gateway", "vt
 
 func (b *builder) port(n *yaml.Node, path string) string {
 	f, ok := b.mapping(n, path, "uuid", "name", "type", "addresses", "dynamic_addresses", "port_security", "options",
-		"dhcpv4_options", "dhcpv6_options", "enabled", "parent_name", "tag_request", "tag", "peer", "external_ids")
+		"dhcpv4_options", "dhcpv6_options", "enabled", "parent_name", "tag_request", "tag", "peer", "mirror_rules", "external_ids")
 	if !ok {
 		return ""
 	}
@@ -297,6 +300,7 @@ func (b *builder) port(n *yaml.Node, path string) string {
 	b.snap.Ports[p.UUID] = p
 	b.refOne(f, "dhcpv4_options", nbdb.DHCPOptionsTable, func(u string) { p.Dhcpv4Options = &u })
 	b.refOne(f, "dhcpv6_options", nbdb.DHCPOptionsTable, func(u string) { p.Dhcpv6Options = &u })
+	b.refList(f, "mirror_rules", nbdb.MirrorTable, func(u string) { p.MirrorRules = append(p.MirrorRules, u) })
 	return p.UUID
 }
 

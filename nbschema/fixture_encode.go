@@ -305,6 +305,7 @@ func (e *encoder) root() *yaml.Node {
 	putSeq(root, "dns", e.dnsRows())
 	putSeq(root, "routers", e.routers())
 	putSeq(root, "static_mac_bindings", e.staticMACBindings())
+	putSeq(root, "mirrors", e.mirrors())
 	e.sampleSections(root)
 	e.checkOwned()
 	return root
@@ -431,6 +432,7 @@ func (e *encoder) ports(owner string, uuids []string) []*yaml.Node {
 		putOptInt(m, "tag_request", p.TagRequest)
 		putOptInt(m, "tag", p.Tag)
 		putOptStr(m, "peer", p.Peer)
+		e.putMirrorRules(m, p)
 		putMap(m, "external_ids", p.ExternalIDs)
 		out = append(out, m)
 	}

@@ -48,6 +48,11 @@ type Snapshot struct {
 	StaticMACBindings map[string]*nbdb.StaticMACBinding
 	// GatewayChassis makes a router port a distributed gateway port.
 	GatewayChassis map[string]*nbdb.GatewayChassis
+	// Mirrors are the port mirrors switch ports name (mirror_rules);
+	// only type "lport" ones (25.09+) touch the ACL stages. Their
+	// Mirror_Rule rows only feed the mirror stages, which aclc does not
+	// compile.
+	Mirrors map[string]*nbdb.Mirror
 	// ACL sampling (24.09+): the samples ACLs name (sample_new,
 	// sample_est), their collectors, and the sampling apps.
 	Samples          map[string]*nbdb.Sample

@@ -64,7 +64,7 @@ var tables = []*Table{
 	// it like addresses.
 	rowsOf(&Table{Name: nbdb.LogicalSwitchPortTable, Noun: "switch port", UniqueNames: true, Owner: "switch", storeRank: 9,
 		Columns: []string{"name", "type", "addresses", "dynamic_addresses", "port_security", "options",
-			"dhcpv4_options", "dhcpv6_options", "enabled", "parent_name", "tag_request", "tag", "peer", "external_ids"}},
+			"dhcpv4_options", "dhcpv6_options", "enabled", "parent_name", "tag_request", "tag", "peer", "mirror_rules", "external_ids"}},
 		func(s *Snapshot) *map[string]*nbdb.LogicalSwitchPort { return &s.Ports }),
 	rowsOf(&Table{Name: nbdb.PortGroupTable, Noun: "port group", UniqueNames: true, storeRank: 11,
 		Columns: []string{"name", "ports", "acls", "external_ids"}},
@@ -111,6 +111,11 @@ var tables = []*Table{
 		func(s *Snapshot) *map[string]*nbdb.StaticMACBinding { return &s.StaticMACBindings }),
 	rowsOf(&Table{Name: nbdb.GatewayChassisTable, Noun: "gateway chassis", UniqueNames: true, Owner: "router port", storeRank: 11},
 		func(s *Snapshot) *map[string]*nbdb.GatewayChassis { return &s.GatewayChassis }),
+	// The port mirrors switch ports name; not their Mirror_Rule rows
+	// (the mirror stages' matches, outside the ACL stages).
+	rowsOf(&Table{Name: nbdb.MirrorTable, Noun: "mirror", UniqueNames: true, storeRank: 7,
+		Columns: []string{"name", "type", "sink", "filter", "index", "external_ids"}},
+		func(s *Snapshot) *map[string]*nbdb.Mirror { return &s.Mirrors }),
 	// The rows ACL sampling (24.09+) and network functions (26.03+) read;
 	// a release without them has no such tables (HasTable).
 	rowsOf(&Table{Name: nbdb.SampleCollectorTable, Noun: "sample collector", UniqueNames: true, storeRank: 7},

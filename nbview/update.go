@@ -183,10 +183,22 @@ func (v *View) Refresh(t Touched) (pgNamesChanged []string) {
 			v.portSwitch[p] = o
 		}
 	}
+	// A touched port's old name goes (it may be deleted, renamed or no
+	// longer owned) before the names of the touched ports that are owned
+	// now come back.
+	for p := range t.Ports {
+		if old, ok := v.portName[p]; ok {
+			if v.portByName[old] == p {
+				delete(v.portByName, old)
+			}
+			delete(v.portName, p)
+		}
+	}
 	for p := range t.Ports {
 		if lsp, ok := s.Ports[p]; ok {
 			if _, ok := v.portSwitch[p]; ok {
 				v.portByName[lsp.Name] = p
+				v.portName[p] = lsp.Name
 			}
 		}
 	}

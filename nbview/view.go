@@ -37,6 +37,7 @@ type View struct {
 
 	portSwitch map[string]string   // LSP UUID -> the switch that owns it
 	portByName map[string]string   // LSP name -> LSP UUID (owned ports)
+	portName   map[string]string   // LSP UUID -> its name in portByName
 	switchPGs  map[string][]string // switch UUID -> port groups with an owned member port there, by UUID
 	lrpNames   map[string]bool     // names of LRPs that belong to a router
 	fairMeters map[string]bool     // meter name -> fair
@@ -76,6 +77,7 @@ func NewFor(s *nbschema.Snapshot, r *release.Release) *View {
 		rel:        r,
 		portSwitch: make(map[string]string, len(s.Ports)),
 		portByName: make(map[string]string, len(s.Ports)),
+		portName:   make(map[string]string, len(s.Ports)),
 		switchPGs:  map[string][]string{},
 		lrpNames:   map[string]bool{},
 		fairMeters: map[string]bool{},
@@ -124,6 +126,7 @@ func (v *View) indexPorts() {
 	}
 	for p := range v.portSwitch {
 		v.portByName[s.Ports[p].Name] = p
+		v.portName[p] = s.Ports[p].Name
 	}
 	// seen[sw] is 1 + the index of the last port group found on sw.
 	seen := make(map[string]int, len(s.Switches))

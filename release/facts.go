@@ -30,6 +30,12 @@ var (
 	NetworkFunction = newInput("network-function", "network functions (ACL network_function_group; Network_Function, Network_Function_Group, Network_Function_Health_Check)", "", At("26.03.0"))
 	// ACLCtTranslation is NB_Global options:acl_ct_translation.
 	ACLCtTranslation = newInput("acl-ct-translation", "NB_Global options:acl_ct_translation", "f9ffb0ee9 (8fbda461f, f8c8b8370, 8dda00d51)", At("24.03.8", "25.03.3", "25.09.3", "26.03.0"))
+	// LportMirror is Mirror type "lport" ("northd: Added support for
+	// port mirroring in OVN overlay"): a port whose mirror_rules name an
+	// lport mirror gets a serving port mp-SWITCH-SINK, and
+	// build_mirror_lflows skips every ACL stage for traffic to it
+	// (ls_out_pre_acl, priority 65535).
+	LportMirror = newInput("lport-mirror", `Mirror type "lport" (a switch port's mirror_rules mirroring to another port)`, "2a2fe266d", At("25.09.0"))
 	// NFVtap is Network_Function_Group mode "vtap" and a Network_Function
 	// without an outport (NB schema 7.19.0, "ovn-nb: Network Function vtap
 	// mode schema changes"; northd's flows: 8c45b31f1). A vtap group

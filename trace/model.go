@@ -115,6 +115,7 @@ func newDPModel(v *nbview.View, id string, flows *lflow.Datapath, outport string
 	}
 	d.modelDNS(s)
 	d.modelARP(v)
+	d.modelMirror(v)
 	d.modelL2(v, outport)
 	d.modelPortSec()
 	for k, fs := range d.tables {
@@ -249,7 +250,8 @@ func (d *dpModel) modelDNS(s *nbschema.Snapshot) {
 
 // notTracedFlow adds a flow of stage st at priority prio that ends the
 // trace "not traced: WHY" for the packets match covers: flows northd writes
-// there that aclc does not generate and would otherwise answer for.
+// there that aclc does not generate and would otherwise answer for. The
+// trace prefixes WHY with the switch's name and ends it with the stage.
 func (d *dpModel) notTracedFlow(st lflow.Stage, prio int, match, why string) {
 	d.add(st, prio, match, notModelledMark+"("+strconv.Quote(why)+");", "")
 }
@@ -269,12 +271,12 @@ func (d *dpModel) modelARP(v *nbview.View) {
 		if p := d.ports[name]; p.Type == "localnet" {
 			any = true
 			d.notTracedFlow(lflow.InARPRsp, 65535, "inport == "+strconv.Quote(name)+" && (arp.op == 1 || nd_ns)",
-				d.name+" ARP/ND request from localnet port "+name+": the responder's localnet rule depends on the version and the chassis (ls_in_arp_rsp)")
+				"ARP/ND request from localnet port "+name+": the responder's localnet rule depends on the version and the chassis")
 		}
 		if p := d.ports[name]; p.Options["arp_proxy"] != "" {
 			any = true
 			d.notTracedFlow(lflow.InARPRsp, 65535, "arp.op == 1 || nd_ns",
-				d.name+" has arp_proxy port "+name+": the proxy ARP/ND responder flows are not modelled (ls_in_arp_rsp)")
+				"has arp_proxy port "+name+": the proxy ARP/ND responder flows are not modelled")
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
@@ -324,6 +326,32 @@ func (d *dpModel) modelARP(v *nbview.View) {
 	}
 	if any {
 		d.add(lflow.InARPRsp, 0, "1", "next;", "")
+	}
+}
+
+// modelMirror adds, on a switch with lport mirrors (25.09+), the mirror
+// stages' flows: northd's priority-0 next in ls_in_mirror and
+// ls_out_mirror, and for each mirrored port and direction a flow that ends
+// the trace "not traced": the mirror() copies to the serving port, and
+// the rules' matches, are not modelled (build_mirror_lflows).
+func (d *dpModel) modelMirror(v *nbview.View) {
+	any := false
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
+		p := d.ports[name]
+		for _, m := range v.LportMirrors(d.ls, p) {
+			any = true
+			why := "port " + name + " is mirrored to " + m.Serving + " (mirror " + m.Mirror.Name + "): the mirror stages are not modelled"
+			if m.Mirror.Filter != nbdb.MirrorFilterToLport {
+				d.notTracedFlow(lflow.InMirror, 100, "inport == "+strconv.Quote(name), why)
+			}
+			if m.Mirror.Filter != nbdb.MirrorFilterFromLport {
+				d.notTracedFlow(lflow.OutMirror, 100, "outport == "+strconv.Quote(name), why)
+			}
+		}
+	}
+	if any {
+		d.add(lflow.InMirror, 0, "1", "next;", "")
+		d.add(lflow.OutMirror, 0, "1", "next;", "")
 	}
 }
 

@@ -90,7 +90,7 @@ func (d *dpModel) notTracedExternalFromLocalnet() {
 				}
 				if mac, err := ethaddr.Parse(f[0]); err == nil {
 					d.notTracedFlow(lflow.InCheckPortSec, 75, "inport == "+strconv.Quote(ln)+" && eth.src == "+mac.String(),
-						d.name+" packet from localnet port "+ln+" with external port "+ext+"'s MAC: northd rewrites its inport (ls_in_check_port_sec)")
+						"packet from localnet port "+ln+" with external port "+ext+"'s MAC: northd rewrites its inport")
 				}
 			}
 		}
