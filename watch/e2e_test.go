@@ -198,6 +198,20 @@ func samplingChange(c []string) bool {
 	return false
 }
 
+// mirrorChanges are those of 25.09's lport mirrors: a serving port
+// appears on the switch of each port attached to a mirror whose sink
+// exists (sw1's p3); the ls-del sw1 at the end of nbChanges deletes the
+// sink, which takes sw0's serving-port flow with it.
+var mirrorChanges = [][]string{
+	{"mirror-add", "mlp", "lport", "both", "p3"},
+	{"lsp-attach-mirror", "p1", "mlp"},
+	{"lsp-attach-mirror", "p4", "mlp"},
+	{"mirror-add", "mlp2", "lport", "to-lport", "p4"},
+	{"lsp-attach-mirror", "p1", "mlp2"},
+	{"lsp-detach-mirror", "p4", "mlp"},
+	{"mirror-del", "mlp2"},
+}
+
 var networkFunctionChanges = [][]string{
 	{"lsp-add", "sw0", "nf-in", "--", "lsp-add", "sw0", "nf-out"},
 	{"lsp-set-options", "nf-in", "is-nf=true", "nf-linked-port=nf-out", "receive_multicast=false", "lsp_learn_mac=false"},
@@ -228,6 +242,9 @@ func changesFor(r *release.Release) [][]string {
 		if r.Has(release.Sampling) || !samplingChange(c) {
 			out = append(out, c)
 		}
+	}
+	if r.Has(release.LportMirror) {
+		out = append(out, mirrorChanges...)
 	}
 	if r.Has(release.NetworkFunction) {
 		out = append(out, networkFunctionChanges...)
