@@ -8,7 +8,8 @@ import (
 	"github.com/aclc/aclc/lflow"
 )
 
-// Register bits and fields northd 23.03 uses in the ACL stages.
+// Register bits and fields northd uses in the ACL stages (every version
+// aclc verifies; the later versions' additions are named where used).
 const (
 	regbitConntrackDefrag = "reg0[0]"
 	regbitConntrackCommit = "reg0[1]"

@@ -102,7 +102,7 @@ const (
 	// RuleRejectOr: a reject ACL whose 23.03 flow OVN cannot parse.
 	RuleRejectOr = "reject-or-discarded"
 	// RuleDefaultDropAfterLB: default_acl_drop=true dropping allowed
-	// traffic in ls_in_acl_after_lb.
+	// traffic in the after-LB ACL stage.
 	RuleDefaultDropAfterLB = "default-drop-after-lb"
 	// RuleUnpickedPass (tiers.go) and RuleStatelessMark
 	// (statelessmark.go) are the tier rules (OVN 23.06+).

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbview"
 	"github.com/aclc/aclc/release"
 )
@@ -64,6 +65,18 @@ func (l *linter) ignoredTiers(v *swView) Finding {
 		Fix:     fmt.Sprintf("give the allow-related ACLs at tier 0 a tier above 0 (or the switch an ACL of its own with one), or run an OVN with the fix, %s: %s", f.Commits(), f.Since())}
 }
 
+// stageName is northd's name, in the linted release's layout, of the
+// first of kinds the layout has.
+func (l *linter) stageName(kinds ...lflow.Stage) string {
+	lay, ok := lflow.LayoutFor(l.rel.Series())
+	for _, k := range kinds {
+		if ok && lay.Has(k) {
+			return lay.Stage(k).Name()
+		}
+	}
+	return "?"
+}
+
 // tierGuess says what maxTier assumes.
 func tierGuess(t nbview.Tiers) string {
 	if t == (nbview.Tiers{}) {
@@ -102,9 +115,10 @@ func (l *linter) rejectOr(v *swView, in *inst) (Finding, bool) {
 	return Finding{}, false
 }
 
-// defaultDropAfterLB: with default_acl_drop=true, northd 23.03 installs a
-// priority-0 drop in ls_in_acl_after_lb on every switch with ACLs, so
-// traffic a from-lport ACL allows in ls_in_acl is dropped there unless an
+// defaultDropAfterLB: with default_acl_drop=true, northd installs a
+// priority-0 drop in the after-LB ACL stage (ls_in_acl_after_lb on 23.03,
+// ls_in_acl_after_lb_action from 23.06) on every switch with ACLs, so
+// traffic a from-lport ACL allows in ls_in_acl(_eval) is dropped there unless an
 // after-LB ACL (options:apply-after-lb=true) allows it too (replies and
 // related traffic of committed connections are let through by reg0[17]).
 func (l *linter) defaultDropAfterLB(v *swView, in, afterLB []*layer) []Finding {
@@ -144,12 +158,12 @@ func (l *linter) dropAfterLB(v *swView, in *inst, allowers []*inst, al []*layer)
 	fix := "add a from-lport ACL with options:apply-after-lb=true that allows this traffic, or leave default_acl_drop unset"
 	if !some {
 		return []Finding{{Rule: RuleDefaultDropAfterLB, Severity: Error, ACLs: []ACLRef{in.a.ref},
-			Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and no after-LB ACL allows what this ACL allows in ls_in_acl: that traffic (all of it but the replies and related packets of committed connections) is dropped right after load balancing",
+			Message: "default_acl_drop=true makes the priority-0 flow of " + l.stageName(lflow.InACLAfterLBAction, lflow.InACLAfterLB) + " drop on every switch with ACLs, and no after-LB ACL allows what this ACL allows in " + l.stageName(lflow.InACL) + ": that traffic (all of it but the replies and related packets of committed connections) is dropped right after load balancing",
 			Fix:     fix}}
 	}
 	if _, ok := l.covered(v, s.over, math.MinInt, al, false); !ok {
 		return []Finding{{Rule: RuleDefaultDropAfterLB, Severity: Warning, ACLs: []ACLRef{in.a.ref},
-			Message: "default_acl_drop=true makes the priority-0 flow of ls_in_acl_after_lb drop on every switch with ACLs, and the after-LB ACLs allow only part of what this ACL allows in ls_in_acl (or aclc cannot prove they allow all of it): the rest is dropped right after load balancing",
+			Message: "default_acl_drop=true makes the priority-0 flow of " + l.stageName(lflow.InACLAfterLBAction, lflow.InACLAfterLB) + " drop on every switch with ACLs, and the after-LB ACLs allow only part of what this ACL allows in " + l.stageName(lflow.InACL) + " (or aclc cannot prove they allow all of it): the rest is dropped right after load balancing",
 			Fix:     fix}}
 	}
 	return nil

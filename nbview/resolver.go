@@ -10,7 +10,7 @@ import (
 )
 
 // Resolver returns what $name and @name resolve to for ovn-controller on
-// logical switch datapath (a name or UUID), as ovn-northd 23.03 writes the
+// logical switch datapath (a name or UUID), as ovn-northd writes the
 // Southbound:
 //
 //   - every NB Address_Set, by name, and svc_monitor_mac (NB_Global
