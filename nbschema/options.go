@@ -62,3 +62,12 @@ func (o Options) timeout() time.Duration { return o.conn().TimeoutOrDefault() }
 func (o Options) readTimeout() time.Duration {
 	return max(6*o.timeout(), time.Minute)
 }
+
+// ErrUnreachable matches (errors.Is) the errors of Connect, LoadLive and
+// DetectRelease that may pass by themselves: no NB remote answered — nothing
+// listening yet, no answer within the timeout, or only Raft followers and
+// members cut off from their cluster (an election under way). A daemon
+// retries on it; any other error (a remote serving another database, an
+// NB of a version aclc cannot vouch for, bad TLS files, a malformed remote)
+// needs the operator.
+var ErrUnreachable = ovsdbconn.ErrUnreachable

@@ -37,8 +37,11 @@ exec 9>"$cache/.ovn-root-$suite.lock"
 flock 9
 if [ ! -x "$root/usr/bin/ovn-northd" ]; then
   [ "$(id -u)" -eq 0 ] || die "building $root needs root (debootstrap)"
+  # Several roots are made at once (test.sh): one apt-get at a time, and
+  # the first one installs debootstrap for all.
   command -v debootstrap >/dev/null ||
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; } ||
+    flock "$cache/.apt.lock" sh -c 'command -v debootstrap >/dev/null ||
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }' ||
     die "cannot install debootstrap"
   mirror=${ACLC_DEBIAN_MIRROR:-}
   [ -n "$mirror" ] || mirror=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)

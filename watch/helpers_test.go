@@ -53,15 +53,28 @@ type running struct {
 	// norm, when set, is applied to both sides before waitSnapshot
 	// compares them (lflow.RenumberACLIDs for live ACL ids).
 	norm func(*lflow.Listing) *lflow.Listing
+	// ready is Config.ReadyFile.
+	ready string
 }
 
 // startWatch runs a watcher on remotes in the background until the test
 // ends; cfg's NB, snapshot, deltas and log are filled in.
 func startWatch(t *testing.T, remotes string, cfg watch.Config) *running {
 	t.Helper()
-	r := &running{snapshot: filepath.Join(t.TempDir(), "flows.txt"), deltas: &syncBuffer{}, logs: &syncBuffer{},
-		done: make(chan error, 1), batches: make(chan *watch.Batch, 10000)}
+	r := launchWatch(t, remotes, cfg)
+	r.waitInitial(t, 30*time.Second)
+	return r
+}
+
+// launchWatch is startWatch without waiting for the initial snapshot: the
+// NB may not be up yet.
+func launchWatch(t *testing.T, remotes string, cfg watch.Config) *running {
+	t.Helper()
+	dir := t.TempDir()
+	r := &running{snapshot: filepath.Join(dir, "flows.txt"), deltas: &syncBuffer{}, logs: &syncBuffer{},
+		done: make(chan error, 1), batches: make(chan *watch.Batch, 10000), ready: filepath.Join(dir, "ready")}
 	cfg.NB = nbschema.Options{Remotes: remotes, Timeout: 5 * time.Second}
+	cfg.ReadyFile = r.ready
 	cfg.Deltas = r.deltas
 	cfg.Log = slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cfg.WriteSnapshot = func(write func(io.Writer) error) error {
@@ -79,7 +92,11 @@ func startWatch(t *testing.T, remotes string, cfg watch.Config) *running {
 		}
 		return os.Rename(tmp, r.snapshot)
 	}
+	onBatch := cfg.OnBatch
 	cfg.OnBatch = func(b *watch.Batch) {
+		if onBatch != nil {
+			onBatch(b)
+		}
 		select {
 		case r.batches <- b:
 		default:
@@ -102,19 +119,25 @@ func startWatch(t *testing.T, remotes string, cfg watch.Config) *running {
 			t.Logf("watch log:\n%s", tail(r.logs.String(), 60))
 		}
 	})
-	// Wait for the initial snapshot.
-	deadline := time.Now().Add(30 * time.Second)
+	return r
+}
+
+// waitInitial waits up to timeout for the initial snapshot.
+func (r *running) waitInitial(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
 	for {
 		if _, err := os.Stat(r.snapshot); err == nil {
-			return r
+			return
 		}
 		select {
 		case err := <-r.done:
+			r.done <- err // for the cleanup
 			t.Fatalf("watch stopped: %v", err)
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no initial snapshot after 30s; log:\n%s", r.logs.String())
+			t.Fatalf("no initial snapshot after %v; log:\n%s", timeout, r.logs.String())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

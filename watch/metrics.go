@@ -28,6 +28,14 @@ type Metrics struct {
 	ZoneFlushes *prometheus.CounterVec
 	// Reconnects counts NB reconnections.
 	Reconnects prometheus.Counter
+	// ConnectFailures counts the failed attempts to reach the NB at
+	// start, one per attempt (all remotes tried once).
+	ConnectFailures prometheus.Counter
+	// Ready is 1 once the initial NB is compiled and its snapshot is out
+	// (see Config.Ready), 0 before.
+	Ready prometheus.Gauge
+	// Connected is 1 while the watcher has a live NB connection.
+	Connected prometheus.Gauge
 
 	flows map[lflow.Stage]int
 }
@@ -49,9 +57,16 @@ func NewMetrics() *Metrics {
 			Help: "Conntrack zone flush attempts, by result (ok, error)."}, []string{"result"}),
 		Reconnects: prometheus.NewCounter(prometheus.CounterOpts{Name: "aclc_watch_nb_reconnects_total",
 			Help: "Times the watcher reconnected to the NB."}),
+		ConnectFailures: prometheus.NewCounter(prometheus.CounterOpts{Name: "aclc_watch_nb_connect_failures_total",
+			Help: "Failed attempts to reach the NB at start (every remote tried once per attempt)."}),
+		Ready: prometheus.NewGauge(prometheus.GaugeOpts{Name: "aclc_watch_ready",
+			Help: "1 once the initial NB is compiled and its snapshot written, 0 before."}),
+		Connected: prometheus.NewGauge(prometheus.GaugeOpts{Name: "aclc_watch_nb_connected",
+			Help: "1 while the watcher has a live connection to the NB."}),
 		flows: map[lflow.Stage]int{},
 	}
 	m.Registry.MustRegister(m.Compile, m.Latency, m.Flows, m.Batches, m.ZoneFlushes, m.Reconnects,
+		m.ConnectFailures, m.Ready, m.Connected,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	for _, st := range lflow.ACLStages {
 		m.Flows.WithLabelValues(st.Name())

@@ -42,8 +42,27 @@ import (
 
 // Config says what a Watcher reads and where its results go.
 type Config struct {
-	// NB says how to reach the NB. Reconnect is always on.
+	// NB says how to reach the NB. Reconnect is always on. Its Timeout
+	// bounds each step of one attempt (dial, handshake) and sets the
+	// inactivity probe, not how long the watcher waits for the NB at
+	// start (ConnectTimeout).
 	NB nbschema.Options
+	// ConnectTimeout is how long the watcher keeps trying to reach the
+	// NB at start before it gives up with an error; 0 means forever, as
+	// ovn-northd and ovn-controller wait for their databases. Once the
+	// initial NB is read the watcher never gives up: it reconnects after
+	// losing the NB with backoff, forever.
+	ConnectTimeout time.Duration
+	// RetryMin and RetryMax bound the backoff between attempts to reach
+	// the NB at start (default DefaultRetryMin, DefaultRetryMax).
+	RetryMin, RetryMax time.Duration
+	// ReadyFile, when set, is written (atomically) once the watcher is
+	// ready — the initial NB compiled, its snapshot out, the load settled
+	// — and removed when it stops. See ready.go.
+	ReadyFile string
+	// ShutdownGrace bounds, once ctx is done, the zone flushes still
+	// queued for the batches already emitted (default 5s).
+	ShutdownGrace time.Duration
 	// WriteSnapshot, when set, is called once the initial NB is compiled
 	// and after every batch that changed flows, with a function that
 	// writes the full current flows in lflow-list format to a writer. It
@@ -152,6 +171,8 @@ type Watcher struct {
 	seq       int
 	tables    map[string]bool
 	ct        ctTracker // per switch conntrack use, read from its flows (with flushes)
+	// monitorStart is when the attempt that reached the NB began.
+	monitorStart time.Time
 }
 
 // key names one NB row.
@@ -242,6 +263,15 @@ func New(cfg Config) *Watcher {
 	if cfg.ResyncEvery == 0 {
 		cfg.ResyncEvery = 5 * time.Minute
 	}
+	if cfg.RetryMin <= 0 {
+		cfg.RetryMin = DefaultRetryMin
+	}
+	if cfg.RetryMax <= 0 {
+		cfg.RetryMax = DefaultRetryMax
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = 5 * time.Second
+	}
 	cfg.NB.Reconnect = true
 	w := &Watcher{cfg: cfg, log: cfg.Log, tables: map[string]bool{}}
 	if w.log == nil {
@@ -254,24 +284,30 @@ func New(cfg Config) *Watcher {
 }
 
 // Run connects, compiles the initial NB, and then follows it until ctx is
-// done (returning nil) or the NB cannot be reached at start.
+// done (returning nil). It waits for the NB as a daemon does (see
+// connect): it returns an error at start only for an NB it must not
+// follow (another database, a version aclc cannot vouch for) or when
+// Config.ConnectTimeout passes first. When ctx ends, the batch in flight
+// is finished (its delta line, its snapshot, its zone flushes within
+// ShutdownGrace) and Run returns nil.
 func (w *Watcher) Run(ctx context.Context) error {
 	restoreGC := w.loadGC()
 	defer restoreGC()
-	nb, err := nbschema.Connect(ctx, w.cfg.NB)
+	w.track = newTracker(w.tables)
+	nb, err := w.connect(ctx)
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
+	if nb == nil {
+		w.log.Info("stopped before the NB was reached")
+		return nil
+	}
 	defer nb.Close()
 	w.nb = nb
-	w.track = newTracker(w.tables)
-	// Handlers go in before Monitor, so that no change after the initial
-	// read is missed.
-	nb.Client.Cache().AddEventHandler(w.track)
-	start := time.Now()
-	if err := nb.Monitor(ctx); err != nil {
-		return fmt.Errorf("watch: %w", err)
+	if w.cfg.Metrics != nil {
+		w.cfg.Metrics.Connected.Set(1)
 	}
+	start := w.monitorStart
 	w.releaseReply(ctx)
 	// The initial rows come as add events too: let them arrive and drop
 	// them, the snapshot below holds those rows.
@@ -288,30 +324,40 @@ func (w *Watcher) Run(ctx context.Context) error {
 	took := time.Since(start)
 	listing := w.engine.Listing()
 	initial := initialDelta(listing)
-	w.log.Info("initial NB compiled", "endpoint", nb.Client.CurrentEndpoint(), "switches", len(listing.Datapaths),
-		"flows", listing.NumFlows(), "took", took)
+	nflows, nswitches := listing.NumFlows(), len(listing.Datapaths)
+	w.log.Info("initial NB compiled", "endpoint", nb.Client.CurrentEndpoint(), "switches", nswitches,
+		"flows", nflows, "took", took)
 	if w.cfg.Metrics != nil {
 		w.cfg.Metrics.setFlows(listing)
 	}
 	if err := w.emit(&Batch{Initial: true, Delta: initial, flows: listing, Compile: took, NbCfg: w.nbCfg()}); err != nil {
 		return err
 	}
-	// Reading and compiling a large NB leaves much garbage (the decoded
-	// monitor reply, the initial delta line): give it back to the system
-	// now rather than keep it resident while the watcher idles.
-	initial, snap = nil, nil
-	restoreGC()
-	debug.FreeOSMemory()
+	initial, snap, listing = nil, nil, nil
 	if w.cfg.Flusher != nil && w.cfg.Zones != nil {
 		w.ct = ctTracker{}
 		w.ct.load(w.engine.Listing())
-		w.flusher = newZoneFlusher(w.cfg.Flusher, w.log, w.cfg.Metrics)
+		w.flusher = newZoneFlusher(w.cfg.Flusher, w.log, w.cfg.Metrics, w.cfg.ShutdownGrace)
 		done := make(chan struct{})
 		fctx, cancel := context.WithCancel(context.Background())
 		go func() { w.flusher.run(fctx); close(done) }()
 		defer func() { cancel(); <-done }()
 	}
+	w.settleLoad(restoreGC)
+	w.becomeReady(nflows, nswitches)
+	defer w.stopping()
 	return w.loop(ctx)
+}
+
+// settleLoad does, before the watcher says it is ready, what the initial
+// load would otherwise leave to the first change: it puts the GC target
+// back, collects the load's garbage (the decoded monitor reply, the
+// initial delta line) and returns it to the system, rather than keep it
+// resident while the watcher idles or collect it in the middle of the
+// first batch.
+func (w *Watcher) settleLoad(restoreGC func()) {
+	restoreGC()
+	debug.FreeOSMemory()
 }
 
 // loadGC sets the GC target for the initial load and returns the function
@@ -402,10 +448,16 @@ func (w *Watcher) loop(ctx context.Context) error {
 		resync = t.C
 	}
 	connected, endpoint := true, w.nb.Client.CurrentEndpoint()
-	var lastBatch time.Time // when the last batch was done
+	var (
+		lastBatch time.Time // when the last batch was done
+		lost      time.Time     // when the connection was lost
+		logAt     time.Time     // when to say again that it still is
+		every     time.Duration // and how long after that
+	)
 	for {
 		select {
 		case <-ctx.Done():
+			w.log.Info("stopping", "batches", w.seq)
 			return nil
 		case <-w.track.wake:
 			if w.track.pending() == 0 {
@@ -418,19 +470,38 @@ func (w *Watcher) loop(ctx context.Context) error {
 			}
 			lastBatch = time.Now()
 		case <-poll.C:
-			now, ep := w.nb.Client.Connected(), w.nb.Client.CurrentEndpoint()
-			if now && (!connected || ep != endpoint) {
-				w.log.Warn("NB reconnected", "endpoint", ep, "previous", endpoint)
+			// libovsdb keeps Connected() true while it reconnects; it is
+			// the endpoint that is empty until a server is back.
+			ep := w.nb.Client.CurrentEndpoint()
+			now := w.nb.Client.Connected() && ep != ""
+			switch {
+			case now && (!connected || ep != endpoint):
+				w.log.Warn("NB reconnected", "endpoint", ep, "previous", endpoint,
+					"down", time.Since(lost).Round(time.Millisecond))
 				if w.cfg.Metrics != nil {
 					w.cfg.Metrics.Reconnects.Inc()
+					w.cfg.Metrics.Connected.Set(1)
 				}
 				if err := w.resync(ctx, "reconnect"); err != nil {
 					return err
 				}
-			} else if !now && connected {
+				endpoint = ep
+			case !now && connected:
 				w.log.Warn("NB connection lost; reconnecting", "endpoint", endpoint)
+				if w.cfg.Metrics != nil {
+					w.cfg.Metrics.Connected.Set(0)
+				}
+				lost, every = time.Now(), time.Second
+				logAt = lost.Add(every)
+			case !now && time.Now().After(logAt):
+				// libovsdb retries with backoff on its own; say how long
+				// the NB has been gone, less and less often.
+				w.log.Warn("NB still unreachable; reconnecting", "endpoint", endpoint,
+					"down", time.Since(lost).Round(time.Second))
+				every = min(2*every, time.Minute)
+				logAt = time.Now().Add(every)
 			}
-			connected, endpoint = now, ep
+			connected = now
 		case <-resync:
 			if err := w.resync(ctx, "periodic"); err != nil {
 				return err

@@ -134,10 +134,12 @@ type zoneFlusher struct {
 	log     *slog.Logger
 	metrics *Metrics
 	reqs    chan flushReq
+	// grace bounds the flushes still due when run's context ends.
+	grace time.Duration
 }
 
-func newZoneFlusher(f Flusher, log *slog.Logger, m *Metrics) *zoneFlusher {
-	return &zoneFlusher{f: f, log: log, metrics: m, reqs: make(chan flushReq, 4096)}
+func newZoneFlusher(f Flusher, log *slog.Logger, m *Metrics, grace time.Duration) *zoneFlusher {
+	return &zoneFlusher{f: f, log: log, metrics: m, reqs: make(chan flushReq, 4096), grace: grace}
 }
 
 func (z *zoneFlusher) enqueue(r flushReq) {
@@ -162,7 +164,7 @@ func (z *zoneFlusher) run(ctx context.Context) {
 		tries   int
 	}
 	retries := map[uint16]*retry{}
-	attempt := func(r flushReq, tries int) error {
+	attempt := func(ctx context.Context, r flushReq, tries int) error {
 		err := z.f.FlushZone(ctx, r.zone)
 		if z.metrics != nil {
 			z.metrics.flush(err)
@@ -187,10 +189,34 @@ func (z *zoneFlusher) run(ctx context.Context) {
 		timer.Reset(time.Until(next))
 		select {
 		case <-ctx.Done():
+			// The watcher stops: the zones of the batches already out
+			// are still flushed, each once more at most, within grace —
+			// a zone left unflushed keeps connections that the new flows
+			// no longer send through conntrack.
+			gctx, cancel := context.WithTimeout(context.Background(), z.grace)
+			defer cancel()
+			for gctx.Err() == nil {
+				select {
+				case r := <-z.reqs:
+					delete(retries, r.zone)
+					if attempt(gctx, r, 1) != nil {
+						retries[r.zone] = &retry{req: r, tries: 1}
+					}
+					continue
+				default:
+				}
+				break
+			}
+			for zone, r := range retries {
+				if gctx.Err() == nil && attempt(gctx, r.req, r.tries+1) == nil {
+					continue
+				}
+				z.log.Error("conntrack zone left unflushed at shutdown", "zone", zone, "port", r.req.port, "reason", r.req.reason)
+			}
 			return
 		case r := <-z.reqs:
 			delete(retries, r.zone)
-			if err := attempt(r, 1); err != nil {
+			if err := attempt(ctx, r, 1); err != nil {
 				retries[r.zone] = &retry{req: r, at: time.Now().Add(retryBase), backoff: retryBase, tries: 1}
 			}
 		case <-timer.C:
@@ -200,7 +226,7 @@ func (z *zoneFlusher) run(ctx context.Context) {
 					continue
 				}
 				r.tries++
-				if err := attempt(r.req, r.tries); err != nil {
+				if err := attempt(ctx, r.req, r.tries); err != nil {
 					r.backoff = min(2*r.backoff, retryMax)
 					r.at = time.Now().Add(r.backoff)
 					continue

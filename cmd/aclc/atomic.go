@@ -41,3 +41,16 @@ func atomicWriteWith(path string, write func(io.Writer) error) error {
 	}
 	return nil
 }
+
+// checkWritableDir checks, before a long-running command starts, that a
+// file can be created next to path (in its directory), so that a typo in
+// a path is a usage error at start rather than a log line hours later.
+func checkWritableDir(path string) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".probe*")
+	if err != nil {
+		return fmt.Errorf("cannot create files in %s: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/watch"
 )
 
@@ -25,6 +26,7 @@ var watchOpts struct {
 	netns        string
 	metrics      string
 	memoryLimit  int64
+	readyFile    string
 	chassis      chassisFlag
 }
 
@@ -51,6 +53,17 @@ ct-zone-* keys in the Open_vSwitch database at --ovs REMOTE.
 --flush-backend netlink flushes through ctnetlink (in --netns NAME if
 given), dry-run only logs, none disables flushes. See docs/watch.md.
 
+As a daemon: watch starts whether or not the NB is up yet, and keeps
+trying to reach it with backoff (250ms doubling up to 8s, one log line per
+remote and attempt) — forever by default, as ovn-northd does, or until
+--timeout. An NB it must not follow (another database, a version aclc
+cannot vouch for) stops it at once. Once the initial NB is compiled and its
+snapshot written it says it is ready: a "ready" log line, the
+aclc_watch_ready metric, --ready-file FILE, and READY=1 to systemd when
+NOTIFY_SOCKET is set (Type=notify). Losing the NB later never stops it: it
+reconnects forever and resyncs. SIGTERM or SIGINT finishes the batch in
+flight (its delta line, snapshot and zone flushes) and exits 0.
+
 --chassis-lacks names chassis features some chassis lack, as for compile;
 it does not apply while the NB sets options:ignore_chassis_features=true.`,
 	Example: `  aclc watch --nb unix:/var/run/ovn/ovnnb_db.sock --snapshot /run/aclc/flows.txt
@@ -76,8 +89,15 @@ func init() {
 	f.StringVar(&watchOpts.metrics, "metrics", "", "serve Prometheus metrics at http://ADDR/metrics")
 	f.Int64Var(&watchOpts.memoryLimit, "memory-limit", 200, "soft Go memory limit in MiB (0: none; the GOMEMLIMIT environment variable wins)")
 	watchOpts.chassis.register(watchCmd)
+	f.StringVar(&watchOpts.readyFile, "ready-file", "", "write this file once the initial NB is compiled and the snapshot written (removed on exit)")
 	watchNB.register(watchCmd)
 	watchNB.registerRelease(watchCmd)
+	// A daemon waits for its NB: --timeout here bounds the wait at start,
+	// and its default is to wait forever.
+	to := f.Lookup("timeout")
+	to.Usage = "give up if the NB cannot be reached within this long at start (0: keep trying forever); each attempt's steps take at most min(this, " + nbschema.DefaultTimeout.String() + ")"
+	to.DefValue = "0s"
+	watchNB.timeout = 0
 	rootCmd.AddCommand(watchCmd)
 }
 
@@ -115,7 +135,17 @@ func runWatch(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := watch.Config{NB: watchNB.options(), Log: log, Lacking: lacking}
+	if watchNB.timeout < 0 {
+		return withCode(2, fmt.Errorf("--timeout: want a duration ≥ 0, got %v", watchNB.timeout))
+	}
+	cfg := watch.Config{NB: watchNB.options(), Log: log, Lacking: lacking,
+		ConnectTimeout: watchNB.timeout, ReadyFile: watchOpts.readyFile}
+	cfg.NB.Timeout = min(watchNB.timeout, nbschema.DefaultTimeout)
+	if watchOpts.readyFile != "" {
+		if err := checkWritableDir(watchOpts.readyFile); err != nil {
+			return withCode(2, fmt.Errorf("--ready-file: %w", err))
+		}
+	}
 	if watchOpts.snapshot != "" {
 		path := watchOpts.snapshot
 		cfg.WriteSnapshot = func(write func(io.Writer) error) error { return atomicWriteWith(path, write) }

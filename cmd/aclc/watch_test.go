@@ -34,9 +34,10 @@ func TestWatchCLI(t *testing.T) {
 	}
 	dir := t.TempDir()
 	snapshot := filepath.Join(dir, "flows.txt")
+	ready := filepath.Join(dir, "ready")
 	zones := writeFile(t, "zones.yaml", "p1: 7\n")
 	cmd := exec.CommandContext(ctx, aclcBin, "watch", "--nb", sb.NB, "--snapshot", snapshot, "--deltas", "-",
-		"--zones", zones, "--flush-backend", "dry-run")
+		"--zones", zones, "--flush-backend", "dry-run", "--ready-file", ready)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
@@ -62,6 +63,10 @@ func TestWatchCLI(t *testing.T) {
 		return r.code == 0 && string(got) == r.stdout
 	}
 	waitFor("initial snapshot", sameAsCompile)
+	waitFor("ready file", func() bool {
+		b, err := os.ReadFile(ready)
+		return err == nil && strings.Contains(string(b), "endpoint "+sb.NB+"\n")
+	})
 	uuid, err := sb.NBCtl(ctx, "--bare", "--columns=_uuid", "find", "ACL", "priority=1000")
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +83,9 @@ func TestWatchCLI(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("aclc watch after SIGTERM: %v\n%s", err, errb.String())
+	}
+	if _, err := os.Stat(ready); !os.IsNotExist(err) {
+		t.Fatalf("ready file still there after SIGTERM: %v", err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[0], `"initial":true`) || !strings.Contains(lines[1], `"op":"update"`) {
@@ -112,6 +120,40 @@ func watchFirstSnapshot(t *testing.T, ctx context.Context, args ...string) strin
 	}
 }
 
+// TestWatchWaitsForNB: watch started before its NB exists waits (it does
+// not exit), logs each attempt, gives up with --timeout after about that
+// long (exit 1, naming the remote), and SIGTERM while it waits exits 0.
+func TestWatchWaitsForNB(t *testing.T) {
+	remote := "unix:" + filepath.Join(t.TempDir(), "nb.sock")
+	start := time.Now()
+	r := aclc(t, "", "watch", "--nb", remote, "--timeout", "1500ms")
+	took := time.Since(start)
+	if r.code != 1 || !strings.Contains(r.stderr, "NB not reached within 1.5s (--timeout)") || !strings.Contains(r.stderr, remote) ||
+		strings.Count(r.stderr, "NB not reachable; retrying") < 3 {
+		t.Fatalf("watch --timeout 1500ms on a missing NB: exit %d after %v, stderr:\n%s", r.code, took, r.stderr)
+	}
+	if took < time.Second || took > 5*time.Second {
+		t.Fatalf("watch --timeout 1500ms gave up after %v", took)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, aclcBin, "watch", "--nb", remote)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	if cmd.ProcessState != nil {
+		t.Fatalf("watch without --timeout exited while waiting for its NB:\n%s", errb.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("SIGTERM while waiting for the NB: %v\n%s", err, errb.String())
+	}
+}
+
 // TestWatchBadFlags checks watch's usage errors (exit 2).
 func TestWatchBadFlags(t *testing.T) {
 	for _, tc := range []struct {
@@ -123,6 +165,8 @@ func TestWatchBadFlags(t *testing.T) {
 		{[]string{"watch", "--zones", "/nonexistent/zones.yaml"}, "zones file"},
 		{[]string{"watch", "extra"}, "no arguments"},
 		{[]string{"watch", "--chassis-lacks", "sample"}, `unknown chassis feature "sample"`},
+		{[]string{"watch", "--timeout", "-1s"}, "--timeout: want a duration ≥ 0"},
+		{[]string{"watch", "--ready-file", "/nonexistent/dir/ready"}, "--ready-file: cannot create files in /nonexistent/dir"},
 	} {
 		r := aclc(t, "", tc.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -51,6 +52,8 @@ type Sandbox struct {
 	procs       []*os.Process
 	northd      *os.Process
 	northdDone  chan struct{} // closed when ovn-northd has exited
+	nbProc      *os.Process   // the NB ovsdb-server (nil: not running)
+	nbDone      chan struct{}
 	lastDone    chan struct{} // of the process spawn started last
 }
 
@@ -58,6 +61,11 @@ type Sandbox struct {
 type Options struct {
 	// NoNorthd starts only the two databases.
 	NoNorthd bool
+	// NBDown creates the NB database but does not start its server (nor
+	// wait for it): StartNB does, later, so that a test can start a
+	// client before its NB. ovn-northd starts and waits for the NB, as it
+	// does in a deployment.
+	NBDown bool
 	// Release is the OVN release to run; nil is the host's, 23.03.1.
 	Release *release.Release
 }
@@ -105,15 +113,18 @@ func Start(dir string, opt Options) (*Sandbox, error) {
 			s.Stop()
 			return nil, fmt.Errorf("ovnsandbox: ovsdb-tool create %s: %v: %s", file, err, out)
 		}
-		if err := s.spawn("ovsdb-server", db.name,
-			"--no-chdir", "--remote=punix:"+s.in(filepath.Join(s.Dir, db.name+".sock")),
-			"--unixctl="+s.in(filepath.Join(s.Dir, db.name+".ctl")),
-			"--log-file="+s.in(filepath.Join(s.Dir, db.name+".log")), s.in(file)); err != nil {
+		if db.name == "nb" && opt.NBDown {
+			continue
+		}
+		if err := s.startDB(db.name); err != nil {
 			s.Stop()
 			return nil, err
 		}
 	}
 	for _, db := range []string{"nb", "sb"} {
+		if db == "nb" && opt.NBDown {
+			continue
+		}
 		if err := waitSocket(filepath.Join(s.Dir, db+".sock"), 10*time.Second); err != nil {
 			s.Stop()
 			return nil, err
@@ -134,6 +145,48 @@ func Start(dir string, opt Options) (*Sandbox, error) {
 		}
 	}
 	return s, nil
+}
+
+// startDB starts the ovsdb-server of database name ("nb", "sb") on its
+// file and socket.
+func (s *Sandbox) startDB(name string) error {
+	if err := s.spawn("ovsdb-server", name,
+		"--no-chdir", "--remote=punix:"+s.in(filepath.Join(s.Dir, name+".sock")),
+		"--unixctl="+s.in(filepath.Join(s.Dir, name+".ctl")),
+		"--log-file="+s.in(filepath.Join(s.Dir, name+".log")), s.in(filepath.Join(s.Dir, name+".db"))); err != nil {
+		return err
+	}
+	if name == "nb" {
+		s.nbProc, s.nbDone = s.procs[len(s.procs)-1], s.lastDone
+	}
+	return nil
+}
+
+// StartNB starts the NB ovsdb-server (after Options.NBDown or StopNB) on
+// the database file it had and waits until it accepts connections.
+func (s *Sandbox) StartNB() error {
+	if s.nbProc != nil {
+		return fmt.Errorf("ovnsandbox: the NB server is running")
+	}
+	if err := s.startDB("nb"); err != nil {
+		return err
+	}
+	return waitSocket(filepath.Join(s.Dir, "nb.sock"), 10*time.Second)
+}
+
+// StopNB kills the NB ovsdb-server (SIGKILL: as a crash, nothing said to
+// its clients) and removes its socket; the database file stays, for
+// StartNB.
+func (s *Sandbox) StopNB() {
+	if s.nbProc == nil {
+		return
+	}
+	s.nbProc.Kill()
+	<-s.nbDone
+	s.procs = slices.DeleteFunc(s.procs, func(p *os.Process) bool { return p == s.nbProc })
+	s.nbProc, s.nbDone = nil, nil
+	os.Remove(filepath.Join(s.Dir, "nb.sock"))
+	os.Remove(filepath.Join(s.Dir, "nb.ctl"))
 }
 
 // in rewrites host paths under Dir in arg to the paths the processes in

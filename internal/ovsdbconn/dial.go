@@ -170,7 +170,7 @@ func connectError(ctx context.Context, t Target, opts Options, remotes []string,
 	case strings.Contains(msg, "validation error"):
 		return fmt.Errorf("%s at %s does not match %s aclc was built for: %w", t.Label, where, t.Schema, err)
 	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "deadline exceeded") || strings.Contains(msg, "i/o timeout"):
-		return fmt.Errorf("%s at %s did not answer within %v (--timeout): %w", t.Label, where, opts.TimeoutOrDefault(), err)
+		return unreachable(t, fmt.Sprintf("%s at %s did not answer within %v (--timeout): %v", t.Label, where, opts.TimeoutOrDefault(), err), perRemote(remotes, err))
 	}
-	return fmt.Errorf("cannot reach %s at %s: %w", t.Label, where, err)
+	return unreachable(t, fmt.Sprintf("cannot reach %s at %s: %v", t.Label, where, err), perRemote(remotes, err))
 }

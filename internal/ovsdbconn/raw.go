@@ -51,7 +51,7 @@ func DialRaw(ctx context.Context, t Target, opts Options) (net.Conn, string, err
 // worth another round.
 func dialRawOnce(ctx context.Context, t Target, opts Options, remotes []string, tlsCfg *tls.Config, timeout time.Duration) (net.Conn, string, bool, error) {
 	var (
-		errs    []error
+		errs    []RemoteError
 		found   []string
 		members []string
 		hint    string
@@ -63,14 +63,14 @@ func dialRawOnce(ctx context.Context, t Target, opts Options, remotes []string, 
 			if isTimeout(err) {
 				muted = true
 			}
-			errs = append(errs, fmt.Errorf("%s: %w", r, err))
+			errs = append(errs, RemoteError{r, err})
 			continue
 		}
 		if slices.Contains(dbs, t.DB) {
 			why, err := usable(c, t.DB, opts, timeout)
 			if err != nil {
 				c.Close()
-				errs = append(errs, fmt.Errorf("%s: %w", r, err))
+				errs = append(errs, RemoteError{r, err})
 				continue
 			}
 			if why == "" {
@@ -78,6 +78,7 @@ func dialRawOnce(ctx context.Context, t Target, opts Options, remotes []string, 
 			}
 			c.Close()
 			members = append(members, r+" "+why)
+			errs = append(errs, RemoteError{r, errors.New(why)})
 			continue
 		}
 		c.Close()
@@ -93,13 +94,13 @@ func dialRawOnce(ctx context.Context, t Target, opts Options, remotes []string, 
 		if !opts.NoLeaderOnly && slices.ContainsFunc(members, func(m string) bool { return strings.HasSuffix(m, "is a follower") }) {
 			advice = " (--no-leader-only reads from a follower)"
 		}
-		return nil, "", true, fmt.Errorf("no usable %s cluster member at %s: %s%s", t.Label, where, strings.Join(members, "; "), advice)
+		return nil, "", true, unreachable(t, fmt.Sprintf("no usable %s cluster member at %s: %s%s", t.Label, where, strings.Join(members, "; "), advice), errs)
 	case len(found) > 0:
 		return nil, "", false, fmt.Errorf("%s has no %s database: %s%s", where, t.DB, strings.Join(found, "; "), hint)
 	case muted:
-		return nil, "", false, fmt.Errorf("%s at %s did not answer within %v (--timeout): %w", t.Label, where, timeout, errors.Join(errs...))
+		return nil, "", false, unreachable(t, fmt.Sprintf("%s at %s did not answer within %v (--timeout): %s", t.Label, where, timeout, joinRemote(errs)), errs)
 	}
-	return nil, "", false, fmt.Errorf("cannot reach %s at %s: %w", t.Label, where, errors.Join(errs...))
+	return nil, "", false, unreachable(t, fmt.Sprintf("cannot reach %s at %s: %s", t.Label, where, joinRemote(errs)), errs)
 }
 
 // usable says why the server on c may not be read for db ("" if it may):
