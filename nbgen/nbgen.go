@@ -9,6 +9,7 @@ package nbgen
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/aclc/aclc/nbschema"
@@ -28,8 +29,8 @@ type Params struct {
 	SwitchACLFrac  float64 // fraction of ACLs on switches rather than port groups (default 0.1)
 	LoadBalancers  int     // load balancers, each on one switch
 	Seed           uint64  // random seed
-	// Shape lays out the port groups: ShapeConsecutive (the default) or
-	// ShapeCluster.
+	// Shape lays out the port groups: ShapeConsecutive (the default),
+	// ShapeCluster or ShapeRandomSpan.
 	Shape Shape
 	// ClusterACLFrac is, in ShapeCluster, the fraction of the port-group
 	// ACLs on the cluster-wide port group (default 0.1).
@@ -49,7 +50,18 @@ const (
 	// port-group ACLs (cluster-wide policies); the other port groups are
 	// namespaces, each port in exactly one, pods placed on random switches.
 	ShapeCluster Shape = "cluster"
+	// ShapeRandomSpan is a large cluster's layout (issue 24): port group
+	// "cluster" holds every port and carries the default-deny ACLs (as in
+	// ShapeCluster); every other port group holds one port on each of 2–8
+	// switches chosen at random (not consecutive); address sets mix pod
+	// IPs with /24s and outside addresses; the port-group ACLs are on the
+	// random port groups, with the matches of ShapeConsecutive ({$a, $b}
+	// peer sets, $<pg>_ip4 port-group address sets, port ranges).
+	ShapeRandomSpan Shape = "random-span"
 )
+
+// Shapes are the port group layouts, in the order the benchmarks run them.
+var Shapes = []Shape{ShapeConsecutive, ShapeCluster, ShapeRandomSpan}
 
 // ClusterPG is the name of the cluster-wide port group of ShapeCluster.
 const ClusterPG = "cluster"
@@ -72,6 +84,7 @@ func Generate(p Params) *nbschema.Snapshot {
 		p.ClusterACLFrac = 0.1
 	}
 	cluster := p.Shape == ShapeCluster && p.PortGroups > 0
+	span := p.Shape == ShapeRandomSpan && p.PortGroups > 0
 	r := rand.New(rand.NewPCG(p.Seed, p.Seed^0x9e3779b97f4a7c15))
 	s := nbschema.NewSnapshot()
 	id := func(table, key string) string { return nbschema.DerivedUUID(table, key) }
@@ -114,6 +127,9 @@ func Generate(p Params) *nbschema.Snapshot {
 		for k := 0; k < p.AddrsPerSet; k++ {
 			as.Addresses = append(as.Addresses, fmt.Sprintf("172.%d.%d.%d", 16+i%16, (i/16)%256, k+1))
 		}
+		if span {
+			as.Addresses = spanAddresses(r, p, i)
+		}
 		s.AddressSets[as.UUID] = as
 		asNames[i] = name
 	}
@@ -121,11 +137,18 @@ func Generate(p Params) *nbschema.Snapshot {
 	pgs := make([]*nbdb.PortGroup, p.PortGroups)
 	for i := range pgs {
 		name := fmt.Sprintf("pg_%d", i)
-		if cluster && i == 0 {
+		if (cluster || span) && i == 0 {
 			name = ClusterPG
 		}
 		pg := &nbdb.PortGroup{UUID: id("Port_Group", name), Name: name}
-		if !cluster && p.Switches > 0 && p.PortsPerSwitch > 0 { // clusterLayout fills the cluster shape
+		if span {
+			if i > 0 && p.Switches > 0 && p.PortsPerSwitch > 0 {
+				for _, w := range randomSwitches(r, p.Switches, 2+r.IntN(7)) {
+					ports := sws[w].ports
+					pg.Ports = append(pg.Ports, ports[r.IntN(len(ports))].UUID)
+				}
+			}
+		} else if !cluster && p.Switches > 0 && p.PortsPerSwitch > 0 { // clusterLayout fills the cluster shape
 			start := r.IntN(p.Switches)
 			for k := 0; k < p.SwitchesPerPG && k < p.Switches; k++ {
 				ports := sws[(start+k)%p.Switches].ports
@@ -143,6 +166,14 @@ func Generate(p Params) *nbschema.Snapshot {
 			ports[i] = sws[i].ports
 		}
 		defaults = clusterLayout(r, s, pgs, ports)
+	}
+	if span {
+		for _, w := range sws {
+			for _, lsp := range w.ports {
+				pgs[0].Ports = append(pgs[0].Ports, lsp.UUID)
+			}
+		}
+		defaults = defaultDeny(s, pgs[0])
 	}
 
 	for i := 0; i < p.LoadBalancers && p.Switches > 0; i++ {
@@ -175,6 +206,8 @@ func Generate(p Params) *nbschema.Snapshot {
 				if len(pgs) > 1 && r.Float64() >= p.ClusterACLFrac {
 					pg = pgs[1+r.IntN(len(pgs)-1)]
 				}
+			} else if span && len(pgs) > 1 {
+				pg = pgs[1+r.IntN(len(pgs)-1)]
 			}
 			pg.ACLs = append(pg.ACLs, acl.UUID)
 			port = "@" + pg.Name
@@ -232,6 +265,13 @@ func clusterLayout(r *rand.Rand, s *nbschema.Snapshot, pgs []*nbdb.PortGroup, po
 			}
 		}
 	}
+	return defaultDeny(s, pgs[0])
+}
+
+// defaultDeny adds ovn-kubernetes' default-deny ACLs to the cluster-wide
+// port group pg (drop ip4 both ways at priority 1000, ARP/ND allowed at
+// 1001) and returns how many it added.
+func defaultDeny(s *nbschema.Snapshot, pg *nbdb.PortGroup) int {
 	defs := []struct {
 		dir, match, action string
 		prio               int
@@ -245,9 +285,50 @@ func clusterLayout(r *rand.Rand, s *nbschema.Snapshot, pgs []*nbdb.PortGroup, po
 		name := fmt.Sprintf("default-%d", i)
 		acl := &nbdb.ACL{UUID: nbschema.DerivedUUID("ACL", name), Name: &name, Direction: d.dir, Match: d.match, Action: d.action, Priority: d.prio}
 		s.ACLs[acl.UUID] = acl
-		pgs[0].ACLs = append(pgs[0].ACLs, acl.UUID)
+		pg.ACLs = append(pg.ACLs, acl.UUID)
 	}
 	return len(defs)
+}
+
+// randomSwitches picks k distinct switches of n at random (all n when
+// k >= n), in the order drawn.
+func randomSwitches(r *rand.Rand, n, k int) []int {
+	if k >= n {
+		return r.Perm(n)
+	}
+	out := make([]int, 0, k)
+	for len(out) < k {
+		w := r.IntN(n)
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// spanAddresses are the addresses of ShapeRandomSpan's address set i
+// (K of them, distinct): pod IPs (those nbgen gives ports, 10.S/16.P),
+// /24s inside the cluster and outside addresses, about 6:2:2.
+func spanAddresses(r *rand.Rand, p Params, i int) []string {
+	seen := make(map[string]bool, p.AddrsPerSet)
+	out := make([]string, 0, p.AddrsPerSet)
+	for tries := 0; len(out) < p.AddrsPerSet && tries < 4*p.AddrsPerSet+16; tries++ {
+		var a string
+		switch x := r.IntN(10); {
+		case x < 6 && p.Switches > 0 && p.PortsPerSwitch > 0:
+			w, j := r.IntN(p.Switches), r.IntN(p.PortsPerSwitch)
+			a = fmt.Sprintf("10.%d.%d.%d", w/250, w%250, j+1)
+		case x < 8:
+			a = fmt.Sprintf("10.%d.%d.0/24", 128+r.IntN(128), r.IntN(256))
+		default:
+			a = fmt.Sprintf("%d.%d.%d.%d", []int{198, 203, 100, 8}[i%4], r.IntN(256), r.IntN(256), 1+r.IntN(254))
+		}
+		if !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // wellKnownPorts are the destination ports network policies name most.

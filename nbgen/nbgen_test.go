@@ -2,6 +2,8 @@ package nbgen_test
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +84,122 @@ func TestMix(t *testing.T) {
 		}
 	}
 	if len(matches) != 10 {
+		t.Errorf("match fragments seen: %v", matches)
+	}
+}
+
+// TestRandomSpan checks ShapeRandomSpan: deterministic for a seed; port
+// group "cluster" of every port with the four default-deny ACLs; every
+// other port group on 2–8 distinct switches, not all consecutive; address
+// sets mixing pod IPs, /24s and outside addresses; matches with {$a, $b},
+// $<pg>_ip4 and port ranges.
+func TestRandomSpan(t *testing.T) {
+	p := small()
+	p.Shape = nbgen.ShapeRandomSpan
+	fixture := func(p nbgen.Params) []byte {
+		var b bytes.Buffer
+		if err := nbschema.WriteFixture(&b, nbgen.Generate(p)); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	a := fixture(p)
+	if !bytes.Equal(a, fixture(p)) {
+		t.Fatal("two runs with the same Params differ")
+	}
+	q := p
+	q.Seed++
+	if bytes.Equal(a, fixture(q)) {
+		t.Fatal("another seed gives the same NB")
+	}
+	if bytes.Equal(a, fixture(small())) {
+		t.Fatal("random-span gives the consecutive NB")
+	}
+
+	s := nbgen.Generate(p)
+	if len(s.Switches) != p.Switches || len(s.Ports) != p.Switches*p.PortsPerSwitch || len(s.PortGroups) != p.PortGroups ||
+		len(s.AddressSets) != p.AddressSets || len(s.ACLs) != p.ACLs {
+		t.Fatalf("sizes: %d switches, %d ports, %d port groups, %d address sets, %d ACLs",
+			len(s.Switches), len(s.Ports), len(s.PortGroups), len(s.AddressSets), len(s.ACLs))
+	}
+	switchOf := map[string]int{} // port UUID -> switch number
+	for _, ls := range s.Switches {
+		var n int
+		if _, err := fmt.Sscanf(ls.Name, "sw%d", &n); err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range ls.Ports {
+			switchOf[u] = n
+		}
+	}
+	var cluster bool
+	nonConsecutive := 0
+	for _, pg := range s.PortGroups {
+		if pg.Name == nbgen.ClusterPG {
+			cluster = true
+			if len(pg.Ports) != len(s.Ports) || len(pg.ACLs) != 4 {
+				t.Errorf("port group cluster: %d ports of %d, %d ACLs, want every port and 4 default ACLs", len(pg.Ports), len(s.Ports), len(pg.ACLs))
+			}
+			for _, u := range pg.ACLs {
+				if a := s.ACLs[u]; a.Priority < 1000 || a.Priority > 1001 || (a.Action != "drop" && a.Action != "allow") {
+					t.Errorf("cluster ACL %+v is not a default-deny one", a)
+				}
+			}
+			continue
+		}
+		var sws []int
+		for _, u := range pg.Ports {
+			w, ok := switchOf[u]
+			if !ok {
+				t.Fatalf("port group %s: port %s is on no switch", pg.Name, u)
+			}
+			if slices.Contains(sws, w) {
+				t.Errorf("port group %s: two ports on switch %d", pg.Name, w)
+			}
+			sws = append(sws, w)
+		}
+		if len(sws) < 2 || len(sws) > 8 {
+			t.Errorf("port group %s spans %d switches, want 2–8", pg.Name, len(sws))
+		}
+		slices.Sort(sws)
+		if sws[len(sws)-1]-sws[0] != len(sws)-1 {
+			nonConsecutive++
+		}
+	}
+	if !cluster {
+		t.Error("no port group cluster")
+	}
+	if nonConsecutive < p.PortGroups/2 {
+		t.Errorf("%d of %d port groups span non-consecutive switches, want most", nonConsecutive, p.PortGroups-1)
+	}
+	kinds := map[string]int{}
+	for _, as := range s.AddressSets {
+		if len(as.Addresses) != p.AddrsPerSet {
+			t.Errorf("address set %s has %d addresses, want %d", as.Name, len(as.Addresses), p.AddrsPerSet)
+		}
+		for _, a := range as.Addresses {
+			switch {
+			case strings.HasSuffix(a, "/24"):
+				kinds["/24"]++
+			case strings.HasPrefix(a, "10."):
+				kinds["pod"]++
+			default:
+				kinds["outside"]++
+			}
+		}
+	}
+	if len(kinds) != 3 {
+		t.Errorf("address kinds: %v, want pod IPs, /24s and outside addresses", kinds)
+	}
+	matches := map[string]int{}
+	for _, a := range s.ACLs {
+		for _, frag := range []string{"== {$as_", "== $as_", "_ip4", "<= udp.dst <=", "tcp.dst >= ", "@pg_", "@cluster"} {
+			if strings.Contains(a.Match, frag) {
+				matches[frag]++
+			}
+		}
+	}
+	if len(matches) != 7 {
 		t.Errorf("match fragments seen: %v", matches)
 	}
 }

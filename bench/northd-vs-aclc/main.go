@@ -37,6 +37,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,6 +69,19 @@ var allSizes = []size{
 	{"1k", params(1000, 50, 100, 200)},
 	{"10k", params(10000, 200, 500, 1000)},
 	{"50k", params(50000, 500, 2500, 5000)},
+	// Issue 24's largest clusters: 20,000 ports on 2,000 switches, 10,000
+	// port groups, 20,000 address sets; and five times that.
+	{"200k", params(200000, 2000, 10000, 20000)},
+	{"1M", params(1000000, 10000, 50000, 100000)},
+}
+
+// sizeNames are the names of allSizes.
+func sizeNames() string {
+	var n []string
+	for _, s := range allSizes {
+		n = append(n, s.name)
+	}
+	return strings.Join(n, ", ")
 }
 
 // result is what one size measured.
@@ -89,13 +103,16 @@ type result struct {
 	compileCPU   time.Duration // least CPU time (all threads, GC included) of one compile
 	e2e          stats
 	aclcRSS      int64 // KiB, max over the runs
+	northd       bool  // northd ran on this size
 	aclcFlows    int
 	differences  int
 	sbLflowsRows int
 }
 
 var (
-	flagSizes     = flag.String("sizes", "1k,10k,50k", "comma-separated sizes to run side by side (1k, 10k, 50k)")
+	flagSizes     = flag.String("sizes", "1k,10k,50k", "comma-separated sizes to run side by side (1k, 10k, 50k, 200k, 1M)")
+	flagShapes    = flag.String("shapes", "consecutive", "comma-separated nbgen port group layouts to run each size in (consecutive, cluster, random-span; all: every one)")
+	flagNorthdMax = flag.Int("northd-max", 200000, "run northd only on sizes of at most this many ACLs; a larger size measures aclc against the raw read alone")
 	flagRelease   = flag.String("release", "23.03", "OVN release whose northd to run and compile for (aclc releases)")
 	flagRuns      = flag.Int("runs", 5, "repetitions of each aclc timing (minimum and median reported)")
 	flagGrowth    = flag.Bool("growth", true, "also measure aclc's growth in N and in S")
@@ -187,25 +204,40 @@ func run(ctx context.Context) (err error) {
 			return fmt.Errorf("go build ./cmd/aclc: %v: %s", err, out)
 		}
 	}
+	shapes := nbgen.Shapes
+	if *flagShapes != "all" {
+		shapes = nil
+		for _, name := range strings.Split(*flagShapes, ",") {
+			sh := nbgen.Shape(strings.TrimSpace(name))
+			if !slices.Contains(nbgen.Shapes, sh) {
+				return fmt.Errorf("-shapes: unknown shape %q (known: consecutive, cluster, random-span, all)", name)
+			}
+			shapes = append(shapes, sh)
+		}
+	}
 	var want []size
 	for _, name := range strings.Split(*flagSizes, ",") {
 		found := false
 		for _, s := range allSizes {
 			if s.name == strings.TrimSpace(name) {
-				want, found = append(want, s), true
+				for _, sh := range shapes {
+					s.p.Shape = sh
+					want = append(want, s)
+				}
+				found = true
 			}
 		}
 		if !found {
-			return fmt.Errorf("-sizes: unknown size %q (known: 1k, 10k, 50k)", name)
+			return fmt.Errorf("-sizes: unknown size %q (known: %s)", name, sizeNames())
 		}
 	}
 	load0 := loadAvg()
 	var results []*result
 	for _, s := range want {
-		logf("size %s: %d ACLs, %d switches, %d port groups, %d address sets", s.name, s.p.ACLs, s.p.Switches, s.p.PortGroups, s.p.AddressSets)
-		r, err := runSize(ctx, filepath.Join(work, s.name), bin, s)
+		logf("size %s, shape %s: %d ACLs, %d switches, %d port groups, %d address sets", s.name, s.p.Shape, s.p.ACLs, s.p.Switches, s.p.PortGroups, s.p.AddressSets)
+		r, err := runSize(ctx, filepath.Join(work, s.name+"-"+string(s.p.Shape)), bin, s)
 		if err != nil {
-			return fmt.Errorf("size %s: %w", s.name, err)
+			return fmt.Errorf("size %s, shape %s: %w", s.name, s.p.Shape, err)
 		}
 		results = append(results, r)
 	}
@@ -229,8 +261,8 @@ func run(ctx context.Context) (err error) {
 		}
 	}
 	for _, r := range results {
-		if *flagNorthd && (r.differences > 0 || r.northdFlows != r.aclcFlows) {
-			return fmt.Errorf("size %s: northd wrote %d ACL-stage flows, aclc %d, %d differences", r.name, r.northdFlows, r.aclcFlows, r.differences)
+		if r.northd && (r.differences > 0 || r.northdFlows != r.aclcFlows) {
+			return fmt.Errorf("size %s, shape %s: northd wrote %d ACL-stage flows, aclc %d, %d differences", r.name, r.p.Shape, r.northdFlows, r.aclcFlows, r.differences)
 		}
 	}
 	return nil
@@ -243,17 +275,17 @@ func logf(format string, args ...any) {
 // runSize loads the NB of s into a fresh sandbox with the real northd and
 // measures both sides.
 func runSize(ctx context.Context, dir, bin string, s size) (*result, error) {
-	r := &result{size: s}
-	sb, err := ovnsandbox.Start(dir, ovnsandbox.Options{NoNorthd: !*flagNorthd, Release: target})
+	r := &result{size: s, northd: *flagNorthd && s.p.ACLs <= *flagNorthdMax}
+	sb, err := ovnsandbox.Start(dir, ovnsandbox.Options{NoNorthd: !r.northd, Release: target})
 	if err != nil {
 		return nil, err
 	}
 	track(sb)
 	defer stopSandbox(sb)
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 40*time.Minute)
 	defer cancel()
 
-	if *flagNorthd {
+	if r.northd {
 		if _, err := sb.NBCtl(ctx, "--timeout=120", "--wait=sb", "sync"); err != nil {
 			return nil, fmt.Errorf("initial sync: %w", err)
 		}
@@ -264,7 +296,7 @@ func runSize(ctx context.Context, dir, bin string, s size) (*result, error) {
 	snap := nbgen.Generate(s.p)
 
 	// The load: one transaction, then wait for northd to write the SB.
-	nb, err := nbschema.Connect(ctx, nbschema.Options{Remotes: sb.NB, Timeout: time.Minute})
+	nb, err := nbschema.Connect(ctx, nbschema.Options{Remotes: sb.NB, Timeout: 5 * time.Minute})
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +310,7 @@ func runSize(ctx context.Context, dir, bin string, s size) (*result, error) {
 	r.loadTxn = committed.Sub(t0)
 	logf("  NB load transaction committed in %v", r.loadTxn.Round(time.Millisecond))
 	northd := &lflow.Listing{}
-	if *flagNorthd {
+	if r.northd {
 		if northd, err = measureNorthd(ctx, sb, r, committed); err != nil {
 			return nil, err
 		}
@@ -357,26 +389,36 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 		r.aclcRSS = max(r.aclcRSS, rss)
 	}
 	r.e2e, r.rawRead = timings(e2e), timings(raws)
-	var text bytes.Buffer
-	if _, _, err := runAclc(ctx, bin, sb.NB, &text); err != nil {
-		return nil, err
+	if r.northd {
+		var text bytes.Buffer
+		if _, _, err := runAclc(ctx, bin, sb.NB, &text); err != nil {
+			return nil, err
+		}
+		mine, err := lflow.ParseText("aclc compile --nb", &text)
+		if err != nil {
+			return nil, err
+		}
+		r.aclcFlows = mine.NumFlows()
+		r.differences = len(lflow.Diff(northd, mine))
+	} else {
+		// No northd to compare with: count the flows as they stream by.
+		var c flowCounter
+		if _, _, err := runAclc(ctx, bin, sb.NB, &c); err != nil {
+			return nil, err
+		}
+		r.aclcFlows = c.flows
 	}
-	mine, err := lflow.ParseText("aclc compile --nb", &text)
-	if err != nil {
-		return nil, err
-	}
-	r.aclcFlows = mine.NumFlows()
-	r.differences = len(lflow.Diff(northd, mine))
 	logf("  aclc compile --nb: %v (min of %d), raw read %v, peak RSS %d MiB, %d flows, %d differences", r.e2e.min.Round(time.Millisecond), *flagRuns,
 		r.rawRead.min.Round(time.Millisecond), r.aclcRSS>>10, r.aclcFlows, r.differences)
 
 	// The compile step alone, on the snapshot read from the live NB the
 	// way aclc compile --nb reads it (nbschema.LoadLive).
-	stopProf := startProfile(r.name + "-read")
+	stopProf := startProfile(r.name + "-" + string(r.p.Shape) + "-read")
 	var live *nbschema.Snapshot
+	var err error
 	for i := 0; i < *flagRuns; i++ {
 		t0 := time.Now()
-		if live, err = nbschema.LoadLive(ctx, nbschema.Options{Remotes: sb.NB, Timeout: time.Minute, Release: target}); err != nil {
+		if live, err = nbschema.LoadLive(ctx, nbschema.Options{Remotes: sb.NB, Timeout: 5 * time.Minute, Release: target}); err != nil {
 			return nil, err
 		}
 		if d := time.Since(t0); r.readNB == 0 || d < r.readNB {
@@ -385,7 +427,7 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 	}
 	stopProf()
 	var steps, cpus []time.Duration
-	stopProf = startProfile(r.name + "-compile")
+	stopProf = startProfile(r.name + "-" + string(r.p.Shape) + "-compile")
 	for i := 0; i < *flagRuns; i++ {
 		runtime.GC()
 		c, t := cpuTime(), time.Now()
@@ -403,6 +445,29 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 	logf("  compile step %v (min of %d, CPU %v), LoadLive %v; raw read %v for %d MB", r.compileStep.min.Round(time.Millisecond), *flagRuns,
 		r.compileCPU.Round(time.Millisecond), r.readNB.Round(time.Millisecond), r.rawRead.min.Round(time.Millisecond), r.rawBytes>>20)
 	return r, nil
+}
+
+// flowCounter counts the flow lines of lflow-list text written to it
+// (every line but the "Datapath: ..." headers).
+type flowCounter struct {
+	flows     int
+	lineStart bool
+	started   bool
+}
+
+func (c *flowCounter) Write(p []byte) (int, error) {
+	for _, b := range p {
+		if !c.started || c.lineStart {
+			c.started, c.lineStart = true, false
+			if b != 'D' {
+				c.flows++
+			}
+		}
+		if b == '\n' {
+			c.lineStart = true
+		}
+	}
+	return len(p), nil
 }
 
 // runAclc runs `aclc compile --nb remote`, stdout to w (/dev/null for
@@ -659,24 +724,29 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 	fmt.Fprintf(w, "Made by `go run ./bench/northd-vs-aclc %s` on %s (%d CPUs, %s, %s, %s); load average %s at the start, %s at the end; the run took %v.\n\n",
 		strings.Join(os.Args[1:], " "), time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.Version(),
 		northdVersion(), memTotal(), load0, load1, took.Round(time.Second))
-	fmt.Fprintf(w, "NBs from nbgen (P=10 ports per switch, K=10 addresses per set, f=0.2 allow-stateless, each port group on 3 switches, 10%% of ACLs on switches), loaded into a real NB ovsdb-server in one transaction with a real ovn-northd running. ")
+	fmt.Fprintf(w, "NBs from nbgen (P=10 ports per switch, K=10 addresses per set, f=0.2 allow-stateless, 10%% of ACLs on switches; shape consecutive: each port group on 3 consecutive switches; cluster: one port group of every port with the default-deny ACLs and 10%% of the port-group ACLs, the others namespaces of pods on random switches; random-span: the default-deny port group of every port, the others each on 2–8 random switches, address sets mixing pod IPs, /24s and outside addresses), loaded into a real NB ovsdb-server in one transaction with a real ovn-northd running. ")
 	fmt.Fprintf(w, "Release %s (northd %s's stage layout and rules for aclc). ", target, target)
 	fmt.Fprintf(w, "northd figures: the maximum sample of its `stopwatch/show` %s (of which lflows_to_sb, the SB sync, where northd has that stopwatch) and ovnnb_db_run, the time from the load transaction's commit until `ovn-nbctl --wait=sb sync` returns, and its VmHWM. ", lflowStopwatch())
 	fmt.Fprintf(w, "aclc figures: `aclc compile --nb` run as a child process (connect, read, compile, write to /dev/null) and its peak RSS from GNU time (`/usr/bin/time -f %%M`; getrusage of a child started by Go would carry this harness's own peak); the compile step is compile.CompileWith (this release) on the snapshot read from the same NB, wall time and CPU time (user + system of all threads, GC included; on a shared, loaded machine the CPU time is the steadier figure, and wall time ≈ CPU time ÷ 2 on an idle 2-core machine); the raw read is the one request nbschema.LoadLive sends (same tables and columns) over a plain socket, its reply only scanned for its end (the floor for any client: ovsdb-server producing the rows), each run just before an aclc compile --nb run; aclc timings are the minimum of %d runs (median in parentheses). ", *flagRuns)
 	fmt.Fprintf(w, "Flows are the ACL-stage flows (%s) per datapath: northd's read from the SB with one OVSDB transaction of selects (a row shared by a datapath group counts on each of its datapaths, as `ovn-sbctl lflow-list` prints it; checked equal to `ovn-sbctl lflow-list` at 1k), aclc's parsed from its output; *differences* is the number of flows on only one side (lflow.Diff).\n\n", strings.ReplaceAll(layout().ACLStageNames(), "|", ", "))
 
-	fmt.Fprintln(w, "| size | S / G / A | NB load txn s | northd "+lflowStopwatch()+" s (lflows_to_sb) | northd ovnnb_db_run s | commit→SB synced s | northd RSS MiB | aclc compile step ms | compile step CPU ms | aclc compile --nb ms | raw read ms | aclc RSS MiB | "+lflowStopwatch()+" ÷ compile step | compile --nb ÷ raw read | synced ÷ compile --nb | RSS northd ÷ aclc | flows northd | flows aclc | differences |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintf(w, "northd runs on the sizes of at most %d ACLs (-northd-max); on a larger one only aclc and the raw read are measured (northd columns –).\n\n", *flagNorthdMax)
+	fmt.Fprintln(w, "| size | shape | S / G / A | NB load txn s | northd "+lflowStopwatch()+" s (lflows_to_sb) | northd ovnnb_db_run s | commit→SB synced s | northd RSS MiB | aclc compile step ms | compile step CPU ms | aclc compile --nb ms | raw read ms | aclc RSS MiB | "+lflowStopwatch()+" ÷ compile step | compile --nb ÷ raw read | synced ÷ compile --nb | RSS northd ÷ aclc | flows northd | flows aclc | differences |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rs {
 		lf := secs(r.buildLflows)
 		if r.toSB > 0 {
 			lf += " (" + secs(r.toSB) + ")"
 		}
-		fmt.Fprintf(w, "| %s | %d / %d / %d | %s | %s | %s | %s | %s | %s (%s) | %s | %s (%s) | %s (%s) | %s | %s | %s | %s | %s | %d | %d | %d |\n",
-			r.name, r.p.Switches, r.p.PortGroups, r.p.AddressSets, secs(r.loadTxn), lf, secs(r.nbRun), secs(r.synced),
-			mib(r.northdRSS), ms(r.compileStep.min), ms(r.compileStep.median), ms(r.compileCPU), ms(r.e2e.min), ms(r.e2e.median),
+		nbRun, synced, nRSS, nFlows, diffs := secs(r.nbRun), secs(r.synced), mib(r.northdRSS), strconv.Itoa(r.northdFlows), strconv.Itoa(r.differences)
+		if !r.northd {
+			lf, nbRun, synced, nRSS, nFlows, diffs = "–", "–", "–", "–", "–", "–"
+		}
+		fmt.Fprintf(w, "| %s | %s | %d / %d / %d | %s | %s | %s | %s | %s | %s (%s) | %s | %s (%s) | %s (%s) | %s | %s | %s | %s | %s | %s | %d | %s |\n",
+			r.name, r.p.Shape, r.p.Switches, r.p.PortGroups, r.p.AddressSets, secs(r.loadTxn), lf, nbRun, synced,
+			nRSS, ms(r.compileStep.min), ms(r.compileStep.median), ms(r.compileCPU), ms(r.e2e.min), ms(r.e2e.median),
 			ms(r.rawRead.min), ms(r.rawRead.median), mib(r.aclcRSS),
-			ratio(r.buildLflows, r.compileStep.min), ratio(r.e2e.min, r.rawRead.min), ratio(r.synced, r.e2e.min), rssRatio(r), r.northdFlows, r.aclcFlows, r.differences)
+			ratio(r.buildLflows, r.compileStep.min), ratio2(r.e2e.min, r.rawRead.min), ratio(r.synced, r.e2e.min), rssRatio(r), nFlows, r.aclcFlows, diffs)
 	}
 	if len(rs) > 0 {
 		fmt.Fprintf(w, "\nAlso measured: ")
@@ -684,53 +754,88 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 			if i > 0 {
 				fmt.Fprint(w, "; ")
 			}
-			fmt.Fprintf(w, "%s: ACL-stage SB Logical_Flow rows %d (datapath groups share rows; lflow-list expands them per datapath), SB select %s s, `ovn-sbctl lflow-list` %s, in-process NB read (nbschema.LoadLive, as compile --nb reads) %s ms, raw read's reply %.1f MB",
-				r.name, r.sbLflowsRows, secs(r.sbSelect), lflowListTime(r.lflowList), ms(r.readNB), float64(r.rawBytes)/1e6)
+			fmt.Fprintf(w, "%s %s: ACL-stage SB Logical_Flow rows %d (datapath groups share rows; lflow-list expands them per datapath), SB select %s s, `ovn-sbctl lflow-list` %s, in-process NB read (nbschema.LoadLive, as compile --nb reads) %s ms, raw read's reply %.1f MB",
+				r.name, r.p.Shape, r.sbLflowsRows, secs(r.sbSelect), lflowListTime(r.lflowList), ms(r.readNB), float64(r.rawBytes)/1e6)
 		}
 		fmt.Fprintln(w, ".")
-		targets(w, rs[len(rs)-1])
+		targets(w, rs)
 	}
-	if len(rs) >= 2 {
+	if len(rs) >= 2 && rs[0].northd {
 		var xs, ysN, ysA, ysC []float64
 		for _, r := range rs {
+			if r.p.Shape != rs[0].p.Shape || !r.northd {
+				continue
+			}
 			xs = append(xs, float64(r.p.ACLs))
 			ysN = append(ysN, r.buildLflows.Seconds())
 			ysA = append(ysA, r.compileStep.min.Seconds())
 			ysC = append(ysC, r.compileCPU.Seconds())
 		}
-		fmt.Fprintf(w, "\nOver these sizes (N, S, G, A all grow), time grows like N^%.2f for northd's %s, N^%.2f for aclc's compile step (wall) and N^%.2f (CPU).\n",
-			fitExponent(xs, ysN), lflowStopwatch(), fitExponent(xs, ysA), fitExponent(xs, ysC))
+		fmt.Fprintf(w, "\nOver these sizes (N, S, G, A all grow; shape %s, sizes with northd), time grows like N^%.2f for northd's %s, N^%.2f for aclc's compile step (wall) and N^%.2f (CPU).\n",
+			rs[0].p.Shape, fitExponent(xs, ysN), lflowStopwatch(), fitExponent(xs, ysA), fitExponent(xs, ysC))
 	}
 	growthTable(w, "Growth in N (ACLs) at S=200 switches, G=500, A=1000", "N", gn)
 	growthTable(w, "Growth in S (switches) at N=20,000 ACLs, G=1000, A=1000", "S", gs)
 }
 
 func rssRatio(r *result) string {
-	if r.aclcRSS <= 0 {
+	if r.aclcRSS <= 0 || r.northdRSS <= 0 {
 		return "–"
 	}
 	return strconv.FormatFloat(float64(r.northdRSS)/float64(r.aclcRSS), 'f', 1, 64) + "×"
 }
 
-// targets checks issue 12's speed targets on the largest size run.
-func targets(w io.Writer, r *result) {
-	if r.buildLflows <= 0 {
-		return
-	}
+// targets checks issue 12's speed targets on the largest size northd ran,
+// per shape, and issue 24's (compile --nb within 1.3× of the raw read, peak
+// RSS at most 1/5 of northd's) on every size and shape.
+func targets(w io.Writer, rs []*result) {
 	verdict := func(ok bool) string {
 		if ok {
 			return "**met**"
 		}
 		return "**not met**"
 	}
-	step := float64(r.buildLflows) / float64(r.compileStep.min)
-	rss := float64(r.northdRSS) / float64(max(r.aclcRSS, 1))
-	e2e := float64(r.e2e.min) / float64(r.rawRead.min)
-	fmt.Fprintf(w, "\nTargets at %s (issue 12), this run:\n\n| target | measured | |\n|---|---|---|\n", r.name)
-	fmt.Fprintf(w, "| compile step ≥ 15× faster than northd's %s (stopwatch/show) | %.1f× (%s ms against %s s) | %s |\n", lflowStopwatch(), step, ms(r.compileStep.min), secs(r.buildLflows), verdict(step >= 15))
-	fmt.Fprintf(w, "| aclc peak RSS ≤ 1/5 of northd's VmHWM | %s MiB against %s MiB: 1/%.2f | %s |\n", mib(r.aclcRSS), mib(r.northdRSS), rss, verdict(rss >= 5))
-	fmt.Fprintf(w, "| `aclc compile --nb` within 1.3× of a raw read of the same rows | %.2f× (%s ms against %s ms) | %s |\n", e2e, ms(r.e2e.min), ms(r.rawRead.min), verdict(e2e <= 1.3))
-	fmt.Fprintf(w, "| flows equal to northd's | %d and %d, %d differences | %s |\n", r.northdFlows, r.aclcFlows, r.differences, verdict(r.differences == 0 && r.northdFlows == r.aclcFlows))
+	largest := map[nbgen.Shape]*result{}
+	for _, r := range rs {
+		if l := largest[r.p.Shape]; r.northd && r.buildLflows > 0 && (l == nil || r.p.ACLs > l.p.ACLs) {
+			largest[r.p.Shape] = r
+		}
+	}
+	for _, sh := range nbgen.Shapes {
+		r := largest[sh]
+		if r == nil {
+			continue
+		}
+		step := float64(r.buildLflows) / float64(r.compileStep.min)
+		rss := float64(r.northdRSS) / float64(max(r.aclcRSS, 1))
+		e2e := float64(r.e2e.min) / float64(r.rawRead.min)
+		fmt.Fprintf(w, "\nTargets at %s, shape %s (issue 12), this run:\n\n| target | measured | |\n|---|---|---|\n", r.name, sh)
+		fmt.Fprintf(w, "| compile step ≥ 15× faster than northd's %s (stopwatch/show) | %.1f× (%s ms against %s s) | %s |\n", lflowStopwatch(), step, ms(r.compileStep.min), secs(r.buildLflows), verdict(step >= 15))
+		fmt.Fprintf(w, "| aclc peak RSS ≤ 1/5 of northd's VmHWM | %s MiB against %s MiB: 1/%.2f | %s |\n", mib(r.aclcRSS), mib(r.northdRSS), rss, verdict(rss >= 5))
+		fmt.Fprintf(w, "| `aclc compile --nb` within 1.3× of a raw read of the same rows | %.2f× (%s ms against %s ms) | %s |\n", e2e, ms(r.e2e.min), ms(r.rawRead.min), verdict(e2e <= 1.3))
+		fmt.Fprintf(w, "| flows equal to northd's | %d and %d, %d differences | %s |\n", r.northdFlows, r.aclcFlows, r.differences, verdict(r.differences == 0 && r.northdFlows == r.aclcFlows))
+	}
+	fmt.Fprintf(w, "\nIssue 24's targets on every size and shape, this run (minimum of %d runs each; a ratio of minima):\n\n", *flagRuns)
+	fmt.Fprintln(w, "| size | shape | compile --nb ÷ raw read ≤ 1.3× | | aclc RSS MiB | northd RSS ÷ aclc ≥ 5 | | flows equal |")
+	fmt.Fprintln(w, "|---|---|---:|---|---:|---:|---|---|")
+	for _, r := range rs {
+		e2e := float64(r.e2e.min) / float64(r.rawRead.min)
+		rss, rssV, eq := "– (northd not run)", "", "– (northd not run)"
+		if r.northd {
+			x := float64(r.northdRSS) / float64(max(r.aclcRSS, 1))
+			rss, rssV = strconv.FormatFloat(x, 'f', 1, 64)+"×", verdict(x >= 5)
+			eq = fmt.Sprintf("%s (%d flows, %d differences)", verdict(r.differences == 0 && r.northdFlows == r.aclcFlows), r.aclcFlows, r.differences)
+		}
+		fmt.Fprintf(w, "| %s | %s | %.2f× | %s | %s | %s | %s | %s |\n", r.name, r.p.Shape, e2e, verdict(e2e <= 1.3), mib(r.aclcRSS), rss, rssV, eq)
+	}
+}
+
+// ratio2 is a/b with two decimals.
+func ratio2(a, b time.Duration) string {
+	if b <= 0 {
+		return "–"
+	}
+	return strconv.FormatFloat(float64(a)/float64(b), 'f', 2, 64) + "×"
 }
 
 func growthTable(w io.Writer, title, xname string, gp []growthPoint) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -34,11 +35,20 @@ and Neutron security groups such as
 a fraction F of them allow-stateless, the rest allow-related, allow, drop and
 reject, some with log, meter and label.
 
+--shape lays out the port groups: consecutive (each over --switches-per-pg
+consecutive switches), cluster (ovn-kubernetes: port group "cluster" of
+every port with the default-deny ACLs and --cluster-acls of the policies,
+the others namespaces of pods on random switches) or random-span (issue
+24's large cluster: the default-deny port group "cluster" of every port,
+every other port group over 2-8 switches chosen at random, address sets
+mixing pod IPs with /24s and outside addresses).
+
 The fixture (docs/fixture-format.md) goes to -o FILE, or to stdout. With --nb
 the NB is written into that live NB in one transaction instead (with
 --replace, replacing what it holds). The same flags always give the same NB.`,
 	Example: `  aclc nb generate --switches 200 --ports 10 --port-groups 500 --address-sets 1000 --addrs 10 --acls 10000 --stateless 0.2 -o nb10k.yaml
-  aclc nb generate --acls 50000 --switches 500 --port-groups 2500 --address-sets 5000 --nb unix:/run/ovn/ovnnb_db.sock --replace`,
+  aclc nb generate --acls 50000 --switches 500 --port-groups 2500 --address-sets 5000 --nb unix:/run/ovn/ovnnb_db.sock --replace
+  aclc nb generate --shape random-span --acls 200000 --switches 2000 --port-groups 10000 --address-sets 20000 -o nb200k.yaml`,
 	Args: exactArgs(0),
 	RunE: runGenerate,
 }
@@ -55,7 +65,7 @@ func init() {
 	f.Float64Var(&genParams.StatelessFrac, "stateless", genParams.StatelessFrac, "F: fraction of ACLs that are allow-stateless (0..1)")
 	f.Float64Var(&genParams.SwitchACLFrac, "switch-acls", 0.1, "fraction of ACLs on switches rather than on port groups (0..1)")
 	f.IntVar(&genParams.LoadBalancers, "load-balancers", genParams.LoadBalancers, "load balancers, each on one switch")
-	f.StringVar((*string)(&genParams.Shape), "shape", string(nbgen.ShapeConsecutive), "port group layout: consecutive (each spans --switches-per-pg consecutive switches) or cluster (ovn-kubernetes: one port group of every port with default-deny ACLs, the others namespaces over all switches)")
+	f.StringVar((*string)(&genParams.Shape), "shape", string(nbgen.ShapeConsecutive), "port group layout: consecutive (each spans --switches-per-pg consecutive switches), cluster (ovn-kubernetes: one port group of every port with default-deny ACLs, the others namespaces over all switches) or random-span (a large cluster: the default-deny port group of every port, the others each over 2-8 random switches, address sets mixing pod IPs, /24s and outside addresses)")
 	f.Float64Var(&genParams.ClusterACLFrac, "cluster-acls", 0.1, "with --shape cluster: fraction of the port-group ACLs on the cluster-wide port group (0..1)")
 	f.Uint64Var(&genParams.Seed, "seed", genParams.Seed, "random seed")
 	f.StringVarP(&genOutput, "output", "o", "", "write the fixture to FILE (atomically) instead of stdout")
@@ -74,8 +84,8 @@ func checkGenParams(p nbgen.Params) error {
 		return fmt.Errorf("--stateless: want a fraction in 0..1, got %v", p.StatelessFrac)
 	case p.SwitchACLFrac < 0 || p.SwitchACLFrac > 1:
 		return fmt.Errorf("--switch-acls: want a fraction in 0..1, got %v", p.SwitchACLFrac)
-	case p.Shape != "" && p.Shape != nbgen.ShapeConsecutive && p.Shape != nbgen.ShapeCluster:
-		return fmt.Errorf("--shape: want consecutive or cluster, got %q", p.Shape)
+	case p.Shape != "" && !slices.Contains(nbgen.Shapes, p.Shape):
+		return fmt.Errorf("--shape: want consecutive, cluster or random-span, got %q", p.Shape)
 	case p.ClusterACLFrac < 0 || p.ClusterACLFrac > 1:
 		return fmt.Errorf("--cluster-acls: want a fraction in 0..1, got %v", p.ClusterACLFrac)
 	case p.ACLs > 0 && p.Switches == 0:
