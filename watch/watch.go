@@ -449,7 +449,7 @@ func (w *Watcher) loop(ctx context.Context) error {
 	}
 	connected, endpoint := true, w.nb.Client.CurrentEndpoint()
 	var (
-		lastBatch time.Time // when the last batch was done
+		lastBatch time.Time     // when the last batch was done
 		lost      time.Time     // when the connection was lost
 		logAt     time.Time     // when to say again that it still is
 		every     time.Duration // and how long after that

@@ -105,13 +105,13 @@ type sample struct {
 
 // result is one release's run on one shape.
 type result struct {
-	rel                         *release.Release
-	shape                       nbgen.Shape
-	p                           nbgen.Params
-	samples                     []sample
+	rel     *release.Release
+	shape   nbgen.Shape
+	p       nbgen.Params
+	samples []sample
 	// ready is the time from the initial delta line to the watcher's
 	// ready file (the load settled).
-	ready time.Duration
+	ready                       time.Duration
 	northdInitial, watchInitial time.Duration
 	flows                       int
 	rss, hwm                    int64
