@@ -21,7 +21,9 @@ import (
 func (w *Watcher) becomeReady(flows, switches int) {
 	release := w.engine.Release().Name()
 	endpoint := w.nb.Client.CurrentEndpoint()
-	w.log.Info("ready", "endpoint", endpoint, "release", release, "switches", switches, "flows", flows)
+	// The log line comes last: whoever sees it finds the file and the
+	// gauge already there.
+	defer w.log.Info("ready", "endpoint", endpoint, "release", release, "switches", switches, "flows", flows)
 	if w.cfg.Metrics != nil {
 		w.cfg.Metrics.Ready.Set(1)
 	}
