@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -139,8 +140,9 @@ func runCompile(cmd *cobra.Command, args []string) error {
 	// RSS ~140 MiB at 50k ACLs, a few cycles); a larger NB collects twice
 	// as often as by default, which keeps its peak RSS low. GOGC or
 	// GOMEMLIMIT, when set, win.
+	var received atomic.Int64
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		defer gcBudget(128<<20, 50)()
+		defer gcBudget(128<<20, 50, received.Load, 5)()
 	}
 	if compileOpts.format != "text" && compileOpts.format != "json" {
 		return withCode(2, fmt.Errorf("--format: want text or json, got %q", compileOpts.format))
@@ -151,7 +153,7 @@ func runCompile(cmd *cobra.Command, args []string) error {
 	hooks := nbschema.LiveHooks{ACL: func(r *release.Release) func(*nbdb.ACL) {
 		pre = compile.NewMatchParser(r)
 		return pre.Add
-	}}
+	}, Received: &received}
 	t0 := time.Now()
 	phase := func(what string) { slog.Debug("compile: "+what, "since start", time.Since(t0)) }
 	snap, err := loadSnapshotWith(cmd, args, &compileNB, hooks)
