@@ -381,7 +381,7 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 			return nil, err
 		}
 		raws, r.rawBytes = append(raws, raw), n
-		d, rss, err := runAclc(ctx, bin, sb.NB, io.Discard)
+		d, rss, err := runAclc(ctx, bin, sb.NB, io.Discard, r.northd)
 		if err != nil {
 			return nil, err
 		}
@@ -391,7 +391,7 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 	r.e2e, r.rawRead = timings(e2e), timings(raws)
 	if r.northd {
 		var text bytes.Buffer
-		if _, _, err := runAclc(ctx, bin, sb.NB, &text); err != nil {
+		if _, _, err := runAclc(ctx, bin, sb.NB, &text, r.northd); err != nil {
 			return nil, err
 		}
 		mine, err := lflow.ParseText("aclc compile --nb", &text)
@@ -403,7 +403,7 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 	} else {
 		// No northd to compare with: count the flows as they stream by.
 		var c flowCounter
-		if _, _, err := runAclc(ctx, bin, sb.NB, &c); err != nil {
+		if _, _, err := runAclc(ctx, bin, sb.NB, &c, r.northd); err != nil {
 			return nil, err
 		}
 		r.aclcFlows = c.flows
@@ -480,8 +480,13 @@ func (c *flowCounter) Write(p []byte) (int, error) {
 // ProcessState.SysUsage would report this harness's peak, not aclc's.
 // GNU time forks from its own small address space. Without it the figure
 // is marked as an upper bound in the log.
-func runAclc(ctx context.Context, bin, remote string, w io.Writer) (time.Duration, int64, error) {
+func runAclc(ctx context.Context, bin, remote string, w io.Writer, ranNorthd bool) (time.Duration, int64, error) {
 	args := []string{"compile", "--nb", remote, "--timeout", "5m"}
+	if !ranNorthd {
+		// No northd has written its version into the NB: compile for
+		// the -release, as the raw read asks for its columns.
+		args = append(args, "--ovn-version", target.Name())
+	}
 	gnuTime, _ := exec.LookPath("/usr/bin/time")
 	var rssFile string
 	var cmd *exec.Cmd
