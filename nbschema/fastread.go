@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ovn-kubernetes/libovsdb/model"
@@ -422,7 +423,11 @@ func fastRead(ctx context.Context, conn net.Conn, remote string, method string, 
 	if hooks.ACL != nil {
 		k.acl = hooks.ACL(r)
 	}
-	j := newJReader(conn)
+	var in io.Reader = conn
+	if hooks.Received != nil {
+		in = countingReader{conn, hooks.Received}
+	}
+	j := newJReader(in)
 	for {
 		done, err := readMessage(j, conn, k, method, tds)
 		if err != nil {
@@ -446,6 +451,18 @@ func fastRead(ctx context.Context, conn net.Conn, remote string, method string, 
 	}
 	s.sortSets()
 	return s, nil
+}
+
+// countingReader counts the bytes read from r into n.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	return k, err
 }
 
 func isTimeout(err error) bool {

@@ -3,6 +3,7 @@ package nbschema
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/aclc/aclc/internal/ovsdbconn"
 
@@ -157,6 +158,9 @@ type LiveHooks struct {
 	// return quickly (hand the work to another goroutine) and read the
 	// row only during the call (sets are sorted after the read).
 	ACL func(r *release.Release) func(*nbdb.ACL)
+	// Received, when set, counts the bytes of the reply as they arrive
+	// (aclc compile sizes its garbage collection budget by it).
+	Received *atomic.Int64
 }
 
 // LoadLiveWith is LoadLive calling hooks as it decodes the reply.

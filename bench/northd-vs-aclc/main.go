@@ -102,8 +102,9 @@ type result struct {
 	compileStep  stats
 	compileCPU   time.Duration // least CPU time (all threads, GC included) of one compile
 	e2e          stats
-	aclcRSS      int64 // KiB, max over the runs
-	northd       bool  // northd ran on this size
+	aclcRSS      int64  // KiB, max over the runs
+	northd       bool   // northd ran on this size
+	northdFailed string // why northd gave no flows, when it died
 	aclcFlows    int
 	differences  int
 	sbLflowsRows int
@@ -312,7 +313,15 @@ func runSize(ctx context.Context, dir, bin string, s size) (*result, error) {
 	northd := &lflow.Listing{}
 	if r.northd {
 		if northd, err = measureNorthd(ctx, sb, r, committed); err != nil {
-			return nil, err
+			if !sb.NorthdExited() {
+				return nil, err
+			}
+			// northd died on this NB (the OOM killer, at 200k ACLs of
+			// the cluster shape): say so, and measure aclc alone.
+			r.northd, r.northdFailed, r.northdRSS = false, err.Error(), sb.NorthdPeakRSS()
+			r.synced = time.Since(committed)
+			northd = &lflow.Listing{}
+			logf("  northd failed after %v (peak RSS it logged: %d MiB): %v", r.synced.Round(time.Second), r.northdRSS>>10, err)
 		}
 	}
 	return measureAclc(ctx, sb, bin, r, northd)
@@ -321,7 +330,7 @@ func runSize(ctx context.Context, dir, bin string, s size) (*result, error) {
 // measureNorthd waits for northd to sync the SB after the load committed
 // and reads its figures and flows.
 func measureNorthd(ctx context.Context, sb *ovnsandbox.Sandbox, r *result, committed time.Time) (*lflow.Listing, error) {
-	if _, err := sb.NBCtl(ctx, "--timeout=600", "--wait=sb", "sync"); err != nil {
+	if err := sb.SyncWithin(ctx, 15*time.Minute); err != nil {
 		return nil, fmt.Errorf("ovn-nbctl --wait=sb sync: %w", err)
 	}
 	r.synced = time.Since(committed)
@@ -381,7 +390,7 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 			return nil, err
 		}
 		raws, r.rawBytes = append(raws, raw), n
-		d, rss, err := runAclc(ctx, bin, sb.NB, io.Discard)
+		d, rss, err := runAclc(ctx, bin, sb.NB, io.Discard, r.northd)
 		if err != nil {
 			return nil, err
 		}
@@ -391,7 +400,7 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 	r.e2e, r.rawRead = timings(e2e), timings(raws)
 	if r.northd {
 		var text bytes.Buffer
-		if _, _, err := runAclc(ctx, bin, sb.NB, &text); err != nil {
+		if _, _, err := runAclc(ctx, bin, sb.NB, &text, r.northd); err != nil {
 			return nil, err
 		}
 		mine, err := lflow.ParseText("aclc compile --nb", &text)
@@ -403,7 +412,7 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 	} else {
 		// No northd to compare with: count the flows as they stream by.
 		var c flowCounter
-		if _, _, err := runAclc(ctx, bin, sb.NB, &c); err != nil {
+		if _, _, err := runAclc(ctx, bin, sb.NB, &c, r.northd); err != nil {
 			return nil, err
 		}
 		r.aclcFlows = c.flows
@@ -480,8 +489,13 @@ func (c *flowCounter) Write(p []byte) (int, error) {
 // ProcessState.SysUsage would report this harness's peak, not aclc's.
 // GNU time forks from its own small address space. Without it the figure
 // is marked as an upper bound in the log.
-func runAclc(ctx context.Context, bin, remote string, w io.Writer) (time.Duration, int64, error) {
+func runAclc(ctx context.Context, bin, remote string, w io.Writer, ranNorthd bool) (time.Duration, int64, error) {
 	args := []string{"compile", "--nb", remote, "--timeout", "5m"}
+	if !ranNorthd {
+		// No northd has written its version into the NB: compile for
+		// the -release, as the raw read asks for its columns.
+		args = append(args, "--ovn-version", target.Name())
+	}
 	gnuTime, _ := exec.LookPath("/usr/bin/time")
 	var rssFile string
 	var cmd *exec.Cmd
@@ -741,6 +755,9 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 		nbRun, synced, nRSS, nFlows, diffs := secs(r.nbRun), secs(r.synced), mib(r.northdRSS), strconv.Itoa(r.northdFlows), strconv.Itoa(r.differences)
 		if !r.northd {
 			lf, nbRun, synced, nRSS, nFlows, diffs = "–", "–", "–", "–", "–", "–"
+			if r.northdFailed != "" {
+				synced, nRSS = "died after "+secs(r.synced), "≥ "+mib(r.northdRSS)
+			}
 		}
 		fmt.Fprintf(w, "| %s | %s | %d / %d / %d | %s | %s | %s | %s | %s | %s (%s) | %s | %s (%s) | %s (%s) | %s | %s | %s | %s | %s | %s | %d | %s |\n",
 			r.name, r.p.Shape, r.p.Switches, r.p.PortGroups, r.p.AddressSets, secs(r.loadTxn), lf, nbRun, synced,
@@ -821,6 +838,10 @@ func targets(w io.Writer, rs []*result) {
 	for _, r := range rs {
 		e2e := float64(r.e2e.min) / float64(r.rawRead.min)
 		rss, rssV, eq := "– (northd not run)", "", "– (northd not run)"
+		if r.northdFailed != "" {
+			x := float64(r.northdRSS) / float64(max(r.aclcRSS, 1))
+			rss, rssV, eq = "≥ "+strconv.FormatFloat(x, 'f', 1, 64)+"× (northd died)", verdict(x >= 5), "– (northd died: "+r.northdFailed+")"
+		}
 		if r.northd {
 			x := float64(r.northdRSS) / float64(max(r.aclcRSS, 1))
 			rss, rssV = strconv.FormatFloat(x, 'f', 1, 64)+"×", verdict(x >= 5)

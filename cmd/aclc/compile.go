@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,6 +32,8 @@ var compileOpts struct {
 	output   string
 	sb       string
 	chassis  chassisFlag
+	cpuprof  string
+	memprof  string
 }
 
 var compileCmd = &cobra.Command{
@@ -91,6 +95,10 @@ func init() {
 	f.BoolVar(&compileOpts.strict, "strict", false, "exit 1, printing no flows, if any problem is found")
 	f.StringVarP(&compileOpts.output, "output", "o", "-", "write the flows to this file (atomically) instead of stdout")
 	f.StringVar(&compileOpts.sb, "sb", "", "read the ACL ids northd allocated (persist-established, 25.03+), the chassis features and the network functions' port bindings and monitors (26.03+) from this live SB (remote(s), comma-separated; it must be the NB's release)")
+	f.StringVar(&compileOpts.cpuprof, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to FILE")
+	f.StringVar(&compileOpts.memprof, "memprofile", "", "write a heap profile (pprof, allocations) at the end of the run to FILE")
+	f.MarkHidden("cpuprofile")
+	f.MarkHidden("memprofile")
 	compileOpts.chassis.register(compileCmd)
 	compileNB.register(compileCmd)
 	compileNB.registerRelease(compileCmd)
@@ -123,12 +131,18 @@ func loadSnapshotWith(cmd *cobra.Command, args []string, nb *nbFlags, hooks nbsc
 }
 
 func runCompile(cmd *cobra.Command, args []string) error {
+	stop, err := startProfiles(compileOpts.cpuprof, compileOpts.memprof)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	// A one-shot compile: collect only as the heap nears 128 MiB (peak
 	// RSS ~140 MiB at 50k ACLs, a few cycles); a larger NB collects twice
 	// as often as by default, which keeps its peak RSS low. GOGC or
 	// GOMEMLIMIT, when set, win.
+	var received atomic.Int64
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		defer gcBudget(128<<20, 50)()
+		defer gcBudget(128<<20, 50, received.Load, 5)()
 	}
 	if compileOpts.format != "text" && compileOpts.format != "json" {
 		return withCode(2, fmt.Errorf("--format: want text or json, got %q", compileOpts.format))
@@ -139,8 +153,11 @@ func runCompile(cmd *cobra.Command, args []string) error {
 	hooks := nbschema.LiveHooks{ACL: func(r *release.Release) func(*nbdb.ACL) {
 		pre = compile.NewMatchParser(r)
 		return pre.Add
-	}}
+	}, Received: &received}
+	t0 := time.Now()
+	phase := func(what string) { slog.Debug("compile: "+what, "since start", time.Since(t0)) }
 	snap, err := loadSnapshotWith(cmd, args, &compileNB, hooks)
+	phase("NB read")
 	if pre != nil {
 		defer pre.Wait()
 	}
@@ -168,7 +185,9 @@ func runCompile(cmd *cobra.Command, args []string) error {
 	checks := make(chan *compile.MatchCheck, 1)
 	go func() { checks <- compile.PrepareMatches(snap, snap.Release, pre) }()
 	res := compile.CompileWith(snap, opts)
+	phase("compiled")
 	problems := append(res.Problems, (<-checks).Validate(res.Flows)...)
+	phase("matches validated")
 	for _, p := range problems {
 		fmt.Fprintf(os.Stderr, "aclc: %s: %s\n", severityWord(compileOpts.strict), p)
 	}
@@ -206,6 +225,7 @@ func runCompile(cmd *cobra.Command, args []string) error {
 	if err2 != nil {
 		return err2
 	}
+	phase("written")
 	return notExact(snap, res.Problems)
 }
 

@@ -69,7 +69,7 @@ func runLint(cmd *cobra.Command, args []string) error {
 	// back to GOGC=100 (no limit) rather than collect without end. GOGC or
 	// GOMEMLIMIT, when set, win.
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		defer gcBudget(440<<20, 100)()
+		defer gcBudget(440<<20, 100, nil, 0)()
 	}
 	snap, err := loadSnapshot(cmd, args, &lintNB)
 	if err != nil {

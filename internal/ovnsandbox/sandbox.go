@@ -336,16 +336,21 @@ func (s *Sandbox) Trace(ctx context.Context, args ...string) (string, error) {
 // Sync waits until ovn-northd has written the SB for the current NB
 // (ovn-nbctl --wait=sb sync). When northd dies meanwhile (26.03.1 asserts
 // on some NB changes) it says so at once, with the end of northd's log.
-func (s *Sandbox) Sync(ctx context.Context) error {
+func (s *Sandbox) Sync(ctx context.Context) error { return s.SyncWithin(ctx, time.Minute) }
+
+// SyncWithin is Sync waiting at most timeout (a large NB takes northd
+// minutes).
+func (s *Sandbox) SyncWithin(ctx context.Context, timeout time.Duration) error {
+	arg := fmt.Sprintf("--timeout=%d", int(timeout.Seconds()))
 	if s.northdDone == nil {
-		_, err := s.NBCtl(ctx, "--timeout=60", "--wait=sb", "sync")
+		_, err := s.NBCtl(ctx, arg, "--wait=sb", "sync")
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() {
-		_, err := s.NBCtl(ctx, "--timeout=60", "--wait=sb", "sync")
+		_, err := s.NBCtl(ctx, arg, "--wait=sb", "sync")
 		errc <- err
 	}()
 	select {
@@ -356,6 +361,35 @@ func (s *Sandbox) Sync(ctx context.Context) error {
 		<-errc
 		return fmt.Errorf("ovnsandbox: ovn-northd %s exited: %s", s.Release, s.northdLogTail())
 	}
+}
+
+// NorthdExited reports whether the sandbox's ovn-northd has exited.
+func (s *Sandbox) NorthdExited() bool {
+	if s.northdDone == nil {
+		return false
+	}
+	select {
+	case <-s.northdDone:
+		return true
+	default:
+		return false
+	}
+}
+
+// NorthdPeakRSS is the last peak resident set size ovn-northd's log
+// reported (KiB; its memory module logs it as it grows), 0 when none: the
+// figure left of a northd that was killed, for instance by the OOM killer.
+func (s *Sandbox) NorthdPeakRSS() int64 {
+	b, _ := os.ReadFile(filepath.Join(s.Dir, "northd.log"))
+	var kb int64
+	for _, l := range strings.Split(string(b), "\n") {
+		if _, rest, ok := strings.Cut(l, "peak resident set size grew"); ok {
+			if _, v, ok := strings.Cut(rest, " to "); ok {
+				fmt.Sscanf(v, "%d kB", &kb)
+			}
+		}
+	}
+	return kb
 }
 
 // northdLogTail returns northd's last error lines.
