@@ -75,6 +75,15 @@ var allSizes = []size{
 	{"1M", params(1000000, 10000, 50000, 100000)},
 }
 
+// clusterPolicies is how many ACLs the cluster shape puts on its
+// cluster-wide port group at the sizes above 50k. Its flows are on every
+// switch: the 10% of the smaller sizes (5,000 of 50k ACLs on 500
+// switches: 4.7M flows) would be 18,000 ACLs on 2,000 switches at 200k
+// (about 75M flows; northd 26.03.1 was OOM-killed at 12 GB on that NB)
+// and 90,000 on 10,000 switches at 1M (about 1.8G flows). ovn-kubernetes
+// puts a few cluster-wide policies there, not a tenth of them.
+const clusterPolicies = 200
+
 // sizeNames are the names of allSizes.
 func sizeNames() string {
 	var n []string
@@ -223,6 +232,12 @@ func run(ctx context.Context) (err error) {
 			if s.name == strings.TrimSpace(name) {
 				for _, sh := range shapes {
 					s.p.Shape = sh
+					s.p.ClusterACLFrac = 0
+					if sh == nbgen.ShapeCluster && s.p.ACLs > clusterPolicies*250 {
+						// Above 50k the cluster-wide group holds
+						// clusterPolicies ACLs, not 10% of them.
+						s.p.ClusterACLFrac = clusterPolicies / float64(s.p.ACLs)
+					}
 					want = append(want, s)
 				}
 				found = true
@@ -738,7 +753,7 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 	fmt.Fprintf(w, "Made by `go run ./bench/northd-vs-aclc %s` on %s (%d CPUs, %s, %s, %s); load average %s at the start, %s at the end; the run took %v.\n\n",
 		strings.Join(os.Args[1:], " "), time.Now().UTC().Format("2006-01-02 15:04 UTC"), runtime.NumCPU(), runtime.Version(),
 		northdVersion(), memTotal(), load0, load1, took.Round(time.Second))
-	fmt.Fprintf(w, "NBs from nbgen (P=10 ports per switch, K=10 addresses per set, f=0.2 allow-stateless, 10%% of ACLs on switches; shape consecutive: each port group on 3 consecutive switches; cluster: one port group of every port with the default-deny ACLs and 10%% of the port-group ACLs, the others namespaces of pods on random switches; random-span: the default-deny port group of every port, the others each on 2–8 random switches, address sets mixing pod IPs, /24s and outside addresses), loaded into a real NB ovsdb-server in one transaction with a real ovn-northd running. ")
+	fmt.Fprintf(w, "NBs from nbgen (P=10 ports per switch, K=10 addresses per set, f=0.2 allow-stateless, 10%% of ACLs on switches; shape consecutive: each port group on 3 consecutive switches; cluster: one port group of every port with the default-deny ACLs and 10%% of the port-group ACLs (above 50k: %d ACLs, see clusterPolicies), the others namespaces of pods on random switches; random-span: the default-deny port group of every port, the others each on 2–8 random switches, address sets mixing pod IPs, /24s and outside addresses), loaded into a real NB ovsdb-server in one transaction with a real ovn-northd running. ", clusterPolicies)
 	fmt.Fprintf(w, "Release %s (northd %s's stage layout and rules for aclc). ", target, target)
 	fmt.Fprintf(w, "northd figures: the maximum sample of its `stopwatch/show` %s (of which lflows_to_sb, the SB sync, where northd has that stopwatch) and ovnnb_db_run, the time from the load transaction's commit until `ovn-nbctl --wait=sb sync` returns, and its VmHWM. ", lflowStopwatch())
 	fmt.Fprintf(w, "aclc figures: `aclc compile --nb` run as a child process (connect, read, compile, write to /dev/null) and its peak RSS from GNU time (`/usr/bin/time -f %%M`; getrusage of a child started by Go would carry this harness's own peak); the compile step is compile.CompileWith (this release) on the snapshot read from the same NB, wall time and CPU time (user + system of all threads, GC included; on a shared, loaded machine the CPU time is the steadier figure, and wall time ≈ CPU time ÷ 2 on an idle 2-core machine); the raw read is the one request nbschema.LoadLive sends (same tables and columns) over a plain socket, its reply only scanned for its end (the floor for any client: ovsdb-server producing the rows), each run just before an aclc compile --nb run; aclc timings are the minimum of %d runs (median in parentheses). ", *flagRuns)
