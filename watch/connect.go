@@ -107,10 +107,11 @@ func (w *Watcher) attempt(ctx context.Context, deadline time.Time) (*nbschema.NB
 }
 
 // lostConnection reports whether err is libovsdb's way of saying the
-// connection closed under a request.
+// connection closed under a request, or that the monitor reply did not
+// come in time (a server busy or still loading: worth another attempt).
 func lostConnection(err error) bool {
 	s := strings.ToLower(err.Error())
-	for _, m := range []string{"not connected", "connection is shut down", "eof", "broken pipe", "connection reset"} {
+	for _, m := range []string{"not connected", "connection is shut down", "eof", "broken pipe", "connection reset", "deadline exceeded", "i/o timeout"} {
 		if strings.Contains(s, m) {
 			return true
 		}
