@@ -774,11 +774,20 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 				synced, nRSS = "died after "+secs(r.synced), "≥ "+mib(r.northdRSS)
 			}
 		}
+		// Without northd's figures its ratios are not 0×: they are not
+		// measured.
+		lfRatio, syncRatio := ratio(r.buildLflows, r.compileStep.min), ratio(r.synced, r.e2e.min)
+		if r.buildLflows == 0 {
+			lfRatio = "–"
+		}
+		if r.synced == 0 {
+			syncRatio = "–"
+		}
 		fmt.Fprintf(w, "| %s | %s | %d / %d / %d | %s | %s | %s | %s | %s | %s (%s) | %s | %s (%s) | %s (%s) | %s | %s | %s | %s | %s | %s | %d | %s |\n",
 			r.name, r.p.Shape, r.p.Switches, r.p.PortGroups, r.p.AddressSets, secs(r.loadTxn), lf, nbRun, synced,
 			nRSS, ms(r.compileStep.min), ms(r.compileStep.median), ms(r.compileCPU), ms(r.e2e.min), ms(r.e2e.median),
 			ms(r.rawRead.min), ms(r.rawRead.median), mib(r.aclcRSS),
-			ratio(r.buildLflows, r.compileStep.min), ratio2(r.e2e.min, r.rawRead.min), ratio(r.synced, r.e2e.min), rssRatio(r), nFlows, r.aclcFlows, diffs)
+			lfRatio, ratio2(r.e2e.min, r.rawRead.min), syncRatio, rssRatio(r), nFlows, r.aclcFlows, diffs)
 	}
 	if len(rs) > 0 {
 		fmt.Fprintf(w, "\nAlso measured: ")
@@ -786,14 +795,19 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 			if i > 0 {
 				fmt.Fprint(w, "; ")
 			}
-			fmt.Fprintf(w, "%s %s: ACL-stage SB Logical_Flow rows %d (datapath groups share rows; lflow-list expands them per datapath), SB select %s s, `ovn-sbctl lflow-list` %s, in-process NB read (nbschema.LoadLive, as compile --nb reads) %s ms, raw read's reply %.1f MB",
-				r.name, r.p.Shape, r.sbLflowsRows, secs(r.sbSelect), lflowListTime(r.lflowList), ms(r.readNB), float64(r.rawBytes)/1e6)
+			sb := fmt.Sprintf("ACL-stage SB Logical_Flow rows %d (datapath groups share rows; lflow-list expands them per datapath), SB select %s s, `ovn-sbctl lflow-list` %s, ",
+				r.sbLflowsRows, secs(r.sbSelect), lflowListTime(r.lflowList))
+			if !r.northd {
+				sb = "no SB (northd not run), "
+			}
+			fmt.Fprintf(w, "%s %s: %sin-process NB read (nbschema.LoadLive, as compile --nb reads) %s ms, raw read's reply %.1f MB",
+				r.name, r.p.Shape, sb, ms(r.readNB), float64(r.rawBytes)/1e6)
 		}
 		fmt.Fprintln(w, ".")
 		targets(w, rs)
 	}
+	var xs, ysN, ysA, ysC []float64
 	if len(rs) >= 2 && rs[0].northd {
-		var xs, ysN, ysA, ysC []float64
 		for _, r := range rs {
 			if r.p.Shape != rs[0].p.Shape || !r.northd {
 				continue
@@ -803,6 +817,10 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 			ysA = append(ysA, r.compileStep.min.Seconds())
 			ysC = append(ysC, r.compileCPU.Seconds())
 		}
+	}
+	// A growth exponent needs two sizes of one shape: -shapes with one
+	// size gives several rows of one size (the fit would be NaN).
+	if len(xs) >= 2 {
 		fmt.Fprintf(w, "\nOver these sizes (N, S, G, A all grow; shape %s, sizes with northd), time grows like N^%.2f for northd's %s, N^%.2f for aclc's compile step (wall) and N^%.2f (CPU).\n",
 			rs[0].p.Shape, fitExponent(xs, ysN), lflowStopwatch(), fitExponent(xs, ysA), fitExponent(xs, ysC))
 	}

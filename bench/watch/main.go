@@ -693,8 +693,14 @@ func reportMarkdown(results []*result) string {
 	var b strings.Builder
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(&b, "# aclc watch vs ovn-northd: one ACL change\n\n")
-	fmt.Fprintf(&b, "Produced by `go run ./bench/watch -release %s -shape %s -acls %d -changes %d -o %s` on %s.\n",
-		*flagRelease, *flagShape, *flagACLs, *flagChanges, *flagOut, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	// The command line as run: the flags that shape the result, plus
+	// -memory-limit when it is not the default (a 200k NB needs more).
+	memLim := ""
+	if f := flag.Lookup("memory-limit"); f != nil && f.Value.String() != f.DefValue {
+		memLim = " -memory-limit " + f.Value.String()
+	}
+	fmt.Fprintf(&b, "Produced by `go run ./bench/watch -release %s -shape %s -acls %d -changes %d%s -o %s` on %s.\n",
+		*flagRelease, *flagShape, *flagACLs, *flagChanges, memLim, *flagOut, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	seen := map[nbgen.Shape]bool{}
 	for _, r := range results {
 		if p := r.p; !seen[p.Shape] {
