@@ -754,6 +754,15 @@ func portGroupMembers(ports []string) []Const {
 	return members
 }
 
+// ExpandSet returns the constants of cs with its $address_set and
+// @port_group references expanded through r as Eval expands them
+// (address set entries read as ovn-controller reads them, port group
+// ports as string constants, in order), so that other evaluators of a
+// match (package pset) see the same members; a reference needs a non-nil
+// r and must exist. The result may share memory with cs or r's member
+// cache: callers must not modify it.
+func ExpandSet(r Resolver, cs ConstSet) ([]Const, error) { return expandSet(r, cs) }
+
 // expandSet returns the constants of cs with references expanded through
 // r; a reference needs a non-nil r and must exist.
 func expandSet(r Resolver, cs ConstSet) ([]Const, error) {
