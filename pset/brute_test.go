@@ -24,7 +24,7 @@ var bruteResolver = expr.MapResolver{
 
 // bruteAtoms are the comparisons random matches are made of.
 var bruteAtoms = []string{
-	`inport == "p1"`, `inport == {"p1", "p2"}`, `outport != "p1"`, `inport == @pg`, `outport == @pg`, `inport != "gone"`,
+	`inport == "p1"`, `inport == {"p1", "p2"}`, `outport == "p1"`, `inport == @pg`, `outport == @pg`, `inport == {"gone", "p2"}`, `inport == "gone"`,
 	`ip4`, `ip6`, `tcp`, `udp`, `icmp4`, `arp`, `ip`,
 	`ip4.src == 10.0.0.1`, `ip4.src == 10.0.0.0/31`, `ip4.src == $as`, `ip4.src != {10.0.0.0, 10.0.0.3}`,
 	`ip4.src[0] == 1`, `ip4.src < 10.0.0.2`, `ip4.src >= 10.0.0.1`, `ip4.src == $empty`, `ip4.src != $empty`,
