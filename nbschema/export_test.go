@@ -2,6 +2,7 @@ package nbschema
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/aclc/aclc/internal/ovsdbconn"
@@ -18,6 +19,10 @@ func FastRead(ctx context.Context, opts Options, method string) (*Snapshot, erro
 	defer conn.Close()
 	return fastRead(ctx, conn, remote, method, opts.readTimeout(), opts.Release, LiveHooks{})
 }
+
+// IsConcurrentCommit reports whether err is the pipelined read's
+// errConcurrentCommit.
+func IsConcurrentCommit(err error) bool { return errors.Is(err, errConcurrentCommit) }
 
 // ReadColumns returns the tables and columns the fast reader asks for, and
 // those libovsdb's Monitor asks for (monitoredTables) on the connected

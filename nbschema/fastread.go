@@ -20,18 +20,20 @@ import (
 )
 
 // The fast one-shot reader: LoadLive speaks OVSDB JSON-RPC (RFC 7047)
-// itself, asks for the tables and columns aclc reads in one request and
-// decodes the reply straight from the connection into the nbdb models of a
-// Snapshot. No libovsdb cache, no generic row maps: at 50k ACLs this reads
+// itself, asks for the tables and columns aclc reads (pipelined selects,
+// pipelined.go, or one request) and decodes the replies straight from the
+// connection into the nbdb models of a Snapshot. No libovsdb cache, no generic row maps: at 50k ACLs this reads
 // the NB several times faster, in a fraction of the memory. aclc watch
 // still uses Connect, Monitor and Snapshot (libovsdb), which follow
 // changes.
 
-// readMethod is how LoadLive asks for the rows: "transact" (one
-// transaction of select operations) or "monitor" (a monitor request whose
-// initial reply carries the rows). Both are implemented and tested; see
-// docs/performance.md for why transact is the default.
-var readMethod = "transact"
+// readMethod is how LoadLive first asks for the rows: "pipelined" (a
+// guard monitor and one select per table, pipelined: pipelined.go),
+// "transact" (one transaction of select operations) or "monitor" (a
+// monitor request whose initial reply carries the rows). All three are
+// implemented and tested; see docs/performance.md for why pipelined is
+// the default, and LoadLiveWith for its fallback to transact.
+var readMethod = "pipelined"
 
 // columnDecoder decodes one column's OVSDB value into a model field.
 type columnDecoder func(j *jreader, field reflect.Value) error
@@ -358,18 +360,28 @@ func (k *sink) finish() error {
 	return nil
 }
 
-// ReadRequest is the request LoadLive sends to an NB of release r, for
-// tools that time the server's side of the read alone
-// (bench/northd-vs-aclc).
-func ReadRequest(r *release.Release) ([]byte, error) {
+// ReadRequest is what LoadLive sends to an NB of release r with read
+// method method ("" for LoadLive's first, the default) and the number of
+// replies the server sends to it, for tools that time the server's side
+// of the read alone (bench/northd-vs-aclc).
+func ReadRequest(r *release.Release, method string) ([]byte, int, error) {
+	if method == "" {
+		method = readMethod
+	}
 	tds, err := tableDecoders(r.NBSchema)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return readRequest(readMethod, tds)
+	req, err := readRequest(method, tds)
+	replies := 1
+	if method == "pipelined" {
+		replies += len(readParts(tds))
+	}
+	return req, replies, err
 }
 
-// readRequest is the one request the fast reader sends.
+// readRequest is what the fast reader sends: one request, or for
+// "pipelined" the guard and the selects, written at once.
 func readRequest(method string, tds []*tableDecoder) ([]byte, error) {
 	var params []any
 	switch method {
@@ -379,6 +391,8 @@ func readRequest(method string, tds []*tableDecoder) ([]byte, error) {
 			params = append(params, map[string]any{"op": "select", "table": td.Name, "where": []any{},
 				"columns": append([]string{"_uuid"}, td.columns...)})
 		}
+	case "pipelined":
+		return pipelinedRequests(readParts(tds), tds)
 	case "monitor":
 		req := map[string]any{}
 		for _, td := range tds {
@@ -393,7 +407,8 @@ func readRequest(method string, tds []*tableDecoder) ([]byte, error) {
 }
 
 // fastRead reads the registry's tables from the NB on conn (remote
-// names it in messages) with one request, and returns them as a Snapshot.
+// names it in messages) with read method method, and returns them as a
+// Snapshot; a pipelined read that met a commit is errConcurrentCommit.
 // It first settles the NB's release (detectOn: its schema version and
 // NB_Global options:northd_internal_version; override when given); the
 // schema decides which tables and columns it asks for.
@@ -427,30 +442,46 @@ func fastRead(ctx context.Context, conn net.Conn, remote string, method string, 
 	if hooks.Received != nil {
 		in = countingReader{conn, hooks.Received}
 	}
+	if method == "pipelined" {
+		p := newPrefetch(in)
+		defer p.Close()
+		in = p
+	}
 	j := newJReader(in)
-	for {
-		done, err := readMessage(j, conn, k, method, tds)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("read NB at %s: %w", remote, ctx.Err())
-			}
-			if isTimeout(err) {
-				return nil, fmt.Errorf("read NB at %s: no complete reply within %v: %w", remote, timeout, err)
-			}
-			if se, ok := err.(*serverError); ok && se.schema() {
-				return nil, fmt.Errorf("NB at %s does not match %s aclc was built for: %w", remote, nbTarget.Schema, err)
-			}
-			return nil, fmt.Errorf("read NB at %s: %w", remote, err)
+	if err := readReplies(j, conn, k, method, tds); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("read NB at %s: %w", remote, ctx.Err())
 		}
-		if done {
-			break
+		if isTimeout(err) {
+			return nil, fmt.Errorf("read NB at %s: no complete reply within %v: %w", remote, timeout, err)
 		}
+		if se, ok := err.(*serverError); ok && se.schema() {
+			return nil, fmt.Errorf("NB at %s does not match %s aclc was built for: %w", remote, nbTarget.Schema, err)
+		}
+		return nil, fmt.Errorf("read NB at %s: %w", remote, err)
 	}
 	if err := k.finish(); err != nil {
 		return nil, fmt.Errorf("read NB at %s: %w", remote, err)
 	}
 	s.sortSets()
 	return s, nil
+}
+
+// readReplies reads the replies to readRequest's request(s) into k.
+func readReplies(j *jreader, conn io.Writer, k *sink, method string, tds []*tableDecoder) error {
+	if method == "pipelined" {
+		return readPipelined(j, conn, k, readParts(tds))
+	}
+	result := func(j *jreader) error { return readMonitor(j, k, tds) }
+	if method == "transact" {
+		result = func(j *jreader) error { return readTransact(j, k, tds) }
+	}
+	for {
+		m, err := readMessage(j, conn, method, result)
+		if err != nil || m.reply {
+			return err
+		}
+	}
 }
 
 // countingReader counts the bytes read from r into n.
@@ -485,81 +516,84 @@ func (e *serverError) schema() bool {
 	return strings.Contains(m, "column") || strings.Contains(m, "table")
 }
 
-// readMessage reads one JSON-RPC message: the reply to the request,
-// decoded into s (done is true), or a request from the server such as
-// echo, answered.
-func readMessage(j *jreader, conn io.Writer, k *sink, method string, tds []*tableDecoder) (done bool, err error) {
+// message is what readMessage read: a reply (to the request it was
+// waiting for), or a request or notification from the server (method).
+type message struct {
+	reply  bool
+	method string
+}
+
+// readMessage reads one JSON-RPC message: a reply, whose result result
+// decodes (into the sink) and whose error is a serverError of op; or a
+// request or notification from the server, of which it answers echo.
+func readMessage(j *jreader, conn io.Writer, op string, result func(*jreader) error) (message, error) {
 	var (
-		rpcMethod string
-		params    json.RawMessage
-		id        json.RawMessage
-		reply     bool
+		m      message
+		params json.RawMessage
+		id     json.RawMessage
 	)
 	for more, err := j.open('{'); more || err != nil; more, err = j.next('}') {
 		if err != nil {
-			return false, err
+			return m, err
 		}
 		key, err := j.str()
 		if err != nil {
-			return false, err
+			return m, err
 		}
 		if err := j.expect(':'); err != nil {
-			return false, err
+			return m, err
 		}
 		switch key {
 		case "result":
-			reply = true
+			m.reply = true
 			if c, err := j.peek(); err != nil {
-				return false, err
+				return m, err
 			} else if c == 'n' {
 				if err := j.skip(); err != nil {
-					return false, err
+					return m, err
 				}
 				continue
 			}
-			if method == "transact" {
-				err = readTransact(j, k, tds)
-			} else {
-				err = readMonitor(j, k, tds)
-			}
-			if err != nil {
-				return false, err
+			if err := result(j); err != nil {
+				return m, err
 			}
 		case "error":
 			raw, err := j.raw()
 			if err != nil {
-				return false, err
+				return m, err
 			}
 			if string(raw) != "null" {
-				return false, &serverError{op: method, msg: raw}
+				return m, &serverError{op: op, msg: raw}
 			}
-			reply = true
+			m.reply = true
 		case "method":
-			if rpcMethod, err = j.str(); err != nil {
-				return false, err
+			if m.method, err = j.str(); err != nil {
+				return m, err
 			}
 		case "params":
 			if params, err = j.raw(); err != nil {
-				return false, err
+				return m, err
 			}
 		case "id":
 			if id, err = j.raw(); err != nil {
-				return false, err
+				return m, err
 			}
 		default:
 			if err := j.skip(); err != nil {
-				return false, err
+				return m, err
 			}
 		}
 	}
-	if rpcMethod == "echo" {
+	if m.method != "" {
+		m.reply = false
+	}
+	if m.method == "echo" {
 		msg, _ := json.Marshal(map[string]any{"id": id, "result": params, "error": nil})
 		if _, err := conn.Write(msg); err != nil {
-			return false, fmt.Errorf("answer echo: %w", err)
+			return m, fmt.Errorf("answer echo: %w", err)
 		}
-		return false, nil
 	}
-	return reply && rpcMethod == "", nil
+	return m, nil
 }
 
 // readTransact decodes the result of the transaction: one {"rows": [...]}

@@ -18,20 +18,57 @@ import (
 	"github.com/aclc/aclc/release"
 )
 
-// fakeNB serves one connection on a unix socket: it answers list_dbs with
-// OVN_Northbound and the reader's _Server query with a standalone
-// database, then answers the next request with an echo request followed
-// by reply (the "result" and "error" members, as JSON), and sends the echo
-// reply it gets on echoed. A reply "RAW:text" is sent as text, then the
-// connection is closed.
+// fakeRequest is a JSON-RPC request the fake NB got.
+type fakeRequest struct {
+	ID     json.RawMessage
+	Method string
+	Params []json.RawMessage
+}
+
+// fakeHandshake answers, on c, what a reader asks before the rows: list_dbs
+// with OVN_Northbound, the _Server query with a standalone database,
+// get_schema with 7.0.0 and the NB_Global options with northd 23.03.1's
+// version; it returns the first request after those (ok false when the
+// connection ended).
+func fakeHandshake(c net.Conn, dec *json.Decoder) (next fakeRequest, ok bool) {
+	var req struct{ ID json.RawMessage }
+	if dec.Decode(&req) != nil {
+		return next, false
+	}
+	c.Write([]byte(`{"id":` + string(req.ID) + `,"result":["_Server","OVN_Northbound"],"error":null}`))
+	if dec.Decode(&next) != nil {
+		return next, false
+	}
+	if len(next.Params) > 0 && string(next.Params[0]) == `"_Server"` {
+		c.Write([]byte(`{"id":` + string(next.ID) + `,"result":[{"rows":[{"model":"standalone","leader":true,"connected":true}]}],"error":null}`))
+		if dec.Decode(&next) != nil {
+			return next, false
+		}
+	}
+	if next.Method == "get_schema" {
+		c.Write([]byte(`{"id":` + string(next.ID) + `,"result":{"name":"OVN_Northbound","version":"7.0.0","tables":{}},"error":null}`))
+		if dec.Decode(&next) != nil {
+			return next, false
+		}
+	}
+	// detection's read of NB_Global options:northd_internal_version
+	if next.Method == "transact" && len(next.Params) == 2 && strings.Contains(string(next.Params[1]), `"columns":["options"]`) {
+		c.Write([]byte(`{"id":` + string(next.ID) + `,"result":[{"rows":[{"options":["map",[["northd_internal_version","23.03.1-20.27.0-70.6"]]]}]}],"error":null}`))
+		if dec.Decode(&next) != nil {
+			return next, false
+		}
+	}
+	return next, true
+}
+
+// fakeNB serves one connection on a unix socket: after fakeHandshake it
+// answers the next request with an echo request followed by reply (the
+// "result" and "error" members, as JSON), and sends the echo reply it
+// gets on echoed. A reply "RAW:text" is sent as text, then the connection
+// is closed.
 func fakeNB(t *testing.T, reply string) (remote string, echoed <-chan json.RawMessage) {
 	t.Helper()
-	sock := filepath.Join(t.TempDir(), "nb.sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
+	l, remote := fakeListener(t)
 	ch := make(chan json.RawMessage, 1)
 	go func() {
 		c, err := l.Accept()
@@ -40,51 +77,34 @@ func fakeNB(t *testing.T, reply string) (remote string, echoed <-chan json.RawMe
 		}
 		defer c.Close()
 		dec := json.NewDecoder(c)
-		var req struct{ ID json.RawMessage }
-		if dec.Decode(&req) != nil {
+		next, ok := fakeHandshake(c, dec)
+		if !ok {
 			return
 		}
-		c.Write([]byte(`{"id":` + string(req.ID) + `,"result":["_Server","OVN_Northbound"],"error":null}`))
-		var next struct {
-			ID     json.RawMessage
-			Method string
-			Params []json.RawMessage
-		}
-		if dec.Decode(&next) != nil {
-			return
-		}
-		if len(next.Params) > 0 && string(next.Params[0]) == `"_Server"` {
-			c.Write([]byte(`{"id":` + string(next.ID) + `,"result":[{"rows":[{"model":"standalone","leader":true,"connected":true}]}],"error":null}`))
-			if dec.Decode(&next) != nil {
-				return
-			}
-		}
-		if next.Method == "get_schema" {
-			c.Write([]byte(`{"id":` + string(next.ID) + `,"result":{"name":"OVN_Northbound","version":"7.0.0","tables":{}},"error":null}`))
-			if dec.Decode(&next) != nil {
-				return
-			}
-		}
-		// detection's read of NB_Global options:northd_internal_version
-		if next.Method == "transact" && len(next.Params) == 2 && strings.Contains(string(next.Params[1]), `"columns":["options"]`) {
-			c.Write([]byte(`{"id":` + string(next.ID) + `,"result":[{"rows":[{"options":["map",[["northd_internal_version","23.03.1-20.27.0-70.6"]]]}]}],"error":null}`))
-			if dec.Decode(&next) != nil {
-				return
-			}
-		}
-		req.ID = next.ID
 		if raw, ok := strings.CutPrefix(reply, "RAW:"); ok {
 			c.Write([]byte(raw)) // and close
 			return
 		}
 		c.Write([]byte(`{"method":"echo","params":["ping"],"id":"echo"}` + "\n" +
-			`{` + reply + `,"id":` + string(req.ID) + `}`))
+			`{` + reply + `,"id":` + string(next.ID) + `}`))
 		var echo json.RawMessage
 		if dec.Decode(&echo) == nil {
 			ch <- echo
 		}
 	}()
-	return "unix:" + sock, ch
+	return remote, ch
+}
+
+// fakeListener listens on a unix socket of the test's.
+func fakeListener(t *testing.T) (net.Listener, string) {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "nb.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l, "unix:" + sock
 }
 
 // transactReply is a transact result with the given rows (JSON arrays)
@@ -202,11 +222,13 @@ func TestFastReadDecode(t *testing.T) {
 }
 
 // TestLoadLiveHooks checks that LoadLiveWith hands LiveHooks.ACL the
-// release and then every ACL row, in the reply's order, as decoded.
+// release and then every ACL row, in the order of the replies, as
+// decoded.
 func TestLoadLiveHooks(t *testing.T) {
-	remote, _ := fakeNB(t, transactReply(map[string]string{
-		nbdb.ACLTable: `[{"_uuid":["uuid","a2"],"match":"ip4"},{"_uuid":["uuid","a1"],"match":"ip6"}]`,
-	}))
+	remote := (&pipelinedNB{rows: map[string]string{
+		nbdb.ACLTable: `[{"_uuid":["uuid","a2"],"match":"ip4","direction":"from-lport"},{"_uuid":["uuid","a0"],"match":"tcp","direction":"to-lport"},` +
+			`{"_uuid":["uuid","a1"],"match":"ip6","direction":"from-lport"}]`,
+	}}).serve(t)
 	var r *release.Release
 	var got []string
 	s, err := nbschema.LoadLiveWith(context.Background(), nbschema.Options{Remotes: remote, Timeout: 5 * time.Second},
@@ -220,7 +242,8 @@ func TestLoadLiveHooks(t *testing.T) {
 	if r != release.MustLookup("23.03.1") || s.Release != r {
 		t.Errorf("hook got release %v, snapshot %v, want %v", r, s.Release, release.MustLookup("23.03.1"))
 	}
-	if want := []string{"a2 ip4", "a1 ip6"}; !slices.Equal(got, want) {
+	// from-lport's select first, then to-lport's
+	if want := []string{"a2 ip4", "a1 ip6", "a0 tcp"}; !slices.Equal(got, want) {
 		t.Errorf("hook got ACLs %q, want %q", got, want)
 	}
 }

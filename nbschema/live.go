@@ -2,7 +2,9 @@ package nbschema
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 
 	"github.com/aclc/aclc/internal/ovsdbconn"
@@ -164,11 +166,49 @@ type LiveHooks struct {
 }
 
 // LoadLiveWith is LoadLive calling hooks as it decodes the reply.
+//
+// The pipelined read (pipelined.go) is not one transaction: when a commit
+// lands during it, it is read again, on a new connection, and after
+// readAttempts pipelined reads with the one transaction of every table,
+// which is atomic but slower at scale. hooks.ACL is then called once, for
+// the first read's release, and its function sees the ACL rows of every
+// read (a row may come more than once).
 func LoadLiveWith(ctx context.Context, opts Options, hooks LiveHooks) (*Snapshot, error) {
+	if f := hooks.ACL; f != nil {
+		var (
+			seen *release.Release
+			fn   func(*nbdb.ACL)
+		)
+		hooks.ACL = func(r *release.Release) func(*nbdb.ACL) {
+			if fn == nil || r != seen {
+				seen, fn = r, f(r)
+			}
+			return fn
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		method := readMethod
+		if method == "pipelined" && attempt > readAttempts {
+			method = "transact"
+		}
+		s, err := loadLiveOnce(ctx, opts, method, hooks)
+		if errors.Is(err, errConcurrentCommit) {
+			slog.Debug("NB changed during the pipelined read; reading again", "attempt", attempt)
+			continue
+		}
+		return s, err
+	}
+}
+
+// readAttempts is how many pipelined reads LoadLiveWith makes before it
+// falls back to the one transaction.
+const readAttempts = 3
+
+func loadLiveOnce(ctx context.Context, opts Options, method string, hooks LiveHooks) (*Snapshot, error) {
 	conn, remote, err := ovsdbconn.DialRaw(ctx, nbTarget, opts.conn())
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
-	return fastRead(ctx, conn, remote, readMethod, opts.readTimeout(), opts.Release, hooks)
+	return fastRead(ctx, conn, remote, method, opts.readTimeout(), opts.Release, hooks)
 }

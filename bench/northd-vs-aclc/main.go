@@ -107,7 +107,8 @@ type result struct {
 	sbSelect     time.Duration // the SB select of the ACL-stage flows
 	readNB       time.Duration // nbschema.LoadLive in process (least of the runs)
 	rawRead      stats         // LoadLive's request, reply only scanned (rawRead)
-	rawBytes     int
+	rawBytes     int                        // the one transaction's reply
+	rawBy        map[string][]time.Duration // each raw read, by read method
 	compileStep  stats
 	compileCPU   time.Duration // least CPU time (all threads, GC included) of one compile
 	e2e          stats
@@ -391,6 +392,16 @@ func measureNorthd(ctx context.Context, sb *ovnsandbox.Sandbox, r *result, commi
 	return northd, nil
 }
 
+// rawByMethod lists the raw read's timings of each read method.
+func rawByMethod(r *result) string {
+	var parts []string
+	for _, m := range rawMethods {
+		t := timings(r.rawBy[m])
+		parts = append(parts, fmt.Sprintf("%s %s (%s) ms", m, ms(t.min), ms(t.median)))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // measureAclc runs aclc against the loaded NB and compares its flows
 // with northd's.
 func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *result, northd *lflow.Listing) (*result, error) {
@@ -400,11 +411,24 @@ func measureAclc(ctx context.Context, sb *ovnsandbox.Sandbox, bin string, r *res
 	// that both see about the same load.
 	var e2e, raws []time.Duration
 	for i := 0; i < *flagRuns; i++ {
-		raw, n, err := rawRead(ctx, sb.NB)
-		if err != nil {
-			return nil, err
+		raw := time.Duration(0)
+		for _, m := range rawMethods {
+			d, n, err := rawRead(ctx, sb.NB, m)
+			if err != nil {
+				return nil, err
+			}
+			if raw == 0 || d < raw {
+				raw = d
+			}
+			if r.rawBy == nil {
+				r.rawBy = map[string][]time.Duration{}
+			}
+			r.rawBy[m] = append(r.rawBy[m], d)
+			if m == "transact" {
+				r.rawBytes = n
+			}
 		}
-		raws, r.rawBytes = append(raws, raw), n
+		raws = append(raws, raw)
 		d, rss, err := runAclc(ctx, bin, sb.NB, io.Discard, r.northd)
 		if err != nil {
 			return nil, err
@@ -756,7 +780,7 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 	fmt.Fprintf(w, "NBs from nbgen (P=10 ports per switch, K=10 addresses per set, f=0.2 allow-stateless, 10%% of ACLs on switches; shape consecutive: each port group on 3 consecutive switches; cluster: one port group of every port with the default-deny ACLs and 10%% of the port-group ACLs (above 50k: %d ACLs, see clusterPolicies), the others namespaces of pods on random switches; random-span: the default-deny port group of every port, the others each on 2–8 random switches, address sets mixing pod IPs, /24s and outside addresses), loaded into a real NB ovsdb-server in one transaction with a real ovn-northd running. ", clusterPolicies)
 	fmt.Fprintf(w, "Release %s (northd %s's stage layout and rules for aclc). ", target, target)
 	fmt.Fprintf(w, "northd figures: the maximum sample of its `stopwatch/show` %s (of which lflows_to_sb, the SB sync, where northd has that stopwatch) and ovnnb_db_run, the time from the load transaction's commit until `ovn-nbctl --wait=sb sync` returns, and its VmHWM. ", lflowStopwatch())
-	fmt.Fprintf(w, "aclc figures: `aclc compile --nb` run as a child process (connect, read, compile, write to /dev/null) and its peak RSS from GNU time (`/usr/bin/time -f %%M`; getrusage of a child started by Go would carry this harness's own peak); the compile step is compile.CompileWith (this release) on the snapshot read from the same NB, wall time and CPU time (user + system of all threads, GC included; on a shared, loaded machine the CPU time is the steadier figure, and wall time ≈ CPU time ÷ 2 on an idle 2-core machine); the raw read is the one request nbschema.LoadLive sends (same tables and columns) over a plain socket, its reply only scanned for its end (the floor for any client: ovsdb-server producing the rows), each run just before an aclc compile --nb run; aclc timings are the minimum of %d runs (median in parentheses). ", *flagRuns)
+	fmt.Fprintf(w, "aclc figures: `aclc compile --nb` run as a child process (connect, read, compile, write to /dev/null) and its peak RSS from GNU time (`/usr/bin/time -f %%M`; getrusage of a child started by Go would carry this harness's own peak); the compile step is compile.CompileWith (this release) on the snapshot read from the same NB, wall time and CPU time (user + system of all threads, GC included; on a shared, loaded machine the CPU time is the steadier figure, and wall time ≈ CPU time ÷ 2 on an idle 2-core machine); the raw read is what nbschema.LoadLive sends (same tables and columns) over a plain socket, its replies only scanned for their ends (the floor for any client: ovsdb-server producing the rows), with both of LoadLive's read methods (the pipelined selects and the one transaction; the faster of the two is the floor), each run just before an aclc compile --nb run; aclc timings are the minimum of %d runs (median in parentheses). ", *flagRuns)
 	fmt.Fprintf(w, "Flows are the ACL-stage flows (%s) per datapath: northd's read from the SB with one OVSDB transaction of selects (a row shared by a datapath group counts on each of its datapaths, as `ovn-sbctl lflow-list` prints it; checked equal to `ovn-sbctl lflow-list` at 1k), aclc's parsed from its output; *differences* is the number of flows on only one side (lflow.Diff).\n\n", strings.ReplaceAll(layout().ACLStageNames(), "|", ", "))
 
 	fmt.Fprintf(w, "northd runs on the sizes of at most %d ACLs (-northd-max); on a larger one only aclc and the raw read are measured (northd columns –).\n\n", *flagNorthdMax)
@@ -800,8 +824,8 @@ func report(w io.Writer, rs []*result, gn, gs []growthPoint, load0, load1 string
 			if !r.northd {
 				sb = "no SB (northd not run), "
 			}
-			fmt.Fprintf(w, "%s %s: %sin-process NB read (nbschema.LoadLive, as compile --nb reads) %s ms, raw read's reply %.1f MB",
-				r.name, r.p.Shape, sb, ms(r.readNB), float64(r.rawBytes)/1e6)
+			fmt.Fprintf(w, "%s %s: %sin-process NB read (nbschema.LoadLive, as compile --nb reads) %s ms, raw read's reply %.1f MB, raw read by method (min, median): %s",
+				r.name, r.p.Shape, sb, ms(r.readNB), float64(r.rawBytes)/1e6, rawByMethod(r))
 		}
 		fmt.Fprintln(w, ".")
 		targets(w, rs)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -11,19 +12,24 @@ import (
 	"github.com/aclc/aclc/nbschema"
 )
 
-// rawRead sends, over the unix socket of remote, the one request that
-// nbschema.LoadLive sends for the -release (the same tables and columns,
-// nbschema.ReadRequest), and reads the reply only far enough to find its
-// end (the bytes of one JSON value: brackets counted outside strings),
-// building nothing. It is the floor of any NB client's read: ovsdb-server
-// producing the rows plus the transfer. It returns the time from dialing
-// until the reply's last byte, and the reply's size.
-func rawRead(ctx context.Context, remote string) (time.Duration, int, error) {
+// rawMethods are the read methods the raw read is timed with: the floor
+// is the faster of the two (the pipelined selects LoadLive sends first, and
+// the one transaction it falls back to).
+var rawMethods = []string{"pipelined", "transact"}
+
+// rawRead sends, over the unix socket of remote, what nbschema.LoadLive
+// sends with read method method for the -release (the same tables and
+// columns, nbschema.ReadRequest), and reads the replies only far enough to
+// find their ends (the bytes of each JSON value: brackets counted outside
+// strings), building nothing. It is the floor of any NB client's read:
+// ovsdb-server producing the rows plus the transfer. It returns the time
+// from dialing until the last reply's last byte, and the replies' size.
+func rawRead(ctx context.Context, remote, method string) (time.Duration, int, error) {
 	path, ok := strings.CutPrefix(remote, "unix:")
 	if !ok {
 		return 0, 0, fmt.Errorf("raw read: %s is not a unix: remote", remote)
 	}
-	req, err := nbschema.ReadRequest(target)
+	req, replies, err := nbschema.ReadRequest(target, method)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -42,28 +48,33 @@ func rawRead(ctx context.Context, remote string) (time.Duration, int, error) {
 	}
 	r := bufio.NewReaderSize(conn, 256<<10)
 	n := 0
-	for {
-		msg, err := jsonValue(r)
+	for replies > 0 {
+		msg, request, err := jsonValue(r)
 		n += msg
 		if err != nil {
 			return 0, 0, fmt.Errorf("raw read: %w", err)
 		}
-		// The server's echo requests are small; the reply is not.
-		if msg > 1<<10 {
-			return time.Since(t0), n, nil
+		// The server's echo requests are not replies (a quiet NB
+		// sends no monitor updates).
+		if !request {
+			replies--
 		}
 	}
+	return time.Since(t0), n, nil
 }
 
 // jsonValue consumes one JSON object or array from r and returns its size
-// in bytes.
-func jsonValue(r *bufio.Reader) (int, error) {
+// in bytes, and whether it is a request from the server (its first 64
+// bytes have a "method" member).
+func jsonValue(r *bufio.Reader) (int, bool, error) {
+	head, _ := r.Peek(64)
+	request := bytes.Contains(head, []byte(`"method"`))
 	n, depth, inStr, esc := 0, 0, false, false
 	for {
 		buf, err := r.Peek(r.Buffered())
 		if len(buf) == 0 {
 			if _, err = r.Peek(1); err != nil {
-				return n, err
+				return n, request, err
 			}
 			continue
 		}
@@ -84,7 +95,7 @@ func jsonValue(r *bufio.Reader) (int, error) {
 			case c == '}' || c == ']':
 				if depth--; depth == 0 {
 					r.Discard(i + 1)
-					return n + i + 1, nil
+					return n + i + 1, request, nil
 				}
 			}
 		}
