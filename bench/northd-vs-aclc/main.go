@@ -103,10 +103,10 @@ type result struct {
 	nbRun        time.Duration // northd stopwatch ovnnb_db_run, maximum sample
 	northdRSS    int64         // KiB, VmHWM
 	northdFlows  int
-	lflowList    time.Duration // ovn-sbctl lflow-list, when run
-	sbSelect     time.Duration // the SB select of the ACL-stage flows
-	readNB       time.Duration // nbschema.LoadLive in process (least of the runs)
-	rawRead      stats         // LoadLive's request, reply only scanned (rawRead)
+	lflowList    time.Duration              // ovn-sbctl lflow-list, when run
+	sbSelect     time.Duration              // the SB select of the ACL-stage flows
+	readNB       time.Duration              // nbschema.LoadLive in process (least of the runs)
+	rawRead      stats                      // LoadLive's request, reply only scanned (rawRead)
 	rawBytes     int                        // the one transaction's reply
 	rawBy        map[string][]time.Duration // each raw read, by read method
 	compileStep  stats
