@@ -20,6 +20,13 @@ func FastRead(ctx context.Context, opts Options, method string) (*Snapshot, erro
 	return fastRead(ctx, conn, remote, method, opts.readTimeout(), opts.Release, LiveHooks{})
 }
 
+// SetReadMethod makes LoadLive read with method until restore is called.
+func SetReadMethod(method string) (restore func()) {
+	old := readMethod
+	readMethod = method
+	return func() { readMethod = old }
+}
+
 // IsConcurrentCommit reports whether err is the pipelined read's
 // errConcurrentCommit.
 func IsConcurrentCommit(err error) bool { return errors.Is(err, errConcurrentCommit) }

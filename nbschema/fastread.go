@@ -27,13 +27,16 @@ import (
 // still uses Connect, Monitor and Snapshot (libovsdb), which follow
 // changes.
 
-// readMethod is how LoadLive first asks for the rows: "pipelined" (a
-// guard monitor and one select per table, pipelined: pipelined.go),
-// "transact" (one transaction of select operations) or "monitor" (a
-// monitor request whose initial reply carries the rows). All three are
-// implemented and tested; see docs/performance.md for why pipelined is
-// the default, and LoadLiveWith for its fallback to transact.
-var readMethod = "pipelined"
+// readMethod is how LoadLive asks for the rows: "transact" (one
+// transaction of select operations), "pipelined" (a guard monitor and one
+// select per table, pipelined: pipelined.go) or "monitor" (a monitor
+// request whose initial reply carries the rows). All three are
+// implemented and tested; transact is the default because ovsdb-server
+// serves it fastest: at 200k ACLs it took 6.3–8.4 s to serve the one
+// transaction and 9.8–13.4 s to serve the pipelined selects of the same
+// rows (bench/RESULTS-200k-pipelined.md, docs/performance.md), more than
+// the decode the pipelining hides.
+var readMethod = "transact"
 
 // columnDecoder decodes one column's OVSDB value into a model field.
 type columnDecoder func(j *jreader, field reflect.Value) error

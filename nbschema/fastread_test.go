@@ -199,6 +199,7 @@ func TestLoadLiveErrors(t *testing.T) {
 // pipelined read alone, without LoadLive's retry, must meet such a
 // commit (errConcurrentCommit) at least once, or the test proves nothing.
 func TestPipelinedReadConsistent(t *testing.T) {
+	defer nbschema.SetReadMethod("pipelined")()
 	sb := sandbox(t)
 	p := nbgen.Default()
 	p.ACLs, p.Switches, p.PortGroups, p.AddressSets, p.Seed = 5000, 50, 100, 200, 5

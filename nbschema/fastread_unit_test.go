@@ -223,27 +223,34 @@ func TestFastReadDecode(t *testing.T) {
 
 // TestLoadLiveHooks checks that LoadLiveWith hands LiveHooks.ACL the
 // release and then every ACL row, in the order of the replies, as
-// decoded.
+// decoded, with either of its read methods.
 func TestLoadLiveHooks(t *testing.T) {
-	remote := (&pipelinedNB{rows: map[string]string{
-		nbdb.ACLTable: `[{"_uuid":["uuid","a2"],"match":"ip4","direction":"from-lport"},{"_uuid":["uuid","a0"],"match":"tcp","direction":"to-lport"},` +
-			`{"_uuid":["uuid","a1"],"match":"ip6","direction":"from-lport"}]`,
-	}}).serve(t)
-	var r *release.Release
-	var got []string
-	s, err := nbschema.LoadLiveWith(context.Background(), nbschema.Options{Remotes: remote, Timeout: 5 * time.Second},
-		nbschema.LiveHooks{ACL: func(rel *release.Release) func(*nbdb.ACL) {
-			r = rel
-			return func(a *nbdb.ACL) { got = append(got, a.UUID+" "+a.Match) }
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r != release.MustLookup("23.03.1") || s.Release != r {
-		t.Errorf("hook got release %v, snapshot %v, want %v", r, s.Release, release.MustLookup("23.03.1"))
-	}
-	// from-lport's select first, then to-lport's
-	if want := []string{"a2 ip4", "a1 ip6", "a0 tcp"}; !slices.Equal(got, want) {
-		t.Errorf("hook got ACLs %q, want %q", got, want)
+	for method, want := range map[string][]string{
+		"transact":  {"a2 ip4", "a0 tcp", "a1 ip6"},
+		"pipelined": {"a2 ip4", "a1 ip6", "a0 tcp"}, // from-lport's select first
+	} {
+		t.Run(method, func(t *testing.T) {
+			defer nbschema.SetReadMethod(method)()
+			remote := (&pipelinedNB{rows: map[string]string{
+				nbdb.ACLTable: `[{"_uuid":["uuid","a2"],"match":"ip4","direction":"from-lport"},{"_uuid":["uuid","a0"],"match":"tcp","direction":"to-lport"},` +
+					`{"_uuid":["uuid","a1"],"match":"ip6","direction":"from-lport"}]`,
+			}}).serve(t)
+			var r *release.Release
+			var got []string
+			s, err := nbschema.LoadLiveWith(context.Background(), nbschema.Options{Remotes: remote, Timeout: 5 * time.Second},
+				nbschema.LiveHooks{ACL: func(rel *release.Release) func(*nbdb.ACL) {
+					r = rel
+					return func(a *nbdb.ACL) { got = append(got, a.UUID+" "+a.Match) }
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r != release.MustLookup("23.03.1") || s.Release != r {
+				t.Errorf("hook got release %v, snapshot %v, want %v", r, s.Release, release.MustLookup("23.03.1"))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("hook got ACLs %q, want %q", got, want)
+			}
+		})
 	}
 }

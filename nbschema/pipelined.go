@@ -24,6 +24,12 @@ import (
 // after the server is done. A prefetching goroutine (prefetch.go) keeps
 // the server's backlog empty so it can go on to the next request at once.
 //
+// Measured, it does not pay: ovsdb-server takes longer to serve the
+// selects than the one transaction of the same rows (at 200k ACLs
+// 9.8–13.4 s against 6.3–8.4 s, bench/RESULTS-200k-pipelined.md), more
+// than the decode it hides, so LoadLive reads with the one transaction
+// (readMethod) and the bench measures both on every run.
+//
 // Separate selects are separate transactions, so a commit could land
 // between two of them. Before the selects, the read opens a monitor of the
 // same tables and columns without initial rows: the guard.

@@ -185,6 +185,7 @@ func TestPipelinedRead(t *testing.T) {
 		{"always", func(conn, sel int) bool { return conn <= 3 },
 			[][]string{pipelinedMethods(1), pipelinedMethods(1), pipelinedMethods(1), {"transact"}}},
 	}
+	defer nbschema.SetReadMethod("pipelined")()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &pipelinedNB{rows: pipelinedRows, update: tt.update}

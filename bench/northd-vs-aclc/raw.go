@@ -13,8 +13,8 @@ import (
 )
 
 // rawMethods are the read methods the raw read is timed with: the floor
-// is the faster of the two (the pipelined selects LoadLive sends first, and
-// the one transaction it falls back to).
+// is the faster of the two (the one transaction LoadLive reads with, and
+// the pipelined selects it can read with, nbschema/pipelined.go).
 var rawMethods = []string{"pipelined", "transact"}
 
 // rawRead sends, over the unix socket of remote, what nbschema.LoadLive
@@ -65,9 +65,14 @@ func rawRead(ctx context.Context, remote, method string) (time.Duration, int, er
 
 // jsonValue consumes one JSON object or array from r and returns its size
 // in bytes, and whether it is a request from the server (its first 64
-// bytes have a "method" member).
+// bytes, or as many as have arrived, have a "method" member).
 func jsonValue(r *bufio.Reader) (int, bool, error) {
-	head, _ := r.Peek(64)
+	// Peek only what has arrived: the last reply may be shorter than
+	// the head looked at, and nothing follows it.
+	if _, err := r.Peek(1); err != nil {
+		return 0, false, err
+	}
+	head, _ := r.Peek(min(64, r.Buffered()))
 	request := bytes.Contains(head, []byte(`"method"`))
 	n, depth, inStr, esc := 0, 0, false, false
 	for {
