@@ -51,7 +51,9 @@ type Detection struct {
 // northd has run on the NB) the schema gives the series, and the newest
 // verified version of it is assumed, with a note saying so. A version
 // aclc cannot vouch for is an *UnknownReleaseError. override
-// (--ovn-version) wins, with a note when it disagrees with the NB.
+// (--ovn-version) wins, with a note when it disagrees with the NB (not
+// when the NB only names a series, no northd having run, and override is
+// of that series).
 func Detect(nbSchema, northd string, override *Release) (Detection, error) {
 	d, err := detect(nbSchema, northd)
 	if override == nil {
@@ -61,6 +63,9 @@ func Detect(nbSchema, northd string, override *Release) (Detection, error) {
 	switch {
 	case err != nil:
 		o.Notes = append(o.Notes, fmt.Sprintf("--ovn-version %s overrides the NB's own version, which aclc cannot use (%v)", override.Name(), err))
+	case northd == "" && d.Release.Series() == override.Series():
+		// No northd has run: the NB only names its series, and the
+		// override picks a version of it (no disagreement to note).
 	case d.Release.Version != override.Version:
 		o.Notes = append(o.Notes, fmt.Sprintf("--ovn-version %s overrides the NB's %s (%s)", override.Name(), d.Release.Name(), d.How))
 	}

@@ -199,6 +199,9 @@ func TestDetect(t *testing.T) {
 		{schema: "7.11.0", northd: "25.03.3-20.41.0-78.9", override: "25.03.3", want: "25.03.3"},
 		{schema: "7.11.0", northd: "25.03.3-20.41.0-78.9", override: "25.03.0", want: "25.03.0", note: "overrides the NB's 25.03.3"},
 		{schema: "7.18.0", northd: "26.03.3-21.8.0-80.1", override: "26.03.2", want: "26.03.2", note: "which aclc cannot use"},
+		// no northd has run: an override of the schema's series is no disagreement, another series is
+		{schema: "7.18.0", override: "26.03.1", want: "26.03.1"},
+		{schema: "7.18.0", override: "25.09.4", want: "25.09.4", note: "overrides the NB's 26.03"},
 	} {
 		var o *Release
 		if c.override != "" {

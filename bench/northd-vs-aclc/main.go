@@ -313,7 +313,7 @@ func runSize(ctx context.Context, dir, bin string, s size) (*result, error) {
 	snap := nbgen.Generate(s.p)
 
 	// The load: one transaction, then wait for northd to write the SB.
-	nb, err := nbschema.Connect(ctx, nbschema.Options{Remotes: sb.NB, Timeout: 5 * time.Minute})
+	nb, err := nbschema.Connect(ctx, nbschema.Options{Remotes: sb.NB, Timeout: 5 * time.Minute, Release: target})
 	if err != nil {
 		return nil, err
 	}
