@@ -53,10 +53,11 @@
 //   - The from port sends: inport == from, and outport == to from the
 //     start, as the L2 lookup would set it (a first version: the MAC
 //     lookup itself is not modelled; ovn-trace does the same with outport
-//     in the microflow). The port security stages' fixed drops apply
-//     (eth.src[40], vlan.present); a pair where either port has
-//     port_security, or is not a plain VIF (router, localnet, ...), is not
-//     exact, as is from == to.
+//     in the microflow). The port security stage's fixed drops
+//     (eth.src[40], vlan.present) are a drop part of their own, its ACL
+//     Default; a pair where either port has
+//     port_security, is mirrored, disabled or not a plain VIF (router,
+//     localnet, ...), is not exact; from == to is an input error.
 //   - A switch with load balancer VIPs (ls_in_lb, the hairpin stages) or
 //     whose tiers northd may order either way (FDP-1154) is not exact.
 //   - ARP and ND packets (the ARP/ND responder) and, on a switch with DNS

@@ -47,9 +47,11 @@ type Result struct {
 	Switch, From, To string
 	// Manager holds the parts' sets.
 	Manager *pset.Manager
-	// Parts partition the packets from sends to to (as they enter the
-	// switch: inport == from, outport == to, metadata zero), in the order
-	// their paths were found.
+	// Entering is the packets considered: what from sends to to as the
+	// packets enter the switch (inport == from, outport == to, metadata
+	// zero).
+	Entering pset.Set
+	// Parts partition Entering, in the order their paths were found.
 	Parts []*Part
 }
 
@@ -128,6 +130,8 @@ func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
 			return nil, notExact("port " + p.Name + " has port_security, which the port security stages check and reach does not model")
 		case p.Enabled != nil && !*p.Enabled:
 			return nil, notExact("port " + p.Name + " is disabled")
+		case len(e.view.LportMirrors(sw.LS, p)) > 0:
+			return nil, notExact("port " + p.Name + " is mirrored (the mirror stages are not modelled)")
 		}
 	}
 	sp, err := pset.NewSpace(e.dialect, ports, "")
@@ -180,6 +184,15 @@ func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
 	if e.hasDNS(sw) {
 		aside = append(aside, struct{ match, why string }{"udp && udp.dst == 53", "DNS queries go through ls_in_dns_lookup (dns_lookup()), which reach does not model"})
 	}
+	r0 := in
+	// The port security stage's fixed flows drop a multicast source and
+	// a VLAN tag whatever the port (northd build_lswitch_input_port_sec).
+	psec, err := x.conv.Match("eth.src[40] || vlan.present")
+	if err != nil {
+		return nil, err
+	}
+	x.end(&state{set: x.m.And(in, psec)}, Drop, e.layout.Stage(lflow.InCheckPortSec).Name(), "")
+	in = x.m.Diff(in, psec)
 	for _, a := range aside {
 		s, err := x.conv.Match(a.match)
 		if err != nil {
@@ -190,8 +203,8 @@ func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
 		}
 		in = x.m.Diff(in, s)
 	}
+	r := &Result{Switch: sw.LS.Name, From: from, To: to, Manager: x.m, Entering: r0}
 	x.run(&state{set: in, pipe: lflow.Ingress})
-	r := &Result{Switch: sw.LS.Name, From: from, To: to, Manager: x.m}
 	for _, k := range x.order {
 		p := x.parts[k]
 		w, _ := x.m.Witness(p.Set)
@@ -272,10 +285,9 @@ func (x *exec) initMeta() error {
 }
 
 // entering returns the packets from sends to to as they enter the
-// switch: metadata zero, and the port security stages' fixed drops
-// (multicast source, VLAN tag) excluded.
+// switch: metadata zero.
 func (x *exec) entering(from, to string) (pset.Set, error) {
-	s, err := x.conv.Match("inport == " + strconv.Quote(from) + " && outport == " + strconv.Quote(to) + " && !eth.src[40] && !vlan.present")
+	s, err := x.conv.Match("inport == " + strconv.Quote(from) + " && outport == " + strconv.Quote(to))
 	if err != nil {
 		return pset.Empty, err
 	}
