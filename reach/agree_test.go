@@ -107,6 +107,9 @@ func TestAgreesWithTrace(t *testing.T) {
 						}
 						traced++
 						verdicts[p.Verdict]++
+						if p.Verdict != Reject { // a reject's reply is traced too: its ct ops and decisions mix in
+							checkSameAs(t, name, mf, p, got)
+						}
 						if want := traceVerdict(p.Verdict); got.Verdict != want {
 							what := "random packet"
 							if i < witnesses {
@@ -343,4 +346,40 @@ func (g *packetGen) next() string {
 		parts = append(parts, "icmp6", fmt.Sprintf("icmp6.type == %d", []int{1, 128, 129, 135, 136}[r.IntN(5)]), fmt.Sprintf("icmp6.code == %d", r.IntN(2)))
 	}
 	return strings.Join(parts, " && ")
+}
+
+// checkSameAs checks that the conntrack, commit and deciding ACLs of the
+// part p agree with the trace of its packet mf.
+func checkSameAs(t *testing.T, name, mf string, p *Part, got *trace.Result) {
+	t.Helper()
+	ct, commit := false, false
+	for _, op := range got.CTOps {
+		switch op {
+		case "ct_next", "ct_lb_mark", "ct_lb":
+			ct = true
+		case "ct_commit":
+			commit = true
+		case "ct_commit_nat":
+			ct, commit = true, true
+		}
+	}
+	// A pipeline where no eval-stage flow ran (a jump over the stages)
+	// has no decision in the trace: the engine says Default.
+	dec := map[string]string{"ingress": Default, "egress": Default}
+	for _, d := range got.Decisions {
+		acl := Default
+		if d.Flow.ACL != nil {
+			acl = d.Flow.Source
+		}
+		dec[d.Pipeline] = acl
+	}
+	if p.Verdict == Allow && (dec["ingress"] != p.Ingress || dec["egress"] != p.Egress) ||
+		p.Verdict == Drop && p.Egress == "" && dec["ingress"] != p.Ingress ||
+		p.Verdict == Drop && p.Egress != "" && dec["egress"] != p.Egress ||
+		ct != p.Conntrack || commit != p.Committed {
+		t.Errorf("%s: %s: trace: conntrack %v, committed %v, decisions %v (%v); the engine's part: %s", name, mf, ct, commit, dec, got.CTOps, p)
+		if countErrors++; countErrors > 20 {
+			t.FailNow()
+		}
+	}
 }

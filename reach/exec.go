@@ -192,7 +192,9 @@ func (x *exec) table(st *state, sg lflow.Stage, t *table) {
 			rem = x.m.Diff(rem, take)
 			c := *st
 			c.set = take
-			if isEval(sg) && fl.f.Source != "" {
+			if _, acl := x.e.snap.ACLs[fl.f.Source]; isEval(sg) && acl {
+				// (an eval-stage flow of another NB row, e.g. DHCP
+				// options' replies, decides as the stage's default)
 				c.dec[st.pipe] = fl.f.Source
 			}
 			x.actions(&c, sg, fl)
@@ -201,6 +203,9 @@ func (x *exec) table(st *state, sg lflow.Stage, t *table) {
 	if rem != pset.Empty {
 		c := *st
 		c.set = rem
+		if !isEval(sg) && !isAction(sg) {
+			c.dec[st.pipe] = ""
+		}
 		x.end(&c, Drop, sg.Name(), "") // no match (implicit drop)
 	}
 }
@@ -222,6 +227,7 @@ func (x *exec) actions(st *state, sg lflow.Stage, fl *flow) {
 		switch a.kind {
 		case aNoop:
 		case aDrop:
+			x.dropBy(st, sg, fl)
 			x.end(st, Drop, sg.Name(), "")
 			return
 		case aNext:
@@ -242,6 +248,7 @@ func (x *exec) actions(st *state, sg lflow.Stage, fl *flow) {
 				return
 			}
 		case aReject:
+			x.dropBy(st, sg, fl)
 			x.reject(st, sg)
 			return
 		case aCTNext, aCTLB, aCTCommitNAT:
@@ -280,7 +287,30 @@ func (x *exec) actions(st *state, sg lflow.Stage, fl *flow) {
 		}
 	}
 	// The actions did not pass the packet on.
+	x.dropBy(st, sg, fl)
 	x.end(st, Drop, sg.Name(), "")
+}
+
+// dropBy records who decides a drop or reject by fl: in an ACL eval or
+// action stage, the eval stage's ACL (an action stage carries out the
+// verdict its eval flow set); elsewhere the flow itself, Default unless
+// an ACL's.
+func (x *exec) dropBy(st *state, sg lflow.Stage, fl *flow) {
+	if isEval(sg) || isAction(sg) {
+		return
+	}
+	st.dec[st.pipe] = ""
+	if _, acl := x.e.snap.ACLs[fl.f.Source]; acl {
+		st.dec[st.pipe] = fl.f.Source
+	}
+}
+
+func isAction(sg lflow.Stage) bool {
+	switch sg.Kind() {
+	case lflow.InACLAction, lflow.InACLAfterLBAction, lflow.OutACLAction:
+		return true
+	}
+	return false
 }
 
 // bit returns the set where bit i of b is 1.

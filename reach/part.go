@@ -31,8 +31,11 @@ type Part struct {
 	// or ct_commit_nat ran on their path.
 	Conntrack, Committed bool
 	// Ingress and Egress are the NB UUIDs of the ACLs whose eval-stage
-	// flows decided in each pipeline (Default when none did); Egress is
-	// "" when the packets never reached egress.
+	// flows (ls_in_acl_eval, the after-LB eval stage, ls_out_acl_eval)
+	// decided in each pipeline: the last ACL flow on the path, as in
+	// package trace (a pass hands over to a later tier's ACL). Default
+	// when no ACL's flow did; Egress is "" when the packets never
+	// reached egress.
 	Ingress, Egress string
 	// Stage is the stage where the packets' path ended (the stage that
 	// dropped or rejected them, or could not be executed).
