@@ -17,7 +17,10 @@
 // `in ∧ match ∧ ¬(the matches of every higher-priority flow)', its match
 // ANDed with its actions' prerequisites as ovn-trace does (ct_next needs
 // ip). Flows of equal priority whose matches overlap with different
-// actions are undefined in OVN: the overlap is a not-exact part.
+// actions are undefined in OVN: the overlap is a not-exact part. Where
+// they have the same actions the outcome is the same whichever OVN
+// takes; the part is credited to the first in lflow-list order, as
+// package trace credits it.
 //
 // The actions are executed on sets: `next;' and next(N) continue, a load
 // `X = c;' forgets X's bits (pset.Manager.Exists) and then requires X == c

@@ -336,6 +336,9 @@ var errHeader = errors.New("writes a packet field, not metadata: the entering pa
 
 // assign executes a load or a move.
 func (x *exec) assign(st *state, a action) error {
+	if w := word(a.lhs); w == "inport" || w == "outport" {
+		return errors.New("sends the packet to another port (a network-function redirect), which reach does not follow")
+	}
 	dst, err := x.m.Space().FieldBits(a.lhs)
 	if err != nil {
 		return err
