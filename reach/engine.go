@@ -27,6 +27,63 @@ type Engine struct {
 	flows   *lflow.Listing
 	layout  *lflow.Layout
 	dialect *expr.Dialect
+	// models are the switches' tables and sets, by switch UUID: the
+	// pairs of a switch share them (a flow's match is converted once).
+	models map[string]*swModel
+}
+
+// swModel is one switch's space, sets and tables.
+type swModel struct {
+	m      *pset.Manager
+	conv   *pset.Converter
+	res    svcMonitor
+	meta   map[string]pset.Bits
+	tables map[tableKey]*table
+}
+
+// switchModel returns the model of switch id, whose ports are ports (in
+// name order), made on first use.
+func (e *Engine) switchModel(id string, ports []string) (*swModel, error) {
+	if sm := e.models[id]; sm != nil {
+		return sm, nil
+	}
+	sp, err := pset.NewSpace(e.dialect, ports, "")
+	if err != nil {
+		return nil, err
+	}
+	res, err := e.view.Resolver(id)
+	if err != nil {
+		return nil, err
+	}
+	sm := &swModel{m: pset.NewManager(sp), res: svcMonitor{Resolver: res, mac: e.snap.GlobalOption("svc_monitor_mac")},
+		tables: map[tableKey]*table{}}
+	sm.conv = sm.m.Converter(sm.res)
+	for _, d := range e.flows.Datapaths {
+		if d.UUID == id {
+			for _, f := range d.Flows {
+				if f.Stage.IsACLStage() {
+					k := tableKey{f.Stage.Pipeline(), f.Stage.Table()}
+					if sm.tables[k] == nil {
+						sm.tables[k] = &table{}
+					}
+					sm.tables[k].flows = append(sm.tables[k].flows, &flow{f: f})
+				}
+			}
+		}
+	}
+	for _, t := range sm.tables {
+		slices.SortStableFunc(t.flows, func(a, b *flow) int {
+			if c := cmp.Compare(b.f.Priority, a.f.Priority); c != 0 {
+				return c
+			}
+			return lflow.Compare(a.f, b.f)
+		})
+	}
+	if err := sm.initMeta(e.snap.Release.Name()); err != nil {
+		return nil, err
+	}
+	e.models[id] = sm
+	return sm, nil
 }
 
 // Options tune one question.
@@ -45,7 +102,8 @@ const DefaultCT = 0x21
 // Result is the answer for one (from, to) pair.
 type Result struct {
 	Switch, From, To string
-	// Manager holds the parts' sets.
+	// Manager holds the parts' sets; the Results of one switch's pairs
+	// share it (and it grows with each).
 	Manager *pset.Manager
 	// Entering is the packets considered: what from sends to to as the
 	// packets enter the switch (inport == from, outport == to, metadata
@@ -65,7 +123,8 @@ func New(snap *nbschema.Snapshot, flows *lflow.Listing) (*Engine, error) {
 	if !ok {
 		return nil, fmt.Errorf("reach: no stage layout for OVN %s", snap.Release.Name())
 	}
-	return &Engine{snap: snap, view: nbview.NewFor(snap, snap.Release), flows: flows, layout: l, dialect: compile.Dialect(snap.Release)}, nil
+	return &Engine{snap: snap, view: nbview.NewFor(snap, snap.Release), flows: flows, layout: l, dialect: compile.Dialect(snap.Release),
+		models: map[string]*swModel{}}, nil
 }
 
 // Ports returns the names of the ports of each switch (by switch name),
@@ -134,44 +193,11 @@ func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
 			return nil, notExact("port " + p.Name + " is mirrored (the mirror stages are not modelled)")
 		}
 	}
-	sp, err := pset.NewSpace(e.dialect, ports, "")
+	sm, err := e.switchModel(swID, ports)
 	if err != nil {
 		return nil, err
 	}
-	res, err := e.view.Resolver(swID)
-	if err != nil {
-		return nil, err
-	}
-	x := &exec{
-		e: e, opt: opt, m: pset.NewManager(sp), parts: map[key]*Part{},
-		res:    svcMonitor{Resolver: res, mac: e.snap.GlobalOption("svc_monitor_mac")},
-		tables: map[tableKey]*table{},
-	}
-	x.conv = x.m.Converter(x.res)
-	for _, d := range e.flows.Datapaths {
-		if d.UUID == swID {
-			for _, f := range d.Flows {
-				if f.Stage.IsACLStage() {
-					k := tableKey{f.Stage.Pipeline(), f.Stage.Table()}
-					if x.tables[k] == nil {
-						x.tables[k] = &table{}
-					}
-					x.tables[k].flows = append(x.tables[k].flows, &flow{f: f})
-				}
-			}
-		}
-	}
-	for _, t := range x.tables {
-		slices.SortStableFunc(t.flows, func(a, b *flow) int {
-			if c := cmp.Compare(b.f.Priority, a.f.Priority); c != 0 {
-				return c
-			}
-			return lflow.Compare(a.f, b.f)
-		})
-	}
-	if err := x.initMeta(); err != nil {
-		return nil, err
-	}
+	x := &exec{swModel: sm, e: e, opt: opt, parts: map[key]*Part{}}
 	in, err := x.entering(from, to)
 	if err != nil {
 		return nil, err
@@ -267,7 +293,7 @@ var metaRoots = []string{"ct_state", "ct_mark", "ct_label", "flags", "xreg4", "x
 var egressCleared = []string{"xxreg0", "xxreg1", "xreg4", "flags"}
 
 // initMeta resolves the metadata roots of the space.
-func (x *exec) initMeta() error {
+func (x *swModel) initMeta(rel string) error {
 	x.meta = map[string]pset.Bits{}
 	for _, name := range metaRoots {
 		b, err := x.m.Space().FieldBits(name)
@@ -278,7 +304,7 @@ func (x *exec) initMeta() error {
 	}
 	for _, name := range append([]string{"ct_state"}, egressCleared...) {
 		if _, ok := x.meta[name]; !ok {
-			return fmt.Errorf("reach: the dialect of OVN %s has no field %s", x.e.snap.Release.Name(), name)
+			return fmt.Errorf("reach: the dialect of OVN %s has no field %s", rel, name)
 		}
 	}
 	return nil
@@ -286,7 +312,7 @@ func (x *exec) initMeta() error {
 
 // entering returns the packets from sends to to as they enter the
 // switch: metadata zero.
-func (x *exec) entering(from, to string) (pset.Set, error) {
+func (x *swModel) entering(from, to string) (pset.Set, error) {
 	s, err := x.conv.Match("inport == " + strconv.Quote(from) + " && outport == " + strconv.Quote(to))
 	if err != nil {
 		return pset.Empty, err
@@ -300,7 +326,7 @@ func (x *exec) entering(from, to string) (pset.Set, error) {
 // initial returns the entering packets of a final state: the metadata
 // forgotten and zeroed (actions write only metadata, so the header is as
 // it entered).
-func (x *exec) initial(s pset.Set) pset.Set {
+func (x *swModel) initial(s pset.Set) pset.Set {
 	for _, b := range x.meta {
 		s = x.m.Assign(s, b, new(big.Int))
 	}

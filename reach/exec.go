@@ -14,16 +14,12 @@ import (
 
 // exec is the state of one Reach.
 type exec struct {
-	e      *Engine
-	opt    Options
-	m      *pset.Manager
-	conv   *pset.Converter
-	res    svcMonitor
-	meta   map[string]pset.Bits
-	tables map[tableKey]*table
-	parts  map[key]*Part
-	order  []key
-	steps  int
+	*swModel
+	e     *Engine
+	opt   Options
+	parts map[key]*Part
+	order []key
+	steps int
 }
 
 type tableKey struct {
@@ -60,7 +56,7 @@ type state struct {
 // maxSteps bounds the tables one Reach visits (next(N) may jump back).
 const maxSteps = 100000
 
-func (x *exec) prepare(fl *flow) {
+func (x *swModel) prepare(fl *flow) {
 	if fl.done {
 		return
 	}
