@@ -3,6 +3,8 @@ package pset
 import (
 	"math/big"
 	"testing"
+
+	"github.com/aclc/aclc/acl/expr"
 )
 
 // TestAssignAgainstBrute checks Exists, Assign and Copy packet by packet
@@ -65,6 +67,42 @@ func TestAssignAgainstBrute(t *testing.T) {
 	for _, bad := range []string{"inport", "tcp", "nosuch", "reg0[40]", "reg0[3..1]"} {
 		if _, err := m.Space().FieldBits(bad); err == nil {
 			t.Errorf("FieldBits(%q): no error", bad)
+		}
+	}
+}
+
+// TestFieldBitsAgainstMatches checks that the bits FieldBits names are
+// those the match language means: the set where they equal a value is
+// the set of the match `ref == value' (fields without prerequisites).
+func TestFieldBitsAgainstMatches(t *testing.T) {
+	d := expr.OVN2303()
+	sp, err := NewSpace(d, []string{"p1", "p2"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(sp)
+	c := m.Converter(expr.MapResolver{})
+	for _, tc := range []struct {
+		ref string
+		val int64
+	}{
+		{"reg0", 7}, {"reg0[7]", 1}, {"reg8[16..31]", 0x1234}, {"xxreg1", 3}, {"xreg4[1]", 1},
+		{"ct_mark.blocked", 1}, {"ct_label[64..95]", 99}, {"flags.loopback", 1}, {"ct_state", 0x21}, {"reg9[2..3]", 2},
+	} {
+		b, err := sp.FieldBits(tc.ref)
+		if err != nil {
+			t.Errorf("%s: %v", tc.ref, err)
+			continue
+		}
+		want, err := c.Match(tc.ref + " == " + big.NewInt(tc.val).String())
+		if err != nil {
+			t.Fatalf("%s: %v", tc.ref, err)
+		}
+		if got := m.Value(b, big.NewInt(tc.val)); got != want {
+			t.Errorf("%s == %d: FieldBits' set differs from the match's", tc.ref, tc.val)
+		}
+		if got := m.Assign(m.All(), b, big.NewInt(tc.val)); got != want {
+			t.Errorf("%s = %d on every packet: not the match's set", tc.ref, tc.val)
 		}
 	}
 }
