@@ -23,8 +23,9 @@
 // package trace credits it.
 //
 // The actions are executed on sets: `next;' and next(N) continue, a load
-// `X = c;' forgets X's bits (pset.Manager.Exists) and then requires X == c
-// (Assign), a move `X = Y;' requires X's bits equal Y's (Copy); drop and
+// `X = c;' forgets X's bits (pset.Manager.Exists) and then requires the
+// set of the match `X == c', a move `X = Y;' forgets X's bits and requires
+// them equal to Y's (pset.Manager.Copy; X and Y must not overlap); drop and
 // an empty action list drop; reject drops with a generated reply, except
 // where ovn-trace's guards refuse to reject a reject (a TCP RST, an ICMP
 // unreachable), which is a drop. ct_next, ct_lb_mark and ct_commit_nat

@@ -87,9 +87,9 @@ func (x *exec) end(st *state, v Verdict, stage, why string) {
 	}
 	p := &Part{Verdict: v, Conntrack: st.ct, Committed: st.commit, Stage: stage, Reason: why}
 	if v != NotExact {
-		p.Ingress = or(st.dec[lflow.Ingress], Default)
+		p.Ingress = orDefault(st.dec[lflow.Ingress])
 		if st.pipe == lflow.Egress {
-			p.Egress = or(st.dec[lflow.Egress], Default)
+			p.Egress = orDefault(st.dec[lflow.Egress])
 		}
 	}
 	k := p.key()
@@ -103,11 +103,12 @@ func (x *exec) end(st *state, v Verdict, stage, why string) {
 	x.order = append(x.order, k)
 }
 
-func or(s, d string) string {
-	if s == "" {
-		return d
+// orDefault returns acl, or Default when no ACL decided.
+func orDefault(acl string) string {
+	if acl == "" {
+		return Default
 	}
-	return s
+	return acl
 }
 
 // run walks st's packets from its table on.
