@@ -1,0 +1,76 @@
+package reach
+
+import (
+	"fmt"
+
+	"github.com/aclc/aclc/pset"
+)
+
+// Verdict is the fate of a part's packets in the ACL stages.
+type Verdict string
+
+// The verdicts; NotExact is the verdict of a part reach cannot execute
+// exactly (its Reason says why).
+const (
+	Allow    Verdict = "allow"
+	Drop     Verdict = "drop"
+	Reject   Verdict = "reject"
+	NotExact Verdict = "not-exact"
+)
+
+// Default is the deciding ACL of a part no ACL's flow decided: the
+// stage's default flow did (or no flow matched).
+const Default = "default"
+
+// Part is one outcome of a (from, to) pair: the packets entering the
+// switch at from whose fate it is.
+type Part struct {
+	Verdict Verdict
+	// Conntrack: the packets went through conntrack (a ct_next,
+	// ct_lb_mark or ct_commit_nat recirculation); Committed: a ct_commit
+	// or ct_commit_nat ran on their path.
+	Conntrack, Committed bool
+	// Ingress and Egress are the NB UUIDs of the ACLs whose eval-stage
+	// flows (ls_in_acl_eval, the after-LB eval stage, ls_out_acl_eval)
+	// decided in each pipeline: the last ACL flow on the path, as in
+	// package trace (a pass hands over to a later tier's ACL). Default
+	// when no ACL's flow did; Egress is "" when the packets never
+	// reached egress.
+	Ingress, Egress string
+	// Stage is the stage where the packets' path ended (the stage that
+	// dropped or rejected them, or could not be executed).
+	Stage string
+	// Reason says why a NotExact part is not exact.
+	Reason string
+	// Set holds the packets as they entered the switch (metadata zero).
+	Set pset.Set
+	// Witness is one packet of Set as an ovn-trace microflow.
+	Witness string
+}
+
+// ACLs returns the deciding ACLs of the part, ingress first.
+func (p *Part) ACLs() []string {
+	if p.Egress == "" {
+		return []string{p.Ingress}
+	}
+	return []string{p.Ingress, p.Egress}
+}
+
+func (p *Part) String() string {
+	s := fmt.Sprintf("%s conntrack=%v committed=%v acls=%v stage=%s", p.Verdict, p.Conntrack, p.Committed, p.ACLs(), p.Stage)
+	if p.Reason != "" {
+		s += " (" + p.Reason + ")"
+	}
+	return s + ": " + p.Witness
+}
+
+// key is what distinguishes parts: parts with equal keys are merged.
+type key struct {
+	v                   Verdict
+	ct, commit          bool
+	in, out, stage, why string
+}
+
+func (p *Part) key() key {
+	return key{p.Verdict, p.Conntrack, p.Committed, p.Ingress, p.Egress, p.Stage, p.Reason}
+}
