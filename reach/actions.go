@@ -1,7 +1,6 @@
 package reach
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -58,7 +57,7 @@ var fieldPrereq = map[string]string{
 // parseActions parses an action string; it fails only on malformed
 // text (unbalanced braces, unterminated strings or comments).
 func parseActions(s string) ([]action, []string, error) {
-	stmts, err := splitStatements(s)
+	stmts, err := lflow.SplitActions(s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -164,61 +163,6 @@ func parseAction(st string) action {
 		a.kind = aLoad // aMove when the right-hand side is a field: decided by the engine
 	}
 	return a
-}
-
-// splitStatements splits s at top-level semicolons, keeping braces,
-// parentheses and strings together and dropping comments, as OVN's lexer
-// does ("/* drop */" is no action).
-func splitStatements(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '/' && i+1 < len(s) && s[i+1] == '*':
-			end := strings.Index(s[i+2:], "*/")
-			if end < 0 {
-				return nil, fmt.Errorf("unterminated comment in %q", s)
-			}
-			i += end + 3
-			cur.WriteByte(' ')
-			continue
-		case c == '"':
-			j := i + 1
-			for ; j < len(s) && s[j] != '"'; j++ {
-				if s[j] == '\\' {
-					j++
-				}
-			}
-			if j >= len(s) {
-				return nil, fmt.Errorf("unterminated string in %q", s)
-			}
-			cur.WriteString(s[i : j+1])
-			i = j
-			continue
-		case c == '{' || c == '(':
-			depth++
-		case c == '}' || c == ')':
-			if depth--; depth < 0 {
-				return nil, fmt.Errorf("unbalanced %q in %q", c, s)
-			}
-		case c == ';' && depth == 0:
-			if t := strings.TrimSpace(cur.String()); t != "" {
-				out = append(out, t)
-			}
-			cur.Reset()
-			continue
-		}
-		cur.WriteByte(c)
-	}
-	if depth != 0 {
-		return nil, fmt.Errorf("unbalanced braces in %q", s)
-	}
-	if t := strings.TrimSpace(cur.String()); t != "" {
-		out = append(out, t)
-	}
-	return out, nil
 }
 
 // word returns the leading identifier of s.
