@@ -85,7 +85,7 @@ func (x *exec) end(st *state, v Verdict, stage, why string) {
 	if st.set == pset.Empty {
 		return
 	}
-	p := &Part{Verdict: v, Conntrack: st.ct, Committed: st.commit, Stage: stage, Reason: why}
+	p := &Part{Verdict: v, Conntrack: st.ct, Committed: st.commit, Recirculations: st.recirc, Stage: stage, Reason: why}
 	if v != NotExact {
 		p.Ingress = orDefault(st.dec[lflow.Ingress])
 		if st.pipe == lflow.Egress {

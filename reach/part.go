@@ -30,6 +30,10 @@ type Part struct {
 	// ct_lb_mark or ct_commit_nat recirculation); Committed: a ct_commit
 	// or ct_commit_nat ran on their path.
 	Conntrack, Committed bool
+	// Recirculations is how many times the path went through conntrack
+	// (each time with Options.CT): a replay with ovn-trace passes --ct
+	// that many times.
+	Recirculations int
 	// Ingress and Egress are the NB UUIDs of the ACLs whose eval-stage
 	// flows (ls_in_acl_eval, the after-LB eval stage, ls_out_acl_eval)
 	// decided in each pipeline: the last ACL flow on the path, as in
@@ -68,9 +72,10 @@ func (p *Part) String() string {
 type key struct {
 	v                   Verdict
 	ct, commit          bool
+	recirc              int
 	in, out, stage, why string
 }
 
 func (p *Part) key() key {
-	return key{p.Verdict, p.Conntrack, p.Committed, p.Ingress, p.Egress, p.Stage, p.Reason}
+	return key{p.Verdict, p.Conntrack, p.Committed, p.Recirculations, p.Ingress, p.Egress, p.Stage, p.Reason}
 }

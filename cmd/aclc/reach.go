@@ -34,8 +34,9 @@ packet as an ovn-trace microflow. The parts partition the packets: every
 packet from --from to --to is in exactly one.
 
 Conntrack recirculations give the first packet of a connection's state,
-new|trk: trace a witness with 'aclc trace FIXTURE MICROFLOW --ct new
---ct new ...' to see its path. What reach cannot execute exactly (load
+new|trk: replay a witness with 'aclc trace FIXTURE MICROFLOW' or ovn-trace
+and one --ct for each entry of its JSON witness's ct list (the
+recirculations on its path, in order). What reach cannot execute exactly (load
 balancers, port security, mirrors, router and other non-VIF ports, ARP/ND
 responders, network-function redirects, overlapping flows of equal
 priority) is reported "not-exact" with the reason, never guessed.
@@ -87,8 +88,10 @@ type reachLine struct {
 
 type reachWitness struct {
 	Microflow string `json:"microflow"`
-	// CT is the ct_state every recirculation gave the witness.
-	CT string `json:"ct"`
+	// CT are the --ct arguments that replay the witness with ovn-trace
+	// (or aclc trace): the ct_state of each recirculation on its path,
+	// in order (none when it did not go through conntrack).
+	CT []string `json:"ct"`
 }
 
 func runReach(cmd *cobra.Command, args []string) error {
@@ -107,7 +110,7 @@ func runReach(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	ct := trace.CTState(reach.DefaultCT).String()
+	ct := strings.ReplaceAll(trace.CTState(reach.DefaultCT).String(), "|", ",")
 	var lines []reachLine
 	res, err := e.Reach(reachOpts.from, reachOpts.to, reach.Options{})
 	var ie *reach.InputError
@@ -122,7 +125,7 @@ func runReach(cmd *cobra.Command, args []string) error {
 	default:
 		for _, p := range res.Parts {
 			l := reachLine{From: res.From, To: res.To, Verdict: p.Verdict, Conntrack: p.Conntrack, Committed: p.Committed,
-				Stage: p.Stage, Reason: p.Reason, Witness: &reachWitness{Microflow: p.Witness, CT: ct}}
+				Stage: p.Stage, Reason: p.Reason, Witness: &reachWitness{Microflow: p.Witness, CT: repeat(ct, p.Recirculations)}}
 			if p.Verdict != reach.NotExact {
 				l.ACLs = p.ACLs()
 			}
@@ -169,4 +172,13 @@ func runReach(cmd *cobra.Command, args []string) error {
 		return exitSilently(3)
 	}
 	return nil
+}
+
+// repeat is n copies of s (an empty list, not null, for none).
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
 }
