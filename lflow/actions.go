@@ -2,6 +2,7 @@ package lflow
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -62,4 +63,43 @@ func SplitActions(s string) ([]string, error) {
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+// Next is what the arguments of a next action say: next(N),
+// next(pipeline=P, table=N), or none (Table -1, no pipeline).
+type Next struct {
+	HasPipeline bool
+	Pipeline    Pipeline
+	Table       int // -1 when not given
+	// Unknown are argument names other than pipeline and table, which
+	// northd does not write: a caller decides whether they matter.
+	Unknown []string
+}
+
+// ParseNext parses the argument list args of next(args) (the text
+// between the parentheses); a table that is not a number is an error.
+func ParseNext(args string) (Next, error) {
+	n := Next{Table: -1}
+	for _, kv := range strings.Split(args, ",") {
+		k, v, has := strings.Cut(strings.TrimSpace(kv), "=")
+		if !has {
+			k, v = "table", k
+		}
+		switch k = strings.TrimSpace(k); k {
+		case "pipeline":
+			n.HasPipeline, n.Pipeline = true, Ingress
+			if strings.TrimSpace(v) == "egress" {
+				n.Pipeline = Egress
+			}
+		case "table":
+			t, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return n, fmt.Errorf("bad next table %q", strings.TrimSpace(v))
+			}
+			n.Table = t
+		default:
+			n.Unknown = append(n.Unknown, k)
+		}
+	}
+	return n, nil
 }

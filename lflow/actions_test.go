@@ -35,3 +35,27 @@ func TestSplitActions(t *testing.T) {
 		}
 	}
 }
+
+func TestParseNext(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Next
+		err  bool
+	}{
+		{in: "5", want: Next{Table: 5}},
+		{in: "pipeline=egress,table=3", want: Next{HasPipeline: true, Pipeline: Egress, Table: 3}},
+		{in: " pipeline = ingress , table = 0 ", want: Next{HasPipeline: true, Pipeline: Ingress, Table: 0}},
+		{in: "pipeline=egress", want: Next{HasPipeline: true, Pipeline: Egress, Table: -1}},
+		{in: "table=2,foo=1", want: Next{Table: 2, Unknown: []string{"foo"}}},
+		{in: "table=x", err: true},
+	} {
+		got, err := ParseNext(c.in)
+		if (err != nil) != c.err {
+			t.Errorf("%q: err %v", c.in, err)
+			continue
+		}
+		if !c.err && (got.HasPipeline != c.want.HasPipeline || got.Pipeline != c.want.Pipeline || got.Table != c.want.Table || !slices.Equal(got.Unknown, c.want.Unknown)) {
+			t.Errorf("%q: %+v, want %+v", c.in, got, c.want)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package reach
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/aclc/aclc/lflow"
@@ -113,30 +112,12 @@ func parseAction(st string) action {
 			a.kind = aUnknown
 			return a
 		}
-		for _, kv := range strings.Split(args, ",") {
-			k, v, has := strings.Cut(strings.TrimSpace(kv), "=")
-			if !has {
-				k, v = "table", k
-			}
-			switch strings.TrimSpace(k) {
-			case "pipeline":
-				a.hasPipe = true
-				a.pipe = lflow.Ingress
-				if strings.TrimSpace(v) == "egress" {
-					a.pipe = lflow.Egress
-				}
-			case "table":
-				n, err := strconv.Atoi(strings.TrimSpace(v))
-				if err != nil {
-					a.kind = aUnknown
-					return a
-				}
-				a.table = n
-			default:
-				a.kind = aUnknown
-				return a
-			}
+		n, err := lflow.ParseNext(args)
+		if err != nil || len(n.Unknown) > 0 {
+			a.kind = aUnknown
+			return a
 		}
+		a.hasPipe, a.pipe, a.table = n.HasPipeline, n.Pipeline, n.Table
 	case w == "drop" && rest == "":
 		a.kind = aDrop
 	case w == "reject" && strings.HasPrefix(rest, "{"):

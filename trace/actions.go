@@ -124,27 +124,13 @@ func parseAction(st string) (action, error) {
 		if !ok {
 			return a, fmt.Errorf("bad next: %q", st)
 		}
-		for _, kv := range strings.Split(args, ",") {
-			k, v, has := strings.Cut(strings.TrimSpace(kv), "=")
-			if !has {
-				k, v = "table", k
-			}
-			switch strings.TrimSpace(k) {
-			case "pipeline":
-				a.hasPipeline = true
-				if strings.TrimSpace(v) == "egress" {
-					a.pipeline = lflow.Egress
-				} else {
-					a.pipeline = lflow.Ingress
-				}
-			case "table":
-				n, err := strconv.Atoi(strings.TrimSpace(v))
-				if err != nil {
-					return a, fmt.Errorf("bad next table in %q", st)
-				}
-				a.table = n
-			}
+		// Other argument names than pipeline and table do not matter
+		// to the trace.
+		n, err := lflow.ParseNext(args)
+		if err != nil {
+			return a, fmt.Errorf("%v in %q", err, st)
 		}
+		a.hasPipeline, a.pipeline, a.table = n.HasPipeline, n.Pipeline, n.Table
 		return a, nil
 	case "ct_lb", "ct_lb_mark":
 		a.kind, a.name = aCTLB, w
