@@ -200,6 +200,10 @@ func (v *View) DatapathLBs(sw *Switch, fromRouters bool) []*nbdb.LoadBalancer {
 	return lbs
 }
 
+// RouterOfPort returns the router (the first by UUID) that lists a
+// Logical_Router_Port called name, or nil.
+func (v *View) RouterOfPort(name string) *nbdb.LogicalRouter { return v.routerOfPort(name) }
+
 // routerOfPort returns the router (the first by UUID) that lists a
 // Logical_Router_Port called name.
 func (v *View) routerOfPort(name string) *nbdb.LogicalRouter {

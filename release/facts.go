@@ -230,6 +230,19 @@ var (
 	// type=external backends on localnet LS"; reverted on branch-26.03
 	// after 26.03.2 and on main).
 	ExtPortInportRewrite = newTraceFact("ext-port-inport-rewrite", "579abb5e4 (reverted ca33b0daf, d533ac479)", "localnet packets from an external port's MAC take its inport", At("26.03.2..26.03.3"))
+	// FromRouterPortBit: ls_in_check_port_sec marks packets from a
+	// router port (REGBIT_FROM_ROUTER_PORT, reg0[18], priority 70) instead
+	// of checking their port security; only the proxy-ARP responder,
+	// which trace does not model, reads it ("northd: Skip arp-proxy flows
+	// if the lsp is a router port").
+	FromRouterPortBit = newTraceFact("from-router-port-bit", "cc4187b4b (7973b4152, cf6cd0f57, 57e8d78f5)", "router-port packets set reg0[18] in ls_in_check_port_sec", At("23.06.5", "23.09.5", "24.03.3", "24.09.0"))
+	// LocalnetARPResponder: packets from a localnet port set
+	// flags.localnet in ls_in_lookup_fdb (priority 50) instead of skipping
+	// the ARP/ND responder, whose replies on a switch with a localnet
+	// port add "((flags.localnet == 1 && is_chassis_resident(PORT)) ||
+	// flags.localnet == 0)" ("northd: Enable ARP/ND responder for
+	// localnet-sourced requests", FDP-3436).
+	LocalnetARPResponder = newTraceFact("localnet-arp-responder", "e6ffc4919 (20ee3d9a0, 39ca8ea00, 6a360b624)", "localnet packets set flags.localnet; ARP/ND replies check chassis residency", At("24.03.9", "25.09.4", "26.03.2", "26.09.0"))
 	// SvcMonitorMACDst: northd adds svc_monitor_mac_dst to the
 	// svc_monitor_mac address set ("Network Function Health monitoring").
 	SvcMonitorMACDst = newTraceFact("svc-monitor-mac-dst", "b42edf4a4", "svc_monitor_mac_dst in the svc_monitor_mac address set", At("26.03.0"))

@@ -82,6 +82,13 @@ func (d *dpModel) modelLB(v *nbview.View) {
 	}
 	d.add(lflow.InPreHairpin, 100, "ip && ct.trk", "reg0[6] = chk_lb_hairpin(); reg0[12] = chk_lb_hairpin_reply(); next;", "")
 	d.add(lflow.InPreHairpin, 0, "1", "next;", "")
+	// build_lb_hairpin: a hairpinned packet (or its reply) is SNATted to
+	// the VIP and sent back out of its inport
+	why := "hairpinned load-balanced traffic: the hairpin SNAT stages are not modelled"
+	d.notTracedFlow(lflow.InNATHairpin, 100, "reg0[6] == 1 || reg0[12] == 1", why)
+	d.ensureDefault(lflow.InNATHairpin)
+	d.notTracedFlow(lflow.InHairpin, 100, "reg0[6] == 1 || reg0[12] == 1", why)
+	d.ensureDefault(lflow.InHairpin)
 }
 
 // hasTable reports whether the stage st has flows.

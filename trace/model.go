@@ -55,6 +55,8 @@ type dpModel struct {
 	ports      map[string]*nbdb.LogicalSwitchPort // by name
 	tables     map[tableKey][]*tflow
 	modelled   []string // names of the non-ACL stages given modelled flows
+	// disabledMACs are the MACs of each disabled port (modelL2).
+	disabledMACs map[string][]string
 }
 
 // withSvcMonitor adds the address set ovn-northd writes to the SB for
@@ -85,11 +87,12 @@ func newDPModel(v *nbview.View, id string, flows *lflow.Datapath, outport string
 	}
 	d := &dpModel{
 		name: ls.Name, uuid: id, ls: ls,
-		res:    withSvcMonitor{Resolver: r, mac: s.GlobalOption("svc_monitor_mac")},
-		ports:  map[string]*nbdb.LogicalSwitchPort{},
-		tables: map[tableKey][]*tflow{},
-		layout: layoutOf(s),
-		rel:    s.Release,
+		res:          withSvcMonitor{Resolver: r, mac: s.GlobalOption("svc_monitor_mac")},
+		ports:        map[string]*nbdb.LogicalSwitchPort{},
+		tables:       map[tableKey][]*tflow{},
+		disabledMACs: map[string][]string{},
+		layout:       layoutOf(s),
+		rel:          s.Release,
 	}
 	sw := v.SwitchFlags(id)
 	for _, p := range v.Ports(sw) {
@@ -117,6 +120,7 @@ func newDPModel(v *nbview.View, id string, flows *lflow.Datapath, outport string
 	d.modelARP(v)
 	d.modelMirror(v)
 	d.modelL2(v, outport)
+	d.modelUnmodelled(v)
 	d.modelPortSec()
 	for k, fs := range d.tables {
 		slices.SortStableFunc(fs, func(a, b *tflow) int {
@@ -163,6 +167,7 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 		d.add(lflow.InL2Lkup, 100, "reg8[23] == 1", "output;", "")
 	}
 	d.modelFlood()
+	macs := map[string][]*nbdb.LogicalSwitchPort{} // the ports of each MAC, in name order
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]
 		for _, a := range p.Addresses {
@@ -178,7 +183,8 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 			var mac ethaddr.Addr
 			ok := false
 			if f[0] == "router" {
-				if rp := v.RouterPortPeer(p); rp != nil {
+				if rp := v.RouterPortPeer(p); rp != nil && len(rp.GatewayChassis) == 0 && rp.HaChassisGroup == nil {
+					// (a distributed gateway port's MAC: unmodelled.go)
 					mac, _, ok = ethaddr.Scan(rp.MAC)
 				}
 			} else {
@@ -187,7 +193,23 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 			if !ok {
 				continue
 			}
-			d.add(lflow.InL2Lkup, 50, "eth.dst == "+mac.String(), "outport = "+strconv.Quote(p.Name)+"; output;", p.UUID)
+			if p.Type == "external" {
+				continue // (unmodelled.go)
+			}
+			if p.Enabled != nil && !*p.Enabled {
+				// (northd drops what is sent to it: unmodelled.go)
+				d.disabledMACs[p.Name] = append(d.disabledMACs[p.Name], mac.String())
+				continue
+			}
+			macs[mac.String()] = append(macs[mac.String()], p)
+		}
+	}
+	for _, mac := range slices.Sorted(maps.Keys(macs)) {
+		for _, p := range macs[mac] {
+			if len(d.disabledMACs) > 0 && slices.ContainsFunc(slices.Collect(maps.Values(d.disabledMACs)), func(ms []string) bool { return slices.Contains(ms, mac) }) {
+				continue // a disabled port's MAC: not traced
+			}
+			d.add(lflow.InL2Lkup, 50, "eth.dst == "+mac, "outport = "+strconv.Quote(p.Name)+"; output;", p.UUID)
 		}
 	}
 	d.add(lflow.InL2Lkup, 0, "1", "outport = get_fdb(eth.dst); next;", "")
@@ -266,10 +288,11 @@ func (d *dpModel) notTracedFlow(st lflow.Stage, prio int, match, why string) {
 // does the proxy responder of arp_proxy ports: those requests end "not
 // traced".
 func (d *dpModel) modelARP(v *nbview.View) {
-	any := false // a flow in the stage: it then needs its priority-0 next
+	any := false      // a flow in the stage: it then needs its priority-0 next
+	localnet := false // the switch has a localnet port
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		if p := d.ports[name]; p.Type == "localnet" {
-			any = true
+			any, localnet = true, true
 			d.notTracedFlow(lflow.InARPRsp, 65535, "inport == "+strconv.Quote(name)+" && (arp.op == 1 || nd_ns)",
 				"ARP/ND request from localnet port "+name+": the responder's localnet rule depends on the version and the chassis")
 		}
@@ -281,7 +304,7 @@ func (d *dpModel) modelARP(v *nbview.View) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]
-		if (p.Type != "" && p.Type != "router") || (p.Enabled != nil && !*p.Enabled) || slices.Contains(p.Addresses, "unknown") {
+		if (p.Type != "" && p.Type != "router" && p.Type != "localport" && p.Type != "remote") || (p.Enabled != nil && !*p.Enabled) || slices.Contains(p.Addresses, "unknown") {
 			continue // (northd: no responder for a port with "unknown" addresses)
 		}
 		for _, a := range p.Addresses {
@@ -318,6 +341,11 @@ func (d *dpModel) modelARP(v *nbview.View) {
 					m += " && eth.dst == ff:ff:ff:ff:ff:ff"
 				}
 				d.add(lflow.InARPRsp, 100, m+" && inport == "+strconv.Quote(name), "next;", p.UUID)
+				if localnet && d.has(release.LocalnetARPResponder) {
+					// build_lswitch_arp_nd_local_resp_match: a localnet
+					// port's requests (not traced above) need residency
+					m += " && ((flags.localnet == 1 && is_chassis_resident(" + strconv.Quote(name) + ")) || flags.localnet == 0)"
+				}
 				d.add(lflow.InARPRsp, 50, m, "eth.dst = eth.src; eth.src = "+mac+"; arp.op = 2; /* ARP reply */ arp.tha = arp.sha; arp.sha = "+mac+
 					"; arp.tpa = arp.spa; arp.spa = "+ip.String()+"; outport = inport; flags.loopback = 1; output;", p.UUID)
 				any = true

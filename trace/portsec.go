@@ -58,6 +58,15 @@ func (d *dpModel) modelPortSec() {
 	d.add(lflow.InCheckPortSec, 100, "eth.src[40]", "drop;", "")
 	d.add(lflow.InCheckPortSec, 100, "vlan.present", "drop;", "")
 	d.add(lflow.InCheckPortSec, 50, "1", "reg0[15] = check_in_port_sec(); next;", "")
+	if d.has(release.FromRouterPortBit) {
+		// build_lswitch_input_port_sec_op: a router port's packets are
+		// marked, not checked
+		for _, name := range slices.Sorted(maps.Keys(d.ports)) {
+			if p := d.ports[name]; p.Type == "router" && (p.Enabled == nil || *p.Enabled) {
+				d.add(lflow.InCheckPortSec, 70, "inport == "+strconv.Quote(name), "reg0[18] = 1; next;", p.UUID)
+			}
+		}
+	}
 	d.add(lflow.InApplyPortSec, 50, "reg0[15] == 1", "drop;", "")
 	d.add(lflow.InApplyPortSec, 0, "1", "next;", "")
 	if d.has(release.ExtPortInportRewrite) {

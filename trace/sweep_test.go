@@ -123,6 +123,7 @@ func sweepFixtures(t *testing.T, sb *ovnsandbox.Sandbox, r *release.Release) {
 				t.Fatalf("live NB detected as OVN %v, want %s", live.Release, r)
 			}
 			tr := trace.New(live, compile.Compile(live).Flows)
+			checkModelCovers(t, ctx, sb, live, tr)
 			for _, sw := range nbschema.SortedKeys(live.Switches) {
 				ps := portAddrs(live, sw)
 				if len(ps) == 0 {

@@ -1,0 +1,234 @@
+package trace
+
+import (
+	"maps"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/internal/ethaddr"
+	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbview"
+	"github.com/aclc/aclc/release"
+)
+
+// This file holds the not-traced flows of the switch stages the tracer
+// models by hand: where northd writes flows there that the model does not
+// reproduce byte for byte, a flow of the model at a priority no lower
+// than theirs ends the trace "not traced" for (a superset of) their
+// packets, so that no packet is answered by a flow northd did not write.
+// TestModelCoversNorthd proves it against each live release's northd.
+
+// modelUnmodelled adds the not-traced flows of switch d (after modelARP
+// and modelL2, whose stages they join).
+func (d *dpModel) modelUnmodelled(v *nbview.View) {
+	if d.has(release.EVPN) && d.unmodelled == "" {
+		// northd's skip_evpn_from_conntrack condition: the switch has
+		// remote VTEPs (get_remote_fdb, the ARP/ND pre-lookup, reg9[5])
+		if vni, err := strconv.ParseInt(d.ls.OtherConfig["dynamic-routing-vni"], 10, 64); err == nil && vni >= 0 && vni <= 1<<24-1 {
+			d.unmodelled = "switch " + d.name + ": EVPN remote VTEPs (other_config:dynamic-routing-vni): its remote FDB and ARP/ND stages are not modelled"
+			return
+		}
+	}
+	routed := false // a router port with a peer: the router's addresses
+	v6 := false     // an IPv6 address northd answers ND for
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
+		p := d.ports[name]
+		if p.Type == "router" && v.RouterPortPeer(p) != nil {
+			routed = true
+		}
+		for _, a := range p.Addresses {
+			if a == "dynamic" && p.DynamicAddresses != nil {
+				a = *p.DynamicAddresses
+			}
+			for _, f := range strings.Fields(a)[min(1, len(strings.Fields(a))):] {
+				if ip, err := netip.ParseAddr(strings.SplitN(f, "/", 2)[0]); err == nil && ip.Is6() {
+					v6 = true
+				}
+			}
+		}
+	}
+	if routed || v6 {
+		// build_lswitch_arp_nd_responder_known_ips: nd_na / nd_na_router
+		// replies for the ports' IPv6 and the routers' link-local
+		// addresses (priority 100 skips and 50 replies)
+		d.notTracedFlow(lflow.InARPRsp, 110, "nd_ns",
+			"IPv6 neighbor solicitation: the ND responder (nd_na, nd_na_router) is not modelled")
+		d.ensureDefault(lflow.InARPRsp)
+	}
+	// build_lswitch_input_port_sec_od and _op (ICMP "too big" from a
+	// tunnel): no traced packet arrives from a tunnel
+	if compile.Dialect(d.rel).Valid("flags.tunnel_rx == 1", d.res) == nil {
+		d.notTracedFlow(lflow.InCheckPortSec, 120, "flags.tunnel_rx == 1",
+			"packet received from a tunnel (flags.tunnel_rx): northd's ICMP \"too big\" handling is not modelled")
+	}
+	if d.has(release.LocalnetARPResponder) {
+		// build_lswitch_from_localnet_op
+		for _, name := range slices.Sorted(maps.Keys(d.ports)) {
+			if p := d.ports[name]; p.Type == "localnet" {
+				d.add(lflow.InLookupFDB, 50, "inport == "+strconv.Quote(name), "flags.localnet = 1; next;", p.UUID)
+				d.ensureDefault(lflow.InLookupFDB)
+			}
+		}
+	}
+	if d.ls.OtherConfig["mcast_snoop"] == "true" {
+		// build_lswitch_destination_lookup_bmcast and the IGMP groups
+		d.notTracedFlow(lflow.InL2Lkup, 100, "ip4.mcast || ip6.mcast || igmp || mldv1 || mldv2",
+			"multicast on a switch with mcast_snoop: IGMP/MLD snooping and its groups are not modelled")
+	}
+	// build_lswitch_destination_lookup_bmcast: health-check replies to
+	// the service monitor MAC go to handle_svc_check()
+	d.notTracedFlow(lflow.InL2Lkup, 110, "eth.dst == $svc_monitor_mac",
+		"packet to the service monitor MAC: handle_svc_check() is not modelled")
+	if routed {
+		// build_lswitch_rport_arp_req_flows and the self-originated
+		// (G)ARP flows: requests for the routers' addresses go to the
+		// router port (and the rest of the switch), the routers' own
+		// requests to _MC_flood_l2
+		d.notTracedFlow(lflow.InL2Lkup, 90, "arp.op == 1 || rarp.op == 3 || nd_ns",
+			"ARP/ND request at the L2 lookup of a switch attached to a router: northd's flows for the routers' addresses are not modelled")
+	}
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
+		p := d.ports[name]
+		if p.Type != "router" {
+			continue
+		}
+		lrp := v.RouterPortPeer(p)
+		if lrp == nil {
+			continue
+		}
+		if len(lrp.GatewayChassis) > 0 || lrp.HaChassisGroup != nil {
+			// the distributed gateway port's MAC is looked up only on
+			// the chassis of its chassis-redirect port
+			if mac, err := ethaddr.Parse(strings.Fields(lrp.MAC + " ")[0]); err == nil {
+				d.notTracedFlow(lflow.InL2Lkup, 50, "eth.dst == "+mac.String(),
+					"packet to distributed gateway port "+lrp.Name+"'s MAC: is_chassis_resident(\"cr-"+lrp.Name+"\") is not modelled")
+			}
+		}
+		r := v.RouterOfPort(lrp.Name)
+		if r == nil {
+			continue
+		}
+		for _, id := range r.Nat {
+			n := v.Snapshot().NATs[id]
+			if n == nil || n.ExternalMAC == nil || n.LogicalPort == nil {
+				continue
+			}
+			if mac, err := ethaddr.Parse(*n.ExternalMAC); err == nil {
+				d.notTracedFlow(lflow.InL2Lkup, 50, "eth.dst == "+mac.String(),
+					"packet to floating IP "+n.ExternalIP+"'s MAC (distributed NAT on "+*n.LogicalPort+" of router "+r.Name+"): not modelled")
+			}
+		}
+	}
+	// build_lswitch_input_port_sec_op and the L2 lookup of a disabled
+	// port: northd drops its packets and those to its MACs
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
+		p := d.ports[name]
+		if p.Enabled == nil || *p.Enabled {
+			continue
+		}
+		why := "port " + name + " is disabled: northd's flows for it are not modelled"
+		d.notTracedFlow(lflow.InCheckPortSec, 100, "inport == "+strconv.Quote(name), why)
+		for _, mac := range d.disabledMACs[name] {
+			d.notTracedFlow(lflow.InL2Lkup, 50, "eth.dst == "+mac, why)
+		}
+		d.notTracedFlow(lflow.InL2Unknown, 50, "outport == "+strconv.Quote(name), why)
+		if ips := portIPv4s(p.Addresses, p.DynamicAddresses); len(ips) > 0 {
+			d.notTracedFlow(lflow.InARPRsp, 100, "arp.op == 1 && arp.tpa == {"+strings.Join(ips, ", ")+"}", why)
+			d.ensureDefault(lflow.InARPRsp)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
+		p := d.ports[name]
+		switch {
+		case p.Type == "external":
+			// (its L2 lookup flows depend on the chassis)
+			for _, mac := range portMACs(p.Addresses, p.DynamicAddresses) {
+				d.notTracedFlow(lflow.InL2Lkup, 50, "eth.dst == "+mac,
+					"packet to external port "+name+"'s MAC: northd's flows for external ports are not modelled")
+			}
+		case p.Type == "router" && !slices.Contains(p.Addresses, "router"):
+			// a router port without "router" among its addresses: some
+			// releases look up its peer's MAC all the same
+			if lrp := v.RouterPortPeer(p); lrp != nil {
+				for _, mac := range portMACs([]string{lrp.MAC}, nil) {
+					d.notTracedFlow(lflow.InL2Lkup, 50, "eth.dst == "+mac,
+						"packet to router port "+name+"'s peer MAC (its addresses lack \"router\"): the L2 lookup differs by release")
+				}
+			}
+		}
+	}
+	// build_dhcpv4_options_flows, build_dhcpv6_options_flows: OVN's
+	// DHCP responder answers the port's requests
+	dhcp := false
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
+		p := d.ports[name]
+		var m []string
+		if p.Dhcpv4Options != nil {
+			m = append(m, "(udp.src == 68 && udp.dst == 67)")
+		}
+		if p.Dhcpv6Options != nil {
+			m = append(m, "(udp.src == 546 && udp.dst == 547)")
+		}
+		if len(m) == 0 {
+			continue
+		}
+		dhcp = true
+		match := "inport == " + strconv.Quote(name) + " && (" + strings.Join(m, " || ") + ")"
+		why := "DHCP request from port " + name + ", which has DHCP options: OVN's DHCP responder is not modelled"
+		d.notTracedFlow(lflow.InDHCPOptions, 65535, match, why)
+		d.notTracedFlow(lflow.InDHCPResponse, 65535, match, why)
+	}
+	if dhcp {
+		d.ensureDefault(lflow.InDHCPOptions)
+		d.ensureDefault(lflow.InDHCPResponse)
+	}
+}
+
+// ensureDefault adds northd's priority-0 `next;' to a stage the model
+// now has flows in, unless it has it.
+func (d *dpModel) ensureDefault(st lflow.Stage) {
+	st = d.layout.Stage(st)
+	for _, tf := range d.tables[tableKey{st.Pipeline(), st.Table()}] {
+		if tf.f.Priority == 0 && tf.f.Match == "1" {
+			return
+		}
+	}
+	d.add(st, 0, "1", "next;", "")
+}
+
+// portMACs returns the MACs (as northd prints them) of a port's address
+// entries.
+func portMACs(addrs []string, dynamic *string) []string {
+	var out []string
+	for _, a := range addrs {
+		if a == "dynamic" && dynamic != nil {
+			a = *dynamic
+		}
+		if f := strings.Fields(a); len(f) > 0 {
+			if mac, err := ethaddr.Parse(f[0]); err == nil {
+				out = append(out, mac.String())
+			}
+		}
+	}
+	return out
+}
+
+// portIPv4s returns the IPv4 addresses of a port's address entries.
+func portIPv4s(addrs []string, dynamic *string) []string {
+	var out []string
+	for _, a := range addrs {
+		if a == "dynamic" && dynamic != nil {
+			a = *dynamic
+		}
+		f := strings.Fields(a)
+		for _, x := range f[min(1, len(f)):] {
+			if ip, err := netip.ParseAddr(strings.SplitN(x, "/", 2)[0]); err == nil && ip.Is4() {
+				out = append(out, ip.String())
+			}
+		}
+	}
+	return out
+}

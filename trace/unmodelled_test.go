@@ -1,0 +1,55 @@
+package trace_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
+	"github.com/aclc/aclc/trace"
+)
+
+// TestUnmodelledNotTraced: on every verified release, the packets of a
+// Neutron tenant network that OVN's own responders and lookups handle —
+// a DHCP discover (answered by the DHCP responder), a packet from the
+// provider network to a distributed floating IP's MAC (looked up where
+// the VM is resident), an ND solicitation (the ND responder) — end "not
+// traced" instead of being flooded or dropped, while a plain packet
+// between two VMs is still traced. (Each of the first two was a wrong
+// answer with exit 0; TestModelCoversNorthd proves the model against
+// each live northd.)
+func TestUnmodelledNotTraced(t *testing.T) {
+	cases := []struct{ name, microflow, why string }{
+		{"dhcp discover", `inport == "vm1" && eth.src == fa:16:3e:00:00:01 && eth.dst == ff:ff:ff:ff:ff:ff && ip4.src == 0.0.0.0 && ip4.dst == 255.255.255.255 && ip.ttl == 64 && udp.src == 68 && udp.dst == 67`,
+			"DHCP request from port vm1"},
+		{"floating IP", `inport == "provnet-ext" && eth.src == 00:00:00:00:aa:01 && eth.dst == fa:16:3e:00:02:01 && ip4.src == 8.8.8.8 && ip4.dst == 172.24.4.100 && ip.ttl == 64 && tcp && tcp.dst == 22`,
+			"floating IP 172.24.4.100's MAC"},
+		{"gateway port MAC", `inport == "provnet-ext" && eth.src == 00:00:00:00:aa:01 && eth.dst == fa:16:3e:00:01:02 && ip4.src == 8.8.8.8 && ip4.dst == 172.24.4.1 && ip.ttl == 64 && icmp4`,
+			"distributed gateway port lrp-ext's MAC"},
+		{"nd solicitation", `inport == "vm1" && eth.src == fa:16:3e:00:00:01 && eth.dst == 33:33:ff:00:01:01 && ip6.src == fe80::f816:3eff:fe00:1 && ip6.dst == ff02::1:ff00:101 && nd_ns && nd.target == fe80::f816:3eff:fe00:101 && ip.ttl == 255`,
+			"IPv6 neighbor solicitation"},
+	}
+	for _, r := range release.All() {
+		snap, err := nbschema.LoadFixtureWith("../testdata/topologies/neutron-dvr.yaml", nbschema.FixtureOptions{Release: r})
+		if err != nil {
+			t.Fatalf("OVN %s: %v", r.Name(), err)
+		}
+		tr := trace.New(snap, nil)
+		for _, c := range cases {
+			res, err := tr.Trace(c.microflow, trace.Options{})
+			if err != nil {
+				t.Fatalf("OVN %s %s: %v", r.Name(), c.name, err)
+			}
+			if res.Verdict != trace.VerdictNotTraced || !strings.Contains(res.NotTraced, c.why) || len(res.Outputs) != 0 {
+				t.Errorf("OVN %s %s: verdict %s %q outputs %v, want not traced: %s", r.Name(), c.name, res.Verdict, res.NotTraced, res.Outputs, c.why)
+			}
+		}
+		res, err := tr.Trace(`inport == "vm1" && eth.src == fa:16:3e:00:00:01 && eth.dst == fa:16:3e:00:00:02 && ip4.src == 10.0.0.11 && ip4.dst == 10.0.0.12 && ip.ttl == 64 && tcp && tcp.dst == 22`, trace.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != trace.VerdictOutput {
+			t.Errorf("OVN %s vm1 -> vm2 ssh: verdict %s (%s), want output", r.Name(), res.Verdict, res.NotTraced)
+		}
+	}
+}
