@@ -1,0 +1,405 @@
+package reach
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aclc/aclc/internal/ovnsandbox"
+	"github.com/aclc/aclc/internal/testenv"
+	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
+	"github.com/aclc/aclc/trace"
+)
+
+// TestReplayWitnesses is the proof of the witnesses: on every release
+// aclc verifies live, every bundled fixture the release can express whose
+// ACLs use a tier, pass, a stateless or stateful verb, a port group or
+// an address set is loaded into that release's NB (its northd writing
+// the SB), reach runs on the live NB for every ordered pair of ports, and
+// every exact part's witness is replayed with the release's own
+// ovn-trace, given only the microflow and one --ct new,trk per
+// recirculation (the JSON witness's ct list): ovn-trace's outcome for
+// the to port (output to it, dropped, rejected) must be the part's
+// verdict. A part the L2 lookup sends elsewhere (Part.Undelivered) is
+// replayed too: an ingress verdict must be ovn-trace's, and ovn-trace
+// must not output it to to. At least 1,000 delivered witnesses over the
+// releases, every feature among them.
+func TestReplayWitnesses(t *testing.T) {
+	files, err := filepath.Glob("../testdata/fixtures/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	total, selected := 0, true
+	features := map[string]int{}
+	for _, r := range testenv.LiveReleases(t) {
+		ran := false
+		t.Run(r.Name(), func(t *testing.T) {
+			ran = true
+			testenv.NeedRelease(t, r)
+			sb, err := ovnsandbox.Start(t.TempDir(), ovnsandbox.Options{Release: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(sb.Stop)
+			start := time.Now()
+			st := replayRelease(t, sb, r, files)
+			selected = selected && st.selected
+			total += st.delivered
+			for f, n := range st.features {
+				features[f] += n
+			}
+			t.Logf("OVN %s: %d witnesses replayed with ovn-trace over %d fixtures (%d pairs): %d delivered to their to port, %d undelivered (ingress verdict checked), verdicts %v; %d fixtures without these ACLs, %d the release cannot express; %v",
+				r, st.delivered+st.undelivered, st.fixtures, st.pairs, st.delivered, st.undelivered, st.verdicts, st.plain, st.lacking, time.Since(start).Round(time.Millisecond))
+		})
+		selected = selected && ran
+	}
+	t.Logf("%d delivered witnesses replayed over the live releases; by the features of their fixtures: %v", total, features)
+	if t.Failed() || !selected {
+		return // a -run selection: the totals are for the whole set
+	}
+	if total < 1000 {
+		t.Errorf("only %d witnesses replayed, want ≥ 1,000", total)
+	}
+	for _, f := range fixtureFeatures {
+		if features[f.name] == 0 {
+			t.Errorf("no replayed witness comes from a fixture with %s", f.name)
+		}
+	}
+}
+
+// fixtureFeatures are the ACL features a fixture must use for the replay.
+var fixtureFeatures = []struct {
+	name string
+	has  func(*nbschema.Snapshot, *nbdb.ACL) bool
+}{
+	{"tiers", func(_ *nbschema.Snapshot, a *nbdb.ACL) bool { return a.Tier > 0 }},
+	{"pass", func(_ *nbschema.Snapshot, a *nbdb.ACL) bool { return a.Action == nbdb.ACLActionPass }},
+	{"allow-stateless", func(_ *nbschema.Snapshot, a *nbdb.ACL) bool { return a.Action == nbdb.ACLActionAllowStateless }},
+	{"allow-related", func(_ *nbschema.Snapshot, a *nbdb.ACL) bool { return a.Action == nbdb.ACLActionAllowRelated }},
+	{"port groups", func(s *nbschema.Snapshot, a *nbdb.ACL) bool { return strings.Contains(a.Match, "@") || onPortGroup(s, a) }},
+	{"address sets", func(_ *nbschema.Snapshot, a *nbdb.ACL) bool { return strings.Contains(a.Match, "$") }},
+}
+
+// onPortGroup reports whether ACL a belongs to a port group.
+func onPortGroup(s *nbschema.Snapshot, a *nbdb.ACL) bool {
+	for _, pg := range s.PortGroups {
+		for _, id := range pg.ACLs {
+			if id == a.UUID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// featuresOf returns the fixtureFeatures snap's ACLs use.
+func featuresOf(snap *nbschema.Snapshot) []string {
+	var out []string
+	for _, f := range fixtureFeatures {
+		for _, a := range snap.ACLs {
+			if f.has(snap, a) {
+				out = append(out, f.name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+type replayStats struct {
+	selected bool // every fixture ran (no -run selection)
+	fixtures, pairs, delivered, undelivered, plain, lacking int
+	verdicts                                                map[string]int
+	features                                                map[string]int
+}
+
+// replayRelease replays the witnesses of files on release r's sandbox.
+func replayRelease(t *testing.T, sb *ovnsandbox.Sandbox, r *release.Release, files []string) replayStats {
+	st := replayStats{selected: true, verdicts: map[string]int{}, features: map[string]int{}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	for _, fx := range files {
+		snap, err := nbschema.LoadFixtureWith(fx, nbschema.FixtureOptions{Release: r})
+		if err != nil {
+			if loadsOnAnother(fx, r) {
+				st.lacking++
+				continue
+			}
+			t.Fatalf("%s: a bundled fixture does not load: %v", fx, err)
+		}
+		feats := featuresOf(snap)
+		if len(feats) == 0 {
+			st.plain++
+			continue
+		}
+		ran := false
+		t.Run(strings.TrimSuffix(filepath.Base(fx), ".yaml"), func(t *testing.T) {
+			ran = true
+			if err := sb.Load(ctx, snap); err != nil {
+				t.Fatal(err)
+			}
+			// a full recompute, as the trace package's live tests do
+			if _, err := sb.Run(ctx, "ovn-appctl", "-t", filepath.Join(sb.Dir, "northd.ctl"), "inc-engine/recompute"); err != nil {
+				t.Fatal(err)
+			}
+			if err := sb.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			live, err := nbschema.LoadLive(ctx, nbschema.Options{Remotes: sb.NB})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if live.Release != r {
+				t.Fatalf("live NB detected as OVN %v, want %s", live.Release, r)
+			}
+			e, err := New(live, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.fixtures++
+			var jobs []replayJob
+			ports := e.Ports()
+			for _, sw := range mapsKeys(ports) {
+				for _, from := range ports[sw] {
+					for _, to := range ports[sw] {
+						if from == to {
+							continue
+						}
+						res, err := e.Reach(from, to, Options{})
+						if ne := (*NotExactError)(nil); errors.As(err, &ne) {
+							continue
+						}
+						if err != nil {
+							t.Fatalf("%s -> %s: %v", from, to, err)
+						}
+						st.pairs++
+						for _, p := range res.Parts {
+							if p.Verdict != NotExact {
+								jobs = append(jobs, replayJob{from: from, to: to, toName: toName(live, to), part: p})
+							}
+						}
+					}
+				}
+			}
+			replayAll(ctx, sb, jobs)
+			for _, j := range jobs {
+				if j.err != nil {
+					t.Fatalf("%s -> %s: %v", j.from, j.to, j.err)
+				}
+				if why := j.mismatch(); why != "" {
+					t.Errorf("%s -> %s: witness %s (--ct ×%d): %s; the part: %s\novn-trace --summary:\n%s", j.from, j.to, j.part.Witness, j.part.Recirculations, why, j.part, j.summary)
+					continue
+				}
+				if j.part.Undelivered != "" {
+					st.undelivered++
+					continue
+				}
+				st.delivered++
+				st.verdicts[string(j.part.Verdict)]++
+				for _, f := range feats {
+					st.features[f]++
+				}
+			}
+		})
+		st.selected = st.selected && ran
+	}
+	return st
+}
+
+// replayJob is one witness to replay and, once replayed, ovn-trace's
+// outcome for it.
+type replayJob struct {
+	from, to string
+	toName   string // the to port's name in ovn-trace's output
+	part     *Part
+	summary  string
+	outcome  string
+	err      error
+}
+
+// replayAll runs ovn-trace on every job, a few at a time (each run is
+// mostly waiting for the SB).
+func replayAll(ctx context.Context, sb *ovnsandbox.Sandbox, jobs []replayJob) {
+	const workers = 4
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				j := &jobs[i]
+				args := []string{"--summary"}
+				for range j.part.Recirculations {
+					args = append(args, "--ct", "new,trk")
+				}
+				j.summary, j.err = sb.Trace(ctx, append(args, j.part.Witness)...)
+				if j.err == nil {
+					j.outcome = outcomeFor(j.summary, j.toName)
+				}
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// mismatch says how ovn-trace's outcome contradicts the part ("" when it
+// does not).
+func (j *replayJob) mismatch() string {
+	p := j.part
+	if p.Undelivered != "" {
+		if j.outcome == outcomeAllow {
+			return "ovn-trace outputs the packet to " + j.to + ", yet the part says the L2 lookup sends none there"
+		}
+		if p.Egress == "" && j.outcome != string(p.Verdict) {
+			return fmt.Sprintf("ovn-trace: %s in ingress, the part: %s", j.outcome, p.Verdict)
+		}
+		return ""
+	}
+	if j.outcome != string(p.Verdict) {
+		return fmt.Sprintf("ovn-trace: %s, the part: %s", j.outcome, p.Verdict)
+	}
+	return ""
+}
+
+// The outcomes of a replay for the to port.
+const (
+	outcomeAllow  = string(Allow)
+	outcomeDrop   = string(Drop)
+	outcomeReject = string(Reject)
+	// outcomeElsewhere: the ingress pipeline output the packet, but to
+	// no egress of the to port.
+	outcomeElsewhere = "elsewhere"
+)
+
+// traceBlock is one `header {' ... `};' block of ovn-trace --summary.
+type traceBlock struct {
+	header string
+	lines  []string
+	kids   []*traceBlock
+}
+
+// parseSummary reads ovn-trace --summary output into its blocks.
+func parseSummary(s string) *traceBlock {
+	root := &traceBlock{}
+	stack := []*traceBlock{root}
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		top := stack[len(stack)-1]
+		switch {
+		case l == "" || strings.HasPrefix(l, "#"):
+		case strings.HasSuffix(l, "{"):
+			b := &traceBlock{header: strings.TrimSpace(strings.TrimSuffix(l, "{"))}
+			top.kids = append(top.kids, b)
+			stack = append(stack, b)
+		case (l == "};" || l == "}") && len(stack) > 1:
+			stack = stack[:len(stack)-1]
+		default:
+			top.lines = append(top.lines, l)
+		}
+	}
+	return root
+}
+
+// replyHeaders are the blocks of a reject's generated reply.
+var replyHeaders = map[string]bool{"tcp_reset": true, "icmp4": true, "icmp6": true, "sctp_abort": true}
+
+var egressHeader = regexp.MustCompile(`^egress\(dp="[^"]*", inport="[^"]*", outport="([^"]*)"\)$`)
+
+// outcomeFor reads ovn-trace --summary output for the packet's fate at
+// port to: allow when the egress pipeline of to outputs it to to, reject
+// when a reply was generated in the ingress pipeline or in to's egress,
+// drop when it ended in the ingress pipeline, in to's egress or without
+// any output, elsewhere when the ingress pipeline output it to other
+// ports only.
+func outcomeFor(summary, to string) string {
+	root := parseSummary(summary)
+	var egress, others []*traceBlock
+	rejected := false
+	var walk func(b *traceBlock)
+	walk = func(b *traceBlock) {
+		for _, k := range b.kids {
+			switch {
+			case replyHeaders[k.header]:
+				rejected = true
+			case egressHeader.MatchString(k.header):
+				if egressHeader.FindStringSubmatch(k.header)[1] == to {
+					egress = append(egress, k)
+				} else {
+					others = append(others, k)
+				}
+			default:
+				walk(k)
+			}
+		}
+	}
+	walk(root)
+	switch {
+	case len(egress) > 0:
+		return egressOutcome(egress[0], to)
+	case rejected:
+		return outcomeReject
+	case len(others) > 0:
+		return outcomeElsewhere
+	}
+	return outcomeDrop
+}
+
+// egressOutcome is the fate of the packet in egress pipeline b of port to.
+func egressOutcome(b *traceBlock, to string) string {
+	out := `/* output to "` + to + `"`
+	var find func(b *traceBlock) string
+	find = func(b *traceBlock) string {
+		for _, l := range b.lines {
+			if strings.HasPrefix(l, out) || l == `output("`+to+`");` {
+				return outcomeAllow
+			}
+		}
+		for _, k := range b.kids {
+			if replyHeaders[k.header] {
+				return outcomeReject
+			}
+			if o := find(k); o != outcomeDrop {
+				return o
+			}
+		}
+		return outcomeDrop
+	}
+	return find(b)
+}
+
+// toName is the name ovn-trace prints for port name of snap.
+func toName(snap *nbschema.Snapshot, name string) string {
+	for _, p := range snap.Ports {
+		if p.Name == name {
+			return trace.FriendlyPort(p)
+		}
+	}
+	return name
+}
+
+// loadsOnAnother reports whether fixture fx loads on a verified release
+// other than r: then its failure to load on r is r lacking what it uses.
+func loadsOnAnother(fx string, r *release.Release) bool {
+	for _, o := range release.All() {
+		if o == r {
+			continue
+		}
+		if _, err := nbschema.LoadFixtureWith(fx, nbschema.FixtureOptions{Release: o}); err == nil {
+			return true
+		}
+	}
+	return false
+}
