@@ -84,7 +84,9 @@ var fixtureFeatures = []struct {
 	{"pass", func(_ *nbschema.Snapshot, a *nbdb.ACL) bool { return a.Action == nbdb.ACLActionPass }},
 	{"allow-stateless", func(_ *nbschema.Snapshot, a *nbdb.ACL) bool { return a.Action == nbdb.ACLActionAllowStateless }},
 	{"allow-related", func(_ *nbschema.Snapshot, a *nbdb.ACL) bool { return a.Action == nbdb.ACLActionAllowRelated }},
-	{"port groups", func(s *nbschema.Snapshot, a *nbdb.ACL) bool { return strings.Contains(a.Match, "@") || onPortGroup(s, a) }},
+	{"port groups", func(s *nbschema.Snapshot, a *nbdb.ACL) bool {
+		return strings.Contains(a.Match, "@") || onPortGroup(s, a)
+	}},
 	{"address sets", func(_ *nbschema.Snapshot, a *nbdb.ACL) bool { return strings.Contains(a.Match, "$") }},
 }
 
@@ -115,7 +117,7 @@ func featuresOf(snap *nbschema.Snapshot) []string {
 }
 
 type replayStats struct {
-	selected bool // every fixture ran (no -run selection)
+	selected                                                bool // every fixture ran (no -run selection)
 	fixtures, pairs, delivered, undelivered, plain, lacking int
 	verdicts                                                map[string]int
 	features                                                map[string]int
