@@ -60,8 +60,8 @@
 // values; only what the set forces differs. It names no outport: ovn-trace
 // sets outport at the L2 lookup from eth.dst (overwriting a microflow's),
 // so the microflow and one --ct new,trk per recirculation replay it with
-// ovn-trace as it stands, and TestReplayWitnesses checks every exact
-// witness of the bundled fixtures that way on each live release. A part
+// ovn-trace as it stands, and TestReplayWitnesses checks the exact
+// witnesses of the bundled fixtures that way on each live release. A part
 // whose set leaves no eth.dst that leads to to (an ACL on eth.dst; a
 // port without a MAC when the part excludes multicast) is Undelivered: in
 // OVN no packet of it reaches to, and its witness replays elsewhere.
