@@ -113,4 +113,3 @@ func egressOutcome(b *traceBlock, to string) string {
 	}
 	return find(b)
 }
-
