@@ -31,6 +31,15 @@ func TestAssignPortAgainstBrute(t *testing.T) {
 	if none != m.Not(m.Or(p1, p2)) {
 		t.Error(`PortIs("outport", "") is not the complement of the domain's ports`)
 	}
+	// the random matches, and some on outport itself
+	c := m.Converter(bruteResolver)
+	for _, text := range []string{`outport == "p1" && tcp`, `outport == @pg || ip6`, `outport == "p2" || (outport == "p1" && udp)`} {
+		s, err := c.Match(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx.cases = append(fx.cases, bruteCase{text: text, set: s})
+	}
 	changed := 0
 	for _, bc := range fx.cases {
 		for code, port := range []string{"p1", "p2", ""} {
