@@ -41,6 +41,12 @@
 //
 // A set's Witness is one packet of it, the unconstrained bits filled
 // with defaults (the first port of the domain, ip.ttl 64, zero
-// elsewhere); Microflow prints it as an ovn-trace microflow that
-// acl/expr's ParseMicroflow reads back.
+// elsewhere); WitnessPreferring steers it towards given packets and
+// field values in order of importance (a port's own MAC and addresses,
+// each field the value nearest the preferred one), never giving a field
+// to a packet that lacks it. Microflow prints it as an ovn-trace
+// microflow that acl/expr's ParseMicroflow reads back (an outport that
+// names no port of the domain is left out: a packet before the L2 lookup
+// has none). PortIs and AssignPort test and set the string fields, as a
+// pipeline sets outport.
 package pset

@@ -82,15 +82,21 @@ func (p Packet) Port(name string) string {
 func (p Packet) Value(name string) *big.Int { return p.space.byName[name].value(p.assign) }
 
 // Microflow returns p as a Microflow of the space's dialect: every root
-// field set to its value, inport and outport to their ports. Its String is
-// an ovn-trace microflow (the non-zero fields, in name order) that
-// ParseMicroflow reads back.
+// field set to its value, inport to its port and the other string fields
+// (outport, remote_outport) to theirs where they name a port of the
+// domain. Its String is an ovn-trace microflow (the non-zero fields, in
+// name order) that ParseMicroflow reads back: ovn-trace needs the inport,
+// and an outport that names no port is a packet's before the L2 lookup
+// sets it (ovn-trace gives an outport the microflow names to the stages
+// before the L2 lookup, which a packet as it enters never has).
 func (p Packet) Microflow() *expr.Microflow {
 	mf := p.space.dialect.NewMicroflow()
 	for _, f := range p.space.fields {
 		var err error
 		if f.ports != nil {
-			err = mf.Set(f.name, p.Port(f.name))
+			if port := p.Port(f.name); f.name == "inport" || port != p.space.other {
+				err = mf.Set(f.name, port)
+			}
 		} else if v := f.value(p.assign); v.Sign() != 0 {
 			err = mf.Set(f.name, v)
 		}

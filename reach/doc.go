@@ -44,20 +44,37 @@
 // approximated.
 //
 // Only header fields are read and only metadata (registers, flags,
-// conntrack fields) is written, so the packets that entered a part are
-// its final set with the metadata forgotten and zeroed, as the packet
-// entered the switch: each part's Set is a set of entering packets, and
-// its Witness is an ovn-trace microflow of one of them.
+// conntrack fields, outport) is written, so the packets that entered a
+// part are its final set with the metadata forgotten and zeroed, as the
+// packet entered the switch: each part's Set is a set of entering
+// packets, and its Witness is an ovn-trace microflow of one of them.
+//
+// # Witnesses
+//
+// A part's witness is the packet of its set the from port would really
+// send to the to port (witness.go, on pset.WitnessPreferring): from's MAC
+// and first IPv4/IPv6 address as source, to's as destination, eth.dst
+// to's MAC so that the L2 lookup outputs it to to (broadcast for a port
+// without a MAC, which only floods reach; a MAC no port has for a port
+// with "unknown" addresses), tcp before udp before icmp with example
+// values; only what the set forces differs. It names no outport: ovn-trace
+// sets outport at the L2 lookup from eth.dst (overwriting a microflow's),
+// so the microflow and one --ct new,trk per recirculation replay it with
+// ovn-trace as it stands, and TestReplayWitnesses checks the exact
+// witnesses of the bundled fixtures that way on each live release. A part
+// whose set leaves no eth.dst that leads to to (an ACL on eth.dst; a
+// port without a MAC when the part excludes multicast) is Undelivered: in
+// OVN no packet of it reaches to, and its witness replays elsewhere.
 //
 // # What is assumed
 //
 // Stages aclc does not compile pass the packet through unchanged, as in
 // package trace, with these limits made explicit:
 //
-//   - The from port sends: inport == from, and outport == to from the
-//     start, as the L2 lookup would set it (a first version: the MAC
-//     lookup itself is not modelled; ovn-trace does the same with outport
-//     in the microflow). The port security stage's fixed drops
+//   - The from port sends: inport == from, outport unset (no port) until
+//     the L2 lookup, which sets it to to whatever eth.dst (the MAC
+//     lookup itself is not modelled: a part that no eth.dst leading to to
+//     reaches is marked Undelivered). The port security stage's fixed drops
 //     (eth.src[40], vlan.present) are a drop part of their own, its ACL
 //     Default; a pair where either port has
 //     port_security, is mirrored, disabled or not a plain VIF (router,

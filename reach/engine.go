@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
-	"strconv"
 
 	"github.com/aclc/aclc/acl/expr"
 	"github.com/aclc/aclc/compile"
@@ -106,8 +105,8 @@ type Result struct {
 	// share it (and it grows with each).
 	Manager *pset.Manager
 	// Entering is the packets considered: what from sends to to as the
-	// packets enter the switch (inport == from, outport == to, metadata
-	// zero).
+	// packets enter the switch (inport == from, outport naming no port
+	// until the L2 lookup sets it to to, metadata zero).
 	Entering pset.Set
 	// Parts partition Entering, in the order their paths were found.
 	Parts []*Part
@@ -197,8 +196,8 @@ func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &exec{swModel: sm, e: e, opt: opt, parts: map[key]*Part{}}
-	in, err := x.entering(from, to)
+	x := &exec{swModel: sm, e: e, opt: opt, to: to, parts: map[key]*Part{}}
+	in, err := x.entering(from)
 	if err != nil {
 		return nil, err
 	}
@@ -231,10 +230,13 @@ func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
 	}
 	r := &Result{Switch: sw.LS.Name, From: from, To: to, Manager: x.m, Entering: r0}
 	x.run(&state{set: in, pipe: lflow.Ingress})
+	wc, err := x.newWitnessChooser(sw, e.snap.Ports[fid], e.snap.Ports[tid])
+	if err != nil {
+		return nil, err
+	}
 	for _, k := range x.order {
 		p := x.parts[k]
-		w, _ := x.m.Witness(p.Set)
-		p.Witness = w.String()
+		wc.choose(p, to)
 		r.Parts = append(r.Parts, p)
 	}
 	return r, nil
@@ -311,11 +313,23 @@ func (x *swModel) initMeta(rel string) error {
 }
 
 // entering returns the packets from sends to to as they enter the
-// switch: metadata zero.
-func (x *swModel) entering(from, to string) (pset.Set, error) {
-	s, err := x.conv.Match("inport == " + strconv.Quote(from) + " && outport == " + strconv.Quote(to))
+// switch: inport from, the other string fields naming no port (outport is
+// set by the L2 lookup, after the ingress ACL stages) and the metadata
+// zero.
+func (x *swModel) entering(from string) (pset.Set, error) {
+	s, err := x.m.PortIs("inport", from)
 	if err != nil {
 		return pset.Empty, err
+	}
+	for _, name := range x.m.Space().PortFields() {
+		if name == "inport" {
+			continue
+		}
+		none, err := x.m.PortIs(name, "")
+		if err != nil {
+			return pset.Empty, err
+		}
+		s = x.m.And(s, none)
 	}
 	for _, b := range x.meta {
 		s = x.m.And(s, x.m.Value(b, new(big.Int)))
@@ -324,11 +338,15 @@ func (x *swModel) entering(from, to string) (pset.Set, error) {
 }
 
 // initial returns the entering packets of a final state: the metadata
-// forgotten and zeroed (actions write only metadata, so the header is as
-// it entered).
+// forgotten and zeroed, outport forgotten and none (actions write only
+// metadata, so the header is as it entered).
 func (x *swModel) initial(s pset.Set) pset.Set {
 	for _, b := range x.meta {
 		s = x.m.Assign(s, b, new(big.Int))
+	}
+	s, err := x.m.AssignPort(s, "outport", "")
+	if err != nil {
+		panic("reach: outport is a string field of every space: " + err.Error())
 	}
 	return s
 }

@@ -17,6 +17,7 @@ type exec struct {
 	*swModel
 	e     *Engine
 	opt   Options
+	to    string // the port the L2 lookup outputs to
 	parts map[key]*Part
 	order []key
 	steps int
@@ -126,8 +127,14 @@ func (x *exec) run(st *state) {
 		}
 		switch sg.Kind() {
 		case lflow.InL2Lkup:
-			// outport is already to (the package comment): output, to
-			// egress with the registers cleared.
+			// The L2 lookup sets outport to to (the package comment):
+			// output, to egress with the registers cleared.
+			s, err := x.m.AssignPort(st.set, "outport", x.to)
+			if err != nil {
+				x.end(st, NotExact, sg.Name(), err.Error())
+				return
+			}
+			st.set = s
 			for _, name := range egressCleared {
 				st.set = x.m.Assign(st.set, x.meta[name], new(big.Int))
 			}

@@ -48,8 +48,17 @@ type Part struct {
 	Reason string
 	// Set holds the packets as they entered the switch (metadata zero).
 	Set pset.Set
-	// Witness is one packet of Set as an ovn-trace microflow.
+	// Witness is one packet of Set as an ovn-trace microflow: the packet
+	// from would send to to where the part allows it (the package
+	// comment); replayed with ovn-trace and one --ct new|trk per
+	// recirculation it gets the part's verdict.
 	Witness string
+	// Undelivered, when not empty, says that the L2 lookup sends no
+	// packet of the part to to (an ACL pins eth.dst elsewhere): the part
+	// is what the ACL stages would do to such packets, but ovn-trace
+	// replays its witness to another port, and only an ingress verdict
+	// is the same.
+	Undelivered string
 }
 
 // ACLs returns the deciding ACLs of the part, ingress first.

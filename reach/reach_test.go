@@ -40,7 +40,7 @@ func TestSeedStateless(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const pkt = `inport == "lsp1" && outport == "lsp2" && eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:00:02 && ip4.src == 42.42.42.1 && ip4.dst == 66.66.66.66 && ip.ttl == 64 && `
+	const pkt = `inport == "lsp1" && eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:00:02 && ip4.src == 42.42.42.1 && ip4.dst == 66.66.66.66 && ip.ttl == 64 && `
 	for _, tc := range []struct {
 		l4      string
 		verdict Verdict

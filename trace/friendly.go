@@ -63,3 +63,7 @@ func friendlyDP(ls *nbdb.LogicalSwitch) string {
 func (r *run) fport(name string) string {
 	return friendlyPort(r.dp.ports[name], name)
 }
+
+// FriendlyPort is the name ovn-trace prints for port p (in its pipeline
+// headers and output lines), for tests that read ovn-trace's output.
+func FriendlyPort(p *nbdb.LogicalSwitchPort) string { return friendlyPort(p, p.Name) }

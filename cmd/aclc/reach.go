@@ -33,6 +33,18 @@ ACL's flow did), the stage where a dropped part ends, and one witness
 packet as an ovn-trace microflow. The parts partition the packets: every
 packet from --from to --to is in exactly one.
 
+A witness is the packet --from would really send to --to wherever the
+part allows it: --from's MAC and first IPv4/IPv6 address as source,
+--to's as destination (eth.dst --to's MAC, so that the L2 lookup outputs
+it to --to; broadcast for a port without a MAC, a MAC no port has for a
+port with "unknown" addresses), tcp before udp before icmp, with example
+ports (tcp.dst 80, udp.dst 53, source port 40000, a SYN); only what the
+part forces differs. It names no outport: ovn-trace's L2 lookup sets it
+from eth.dst (an outport in an ovn-trace microflow is overwritten there,
+and the ingress ACLs would see it, which a real packet never shows them).
+Where the part pins eth.dst to a MAC that does not lead to --to, the
+witness says "undelivered": replayed, it goes elsewhere.
+
 Conntrack recirculations give the first packet of a connection's state,
 new|trk: replay a witness with 'aclc trace FIXTURE MICROFLOW' or ovn-trace
 and one --ct for each entry of its JSON witness's ct list (the
@@ -47,7 +59,7 @@ override).
 
 Output: one line per part (--format text), or JSON Lines (--format json)
 with from, to, verdict, conntrack, committed, acls, stage, reason and
-witness {microflow, ct}.
+witness {microflow, ct, undelivered}.
 
 Exit status: 0 when every part is exact, 1 on failure to read the NB, 2
 on bad input (unknown port, ports of two switches, --from equal to --to,
@@ -92,6 +104,10 @@ type reachWitness struct {
 	// (or aclc trace): the ct_state of each recirculation on its path,
 	// in order (none when it did not go through conntrack).
 	CT []string `json:"ct"`
+	// Undelivered says why no packet of the part reaches the to port
+	// through the L2 lookup (reach.Part.Undelivered): replayed, the
+	// witness goes elsewhere; omitted when it is delivered to to.
+	Undelivered string `json:"undelivered,omitempty"`
 }
 
 func runReach(cmd *cobra.Command, args []string) error {
@@ -125,7 +141,7 @@ func runReach(cmd *cobra.Command, args []string) error {
 	default:
 		for _, p := range res.Parts {
 			l := reachLine{From: res.From, To: res.To, Verdict: p.Verdict, Conntrack: p.Conntrack, Committed: p.Committed,
-				Stage: p.Stage, Reason: p.Reason, Witness: &reachWitness{Microflow: p.Witness, CT: repeat(ct, p.Recirculations)}}
+				Stage: p.Stage, Reason: p.Reason, Witness: &reachWitness{Microflow: p.Witness, CT: repeat(ct, p.Recirculations), Undelivered: p.Undelivered}}
 			if p.Verdict != reach.NotExact {
 				l.ACLs = p.ACLs()
 			}
@@ -162,6 +178,9 @@ func runReach(cmd *cobra.Command, args []string) error {
 		}
 		if l.Witness != nil {
 			fmt.Fprintf(w, "\n    witness: %s", l.Witness.Microflow)
+			if l.Witness.Undelivered != "" {
+				fmt.Fprintf(w, "\n    undelivered: %s", l.Witness.Undelivered)
+			}
 		}
 		fmt.Fprintln(w)
 	}
