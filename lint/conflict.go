@@ -808,6 +808,15 @@ func shadowFinding(v *swView, st stage, b *inst, by []*inst, shadowed bool, err 
 	}
 	f := Finding{Rule: RuleShadowed, ACLs: refs}
 	if !shadowed {
+		if errIn != b && !slices.Contains(by, errIn) {
+			o := errIn
+			if o.dec != nil {
+				o = o.dec.orig
+			}
+			ref := o.a.ref
+			ref.How = blockHow(v, errIn, b, tiered) + "; not exact: may decide some of its packets first"
+			f.ACLs = append(f.ACLs, ref)
+		}
 		f.Severity = Info
 		f.Message = fmt.Sprintf("not exact: whether every packet this ACL matches is decided first in %s cannot be decided: %s", st, notExactText(err, errIn))
 		if len(by) > 0 {
