@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -241,5 +242,38 @@ func TestExactWitnesses(t *testing.T) {
 		if strings.Contains(f.Message, "undecidable") || strings.Contains(f.Message, "cannot decide") {
 			t.Errorf("%s %s: %s", f.Rule, f.ACLs[0].Name, f.Message)
 		}
+	}
+}
+
+// TestShadowedHow lints tiers-shadowed-how.yaml, where each packet of
+// np-allow-some is decided first in another way, and checks that the
+// finding lists the three ACLs, each with how it keeps np-allow-some from
+// deciding (the earlier-tier one needs the exact sets: what a tier decides
+// is its match minus the passes above it).
+func TestShadowedHow(t *testing.T) {
+	r := lintFixture(t, "tiers-shadowed-how.yaml")
+	var f *Finding
+	for i := range r.Findings {
+		if r.Findings[i].Rule == RuleShadowed {
+			if f != nil {
+				t.Fatalf("two shadowed findings: %s and %s", f.ACLs[0].Name, r.Findings[i].ACLs[0].Name)
+			}
+			f = &r.Findings[i]
+		}
+	}
+	if f == nil || f.ACLs[0].Name != "np-allow-some" || f.Severity != Warning {
+		t.Fatalf("want np-allow-some shadowed (warning), got %+v", f)
+	}
+	want := map[string]string{
+		"np-pass-web":   "pass at higher priority 300 in tier 2: hands the packets to the next tier",
+		"np-drop-https": "higher priority 200 in tier 2 (drop)",
+		"anp-drop-ssh":  "decides first at tier 1, before tier 2 (drop)",
+	}
+	got := map[string]string{}
+	for _, a := range f.ACLs[1:] {
+		got[a.Name] = a.How
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("listed with np-allow-some:\n got %v\nwant %v", got, want)
 	}
 }

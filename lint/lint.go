@@ -18,7 +18,9 @@
 // stateless.go (replies of allow-stateless traffic, load balancer VIPs),
 // statelessmark.go (stateless marking ahead of earlier tiers), northd.go
 // (the reject-with-|| flow, default_acl_drop and the after-LB stage). The
-// set reasoning they share is in sets.go.
+// set reasoning they share is in sets.go (cubes, bounded from above and
+// below: the fast path) and exact.go (package pset's exact sets, which
+// decide shadowing and overlaps where the bounds do not).
 package lint
 
 import (
