@@ -737,13 +737,33 @@ func (l *linter) blockersByCubes(v *swView, b *inst, layers []*layer) ([]*inst, 
 		}
 	}
 	slices.SortStableFunc(cands, instCmp)
+	// Only candidates can hold a packet of b: the part of b an ACL a
+	// shares is covered, if at all, by the candidates above a.
 	var by []*inst
-	for _, a := range cands {
+	for i, a := range cands {
+		above := cands[:i]
+		for len(above) > 0 && above[len(above)-1].a.acl.Priority == a.a.acl.Priority {
+			above = above[:len(above)-1] // one step: not before a
+		}
+		if len(above) == 0 {
+			by = append(by, a)
+			continue
+		}
 		both, ok := andSets(sb.over, l.setOf(v, a).over)
 		if !ok {
 			return nil, false
 		}
-		_, fail, gaveUp := l.coveredAt(v, both, a.a.acl.Priority, layers, false)
+		_, fail, gaveUp := coveredBy(both, func(c cube) []cubeRef {
+			var refs []cubeRef
+			for _, x := range above {
+				for _, d := range l.setOf(v, x).over {
+					if c.meets(d) {
+						refs = append(refs, cubeRef{d, x})
+					}
+				}
+			}
+			return refs
+		})
 		if gaveUp {
 			return nil, false
 		}
