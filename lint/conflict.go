@@ -716,6 +716,7 @@ func (l *linter) blockersByCubes(v *swView, b *inst, layers []*layer) ([]*inst, 
 		return nil, false
 	}
 	var cands []*inst
+	meets := map[*inst][]cube{}
 	ok := true
 	q := l.hullOf(v, b)
 	for _, ly := range layers {
@@ -727,8 +728,15 @@ func (l *linter) blockersByCubes(v *swView, b *inst, layers []*layer) ([]*inst, 
 				ok = false
 				return false
 			}
-			if anyIntersect(sb.over, l.setOf(v, a).over) {
+			var meet []cube // a's cubes that meet b's
+			for _, d := range l.setOf(v, a).over {
+				if slices.ContainsFunc(sb.over, d.meets) {
+					meet = append(meet, d)
+				}
+			}
+			if meet != nil {
 				cands = append(cands, a)
+				meets[a] = meet
 			}
 			return true
 		})
@@ -737,6 +745,19 @@ func (l *linter) blockersByCubes(v *swView, b *inst, layers []*layer) ([]*inst, 
 		}
 	}
 	slices.SortStableFunc(cands, instCmp)
+	// The common case: each cube of b lies within a cube of the first
+	// step's candidates, which then decide all of b first.
+	first := 0
+	for first < len(cands) && cands[first].a.acl.Priority == cands[0].a.acl.Priority {
+		first++
+	}
+	if !slices.ContainsFunc(sb.over, func(c cube) bool {
+		return !slices.ContainsFunc(cands[:first], func(a *inst) bool {
+			return slices.ContainsFunc(meets[a], c.within)
+		})
+	}) {
+		return cands[:first], true
+	}
 	// Only candidates can hold a packet of b: the part of b an ACL a
 	// shares is covered, if at all, by the candidates above a.
 	var by []*inst
@@ -749,14 +770,14 @@ func (l *linter) blockersByCubes(v *swView, b *inst, layers []*layer) ([]*inst, 
 			by = append(by, a)
 			continue
 		}
-		both, ok := andSets(sb.over, l.setOf(v, a).over)
+		both, ok := andSets(sb.over, meets[a])
 		if !ok {
 			return nil, false
 		}
 		_, fail, gaveUp := coveredBy(both, func(c cube) []cubeRef {
 			var refs []cubeRef
 			for _, x := range above {
-				for _, d := range l.setOf(v, x).over {
+				for _, d := range meets[x] {
 					if c.meets(d) {
 						refs = append(refs, cubeRef{d, x})
 					}
