@@ -277,3 +277,32 @@ func TestShadowedHow(t *testing.T) {
 		t.Errorf("listed with np-allow-some:\n got %v\nwant %v", got, want)
 	}
 }
+
+// TestShadowedHostWitness checks the answer shadowed.yaml's drop-host got
+// when lint stopped saying "undecidable" (`ip4.src != 10.0.0.1' above
+// it): every packet of drop-host tried — its set's witness with ports,
+// sources and destinations varied — is matched by allow-not-gw (Eval).
+func TestShadowedHostWitness(t *testing.T) {
+	s, err := nbschema.LoadFixture(filepath.Join("testdata", "shadowed.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw1 := newExactSwitch(t, s, "sw1")
+	mf := sw1.witness(sw1.sets["drop-host"], "drop-host")
+	for _, sport := range []string{"1", "22", "65535"} {
+		for _, dst := range []string{"10.0.0.1", "10.0.0.2", "192.168.1.1"} {
+			p := mf.Clone()
+			for k, v := range map[string]string{"tcp.src": sport, "tcp.dst": sport, "ip4.dst": dst} {
+				if err := p.Set(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !sw1.eval("drop-host", p) || !sw1.eval("allow-not-gw", p) {
+				t.Errorf("%s: want a packet of drop-host that allow-not-gw matches", p)
+			}
+		}
+	}
+	if sw1.m.Diff(sw1.sets["drop-host"], sw1.sets["allow-not-gw"]) != pset.Empty {
+		t.Error("drop-host has packets allow-not-gw does not match")
+	}
+}
