@@ -46,6 +46,18 @@ func (l *linter) samePriority(v *swView, st stage, own *layer, layers []*layer) 
 
 func (l *linter) overlapFinding(v *swView, st stage, a, b *inst) (Finding, bool) {
 	ov := intersects(l.setOf(v, a), l.setOf(v, b))
+	var why string
+	if ov == maybe { // the cube bounds cannot tell: the exact sets can
+		meet, in, err := l.exactOf(v).overlap(a, b)
+		switch {
+		case err != nil:
+			why = notExactText(err, in)
+		case meet:
+			ov = yes
+		default:
+			ov = no
+		}
+	}
 	if ov == no {
 		return Finding{}, false
 	}
@@ -57,8 +69,8 @@ func (l *linter) overlapFinding(v *swView, st stage, a, b *inst) (Finding, bool)
 		a.a.acl.Priority, st, b.a.ref.describeShort(), a.a.acl.Action, b.a.acl.Action)
 	if ov == maybe {
 		sev = Info
-		msg = fmt.Sprintf("same priority %d and stage %s as %s with a different verdict (%s vs %s); aclc cannot decide whether the matches overlap (if they do, which one decides is undefined)",
-			a.a.acl.Priority, st, b.a.ref.describeShort(), a.a.acl.Action, b.a.acl.Action)
+		msg = fmt.Sprintf("not exact: same priority %d and stage %s as %s with a different verdict (%s vs %s), and whether the matches overlap cannot be decided: %s (if they do, which one decides is undefined)",
+			a.a.acl.Priority, st, b.a.ref.describeShort(), a.a.acl.Action, b.a.acl.Action, why)
 	}
 	return Finding{Rule: RuleSamePriority, Severity: sev, ACLs: []ACLRef{a.a.ref, b.a.ref}, Message: msg,
 		Fix: "give the ACL that must win a higher priority (or make the matches disjoint)"}, true
@@ -146,12 +158,14 @@ func (l *linter) meetsAbove(v *swView, c cube, p int, ly *layer, extra bool) boo
 // meet it are subtracted from it one by one (sharp), and it is covered
 // when nothing remains.
 func (l *linter) covered(v *swView, cs []cube, p int, layers []*layer, extra bool) ([]*inst, bool) {
-	by, fail := l.coveredAt(v, cs, p, layers, extra)
+	by, fail, _ := l.coveredAt(v, cs, p, layers, extra)
 	return by, fail < 0
 }
 
-// coveredAt is covered, and says which cube is not covered (-1: all are).
-func (l *linter) coveredAt(v *swView, cs []cube, p int, layers []*layer, extra bool) ([]*inst, int) {
+// coveredAt is covered, and says which cube is not covered (-1: all are)
+// and whether the subtraction gave up there (then the cube may be
+// covered all the same).
+func (l *linter) coveredAt(v *swView, cs []cube, p int, layers []*layer, extra bool) ([]*inst, int, bool) {
 	w := getWitness()
 	defer witnesses.Put(w)
 	return coveredBy(cs, func(c cube) []cubeRef {
@@ -186,7 +200,7 @@ func (l *linter) heldAbove(v *swView, pt []pointField, p int, layers []*layer, e
 
 // coveredBy is coveredAt with the cubes that meet c, in layer order, from
 // refs.
-func coveredBy(cs []cube, refsOf func(c cube) []cubeRef) ([]*inst, int) {
+func coveredBy(cs []cube, refsOf func(c cube) []cubeRef) ([]*inst, int, bool) {
 	var by []*inst
 	w := getWitness()
 	defer witnesses.Put(w)
@@ -202,11 +216,11 @@ func coveredBy(cs []cube, refsOf func(c cube) []cubeRef) ([]*inst, int) {
 		slices.SortStableFunc(refs, func(x, y cubeRef) int { return instCmp(x.in, y.in) })
 		if c.hasSet() {
 			if w.uncovered(c, refs) {
-				return nil, ci
+				return nil, ci, false
 			}
-			users, ok := coverValues(c, refs)
+			users, ok, gaveUp := coverValues(c, refs)
 			if !ok {
-				return nil, ci
+				return nil, ci, gaveUp
 			}
 			for _, in := range users {
 				use(in)
@@ -225,17 +239,17 @@ func coveredBy(cs []cube, refsOf func(c cube) []cubeRef) ([]*inst, int) {
 			continue
 		}
 		if w.uncovered(c, refs) {
-			return nil, ci
+			return nil, ci, false
 		}
-		users, ok, _ := coverByUnion(c, refs)
+		users, ok, gaveUp := coverByUnion(c, refs)
 		if !ok {
-			return nil, ci
+			return nil, ci, gaveUp
 		}
 		for _, in := range users {
 			use(in)
 		}
 	}
-	return by, -1
+	return by, -1, false
 }
 
 // uncovered reports whether a packet of c found without subtracting lies
@@ -420,27 +434,26 @@ func coverByUnion(c cube, meeting []cubeRef) (users []*inst, ok, gaveUp bool) {
 // first ACL (refs are in priority order) that contains its cube whole;
 // the values left are covered by subtracting the cubes that meet them, all
 // at once, and — only if that stops at maxPieces — one value at a time.
-func coverValues(c cube, refs []cubeRef) ([]*inst, bool) {
+// gaveUp says that a subtraction stopped at maxPieces.
+func coverValues(c cube, refs []cubeRef) (users []*inst, ok, gaveUp bool) {
 	si := slices.IndexFunc(c, func(f fc) bool { return f.set != nil })
 	f := c[si]
 	if slices.ContainsFunc(c[si+1:], func(f fc) bool { return f.set != nil }) {
 		// Several set-valued fields: one cube per value of the first.
-		var users []*inst
 		for _, v := range f.set.vals {
 			e := c.replace(f.elem(v))
-			u, ok := coverValues(e, meetingRefs(e, refs))
+			u, ok, gaveUp := coverValues(e, meetingRefs(e, refs))
 			if !ok {
-				return nil, false
+				return nil, false, gaveUp
 			}
 			users = addUsers(users, u)
 		}
-		return users, true
+		return users, true, false
 	}
-	var users []*inst
 	rest := slices.Clone(f.set.vals)
 	for _, r := range refs {
 		if len(rest) == 0 {
-			return users, true
+			return users, true, false
 		}
 		rf, constrained := r.c.field(f.id)
 		if !c.withinExcept(r.c, f.id) || constrained && rf.str != nil {
@@ -461,7 +474,7 @@ func coverValues(c cube, refs []cubeRef) ([]*inst, bool) {
 		rest = keep
 	}
 	if len(rest) == 0 {
-		return users, true
+		return users, true, false
 	}
 	rf, _ := f.withSet(rest)
 	left := c.replace(rf)
@@ -470,17 +483,17 @@ func coverValues(c cube, refs []cubeRef) ([]*inst, bool) {
 	if gaveUp && rf.set != nil {
 		for _, v := range rf.set.vals {
 			e := left.replace(rf.elem(v))
-			if u, ok, _ = coverByUnion(e, meetingRefs(e, refs)); !ok {
-				return nil, false
+			if u, ok, gaveUp = coverByUnion(e, meetingRefs(e, refs)); !ok {
+				return nil, false, gaveUp
 			}
 			users = addUsers(users, u)
 		}
-		return users, true
+		return users, true, false
 	}
 	if !ok {
-		return nil, false
+		return nil, false, gaveUp
 	}
-	return addUsers(users, u), true
+	return addUsers(users, u), true, false
 }
 
 func meetingRefs(c cube, refs []cubeRef) []cubeRef {
@@ -625,26 +638,31 @@ func sharpEach(c, d cube, i int) ([]cube, bool) {
 	return rest, true
 }
 
-// shadowCheck decides whether every packet b matches is matched first by
-// higher-priority ACLs of the layers (the stage's ACLs). It is a proof:
-// b's cubes (from above) must lie in the union of the cubes (from below)
-// of higher-priority ACLs. When only the approximations stand in the way
-// it says so at info level.
+// shadowCheck decides whether every packet b matches is decided first by
+// ACLs of the layers (the stage's ACLs evaluated before b).
 func (l *linter) shadowCheck(v *swView, st stage, b *inst, layers []*layer) (Finding, bool) {
 	f, ok, _ := l.shadowEval(v, st, b, layers)
 	return f, ok
 }
 
 // shadowState is what a switch needs to know of a class's shadowing
-// verdict on a shared ACL to tell whether its own ACLs can change it.
+// verdict on a shared ACL to tell whether its own ACLs can change it, or
+// add to the ACLs that decide its packets first.
 type shadowState struct {
-	fail1, fail2 int  // the cube not covered in the proof / the undecidable test; -1: none
-	tried2       bool // the undecidable test ran
-	found        bool // the class proved it shadowed, or undecidable
+	fail1 int  // the cube the cube proof did not cover; -1: none
+	exact bool // the exact sets decided (the cube proof was not conclusive)
+	found bool // the class proved it shadowed, or could not decide
 }
 
+// shadowEval decides whether b is shadowed: every packet of b's set is in
+// the set of an ACL of the layers evaluated before it. The cubes decide
+// first — b's cubes from above inside the union of the higher ACLs'
+// cubes from below is a proof; a cube with a packet no higher ACL holds,
+// when every set involved is exact, is a disproof — and the exact sets
+// (exact.go) decide the rest. Either way the finding lists every ACL that
+// decides some of b's packets first, from the exact sets.
 func (l *linter) shadowEval(v *swView, st stage, b *inst, layers []*layer) (Finding, bool, shadowState) {
-	ss := shadowState{fail1: -1, fail2: -1}
+	ss := shadowState{fail1: -1}
 	sb := l.setOf(v, b)
 	p := b.a.acl.Priority
 	if len(sb.over) == 0 {
@@ -659,73 +677,192 @@ func (l *linter) shadowEval(v *swView, st stage, b *inst, layers []*layer) (Find
 		ss.fail1 = 0
 		return Finding{}, false, ss
 	}
-	by, fail := l.coveredAt(v, sb.over, p, layers, false)
-	if fail < 0 {
-		ss.found = true
-		return shadowFinding(b, by, st, true), true, ss
-	}
-	ss.fail1 = fail
-	if (inexact || !sb.exact) && len(sb.under) > 0 {
-		ss.tried2 = true
-		by, fail := l.coveredAt(v, sb.under, p, layers, true)
-		if fail < 0 {
-			ss.found = true
-			return shadowFinding(b, by, st, false), true, ss
+	by, fail, gaveUp := l.coveredAt(v, sb.over, p, layers, false)
+	if fail >= 0 {
+		ss.fail1 = fail
+		if sb.exact && !inexact && !gaveUp {
+			return Finding{}, false, ss // a packet of b no ACL before it matches
 		}
-		ss.fail2 = fail
+		ss.exact = true
+	} else if by, ok := l.blockersByCubes(v, b, layers); ok {
+		ss.found = true
+		return shadowFinding(v, st, b, by, true, nil, nil), true, ss
+	}
+	r := l.exactOf(v).shadow(b, l.evalBefore(v, b, layers))
+	switch {
+	case fail < 0 && r.err != nil && !r.shadowed:
+		// Proven by the cubes; which ACLs decide its packets first is
+		// what the exact sets cannot say: the proof's.
+		ss.found = true
+		return shadowFinding(v, st, b, by, true, r.err, r.errIn), true, ss
+	case r.shadowed || r.err != nil:
+		ss.found = true
+		return shadowFinding(v, st, b, r.by, r.shadowed, r.err, r.errIn), true, ss
 	}
 	return Finding{}, false, ss
 }
 
+// blockersByCubes returns, for an ACL b proven shadowed, the ACLs that
+// decide some of its packets first when the cubes can tell exactly (ok):
+// each ACL a above b whose cubes meet b's such that the part of b they
+// share is not covered by the ACLs above a (those at a's priority are not
+// before a: which of them decides is undefined). Every set involved must
+// be exact, no earlier tier involved and no subtraction given up;
+// otherwise the exact sets answer (exactSets.shadow).
+func (l *linter) blockersByCubes(v *swView, b *inst, layers []*layer) ([]*inst, bool) {
+	sb := l.setOf(v, b)
+	p := b.a.acl.Priority
+	if !sb.exact {
+		return nil, false
+	}
+	var cands []*inst
+	meets := map[*inst][]cube{}
+	ok := true
+	q := l.hullOf(v, b)
+	for _, ly := range layers {
+		if ly.maxInexact > p {
+			return nil, false
+		}
+		ly.reps.candidates(q, 0, ly.reps.above(p), func(_ int, a *inst) bool {
+			if a.dec != nil {
+				ok = false
+				return false
+			}
+			var meet []cube // a's cubes that meet b's
+			for _, d := range l.setOf(v, a).over {
+				if slices.ContainsFunc(sb.over, d.meets) {
+					meet = append(meet, d)
+				}
+			}
+			if meet != nil {
+				cands = append(cands, a)
+				meets[a] = meet
+			}
+			return true
+		})
+		if !ok {
+			return nil, false
+		}
+	}
+	slices.SortStableFunc(cands, instCmp)
+	// The common case: each cube of b lies within a cube of the first
+	// step's candidates, which then decide all of b first.
+	first := 0
+	for first < len(cands) && cands[first].a.acl.Priority == cands[0].a.acl.Priority {
+		first++
+	}
+	if !slices.ContainsFunc(sb.over, func(c cube) bool {
+		return !slices.ContainsFunc(cands[:first], func(a *inst) bool {
+			return slices.ContainsFunc(meets[a], c.within)
+		})
+	}) {
+		return cands[:first], true
+	}
+	// Only candidates can hold a packet of b: the part of b an ACL a
+	// shares is covered, if at all, by the candidates above a.
+	var by []*inst
+	for i, a := range cands {
+		above := cands[:i]
+		for len(above) > 0 && above[len(above)-1].a.acl.Priority == a.a.acl.Priority {
+			above = above[:len(above)-1] // one step: not before a
+		}
+		if len(above) == 0 {
+			by = append(by, a)
+			continue
+		}
+		both, ok := andSets(sb.over, meets[a])
+		if !ok {
+			return nil, false
+		}
+		_, fail, gaveUp := coveredBy(both, func(c cube) []cubeRef {
+			var refs []cubeRef
+			for _, x := range above {
+				for _, d := range meets[x] {
+					if c.meets(d) {
+						refs = append(refs, cubeRef{d, x})
+					}
+				}
+			}
+			return refs
+		})
+		if gaveUp {
+			return nil, false
+		}
+		if fail >= 0 {
+			by = append(by, a)
+		}
+	}
+	return by, true
+}
+
 // shadowChanges reports whether the switch's own ACLs (own, one of
-// layers) above b can change the class's shadowing verdict ss on b: cover
-// the cube that was not covered. (A proof that holds with the shared ACLs
-// holds on every switch of the class; a switch's own higher ACLs that also
-// cover b are not looked for, so the finding names the shared ones.) Where
-// no own ACL meets that cube, the proof is the class's, which failed.
+// layers) above b can change the class's shadowing verdict ss on b, or
+// add to the ACLs that decide its packets first: one of them may meet b
+// where the class proved it shadowed or needed the exact sets, or meets
+// the cube the class's proof did not cover (then the switch's proof may
+// cover it). Where none can, the class's verdict holds on the switch.
 func (l *linter) shadowChanges(v *swView, b *inst, ss shadowState, layers []*layer, own *layer) bool {
 	sb := l.setOf(v, b)
 	p := b.a.acl.Priority
+	if ss.exact {
+		return slices.ContainsFunc(sb.over, func(c cube) bool { return l.meetsAbove(v, c, p, own, true) })
+	}
 	if ss.fail1 >= 0 && l.meetsAbove(v, sb.over[ss.fail1], p, own, false) {
-		if _, fail := l.coveredAt(v, sb.over[ss.fail1:ss.fail1+1], p, layers, false); fail < 0 {
+		if _, fail, gaveUp := l.coveredAt(v, sb.over[ss.fail1:ss.fail1+1], p, layers, false); fail < 0 || gaveUp {
 			return true
 		}
 	}
-	if ss.fail2 >= 0 && l.meetsAbove(v, sb.under[ss.fail2], p, own, true) {
-		if _, fail := l.coveredAt(v, sb.under[ss.fail2:ss.fail2+1], p, layers, true); fail < 0 {
+	for _, ly := range layers {
+		if ly == own && ly.maxInexact > p {
 			return true
-		}
-	}
-	if !ss.tried2 && !ss.found && len(sb.under) > 0 {
-		for _, ly := range layers {
-			if ly.maxInexact > p {
-				return true
-			}
 		}
 	}
 	return false
 }
 
 // mayChange reports whether shadowChanges can be true for an ACL with
-// cubes sb and the class's verdict ss, whatever the switch's own ACLs.
-func mayChange(sb *set, ss shadowState) bool {
-	return ss.fail1 >= 0 || ss.fail2 >= 0 || !ss.tried2 && !ss.found && len(sb.under) > 0
+// the class's verdict ss, whatever the switch's own ACLs.
+func mayChange(ss shadowState) bool {
+	return ss.fail1 >= 0 || ss.exact
 }
 
-func shadowFinding(b *inst, by []*inst, st stage, proven bool) Finding {
-	slices.SortStableFunc(by, func(x, y *inst) int { return y.a.acl.Priority - x.a.acl.Priority })
+// shadowFinding words the finding that b is shadowed, or that whether it
+// is cannot be decided (not shadowed, err: errIn's match is not exact),
+// listing by: the ACLs that decide some of its packets first, each with
+// how it keeps b from deciding. A shadowed ACL with err is shadowed
+// whatever errIn matches, but by may miss ACLs (errIn among them).
+func shadowFinding(v *swView, st stage, b *inst, by []*inst, shadowed bool, err error, errIn *inst) Finding {
+	tiered := v.tierLy[b.a.stage] != nil
 	same := true
 	refs := []ACLRef{b.a.ref}
 	for _, a := range by {
+		o := a
+		if a.dec != nil {
+			o = a.dec.orig
+		}
 		if a.a.verdict != b.a.verdict {
 			same = false
 		}
-		refs = append(refs, a.a.ref)
+		ref := o.a.ref
+		ref.How = blockHow(v, a, b, tiered)
+		refs = append(refs, ref)
 	}
 	f := Finding{Rule: RuleShadowed, ACLs: refs}
-	if !proven {
+	if !shadowed {
+		if errIn != b && !slices.Contains(by, errIn) {
+			o := errIn
+			if o.dec != nil {
+				o = o.dec.orig
+			}
+			ref := o.a.ref
+			ref.How = blockHow(v, errIn, b, tiered) + "; not exact: may decide some of its packets first"
+			f.ACLs = append(f.ACLs, ref)
+		}
 		f.Severity = Info
-		f.Message = fmt.Sprintf("undecidable: this ACL may be shadowed in %s by the higher-priority ACL(s) listed with it, but its match uses constructs aclc cannot reason about exactly", st)
+		f.Message = fmt.Sprintf("not exact: whether every packet this ACL matches is decided first in %s cannot be decided: %s", st, notExactText(err, errIn))
+		if len(by) > 0 {
+			f.Message = fmt.Sprintf("not exact: the ACL(s) listed with it decide some of this ACL's packets first in %s, but whether they decide all of them cannot be decided: %s", st, notExactText(err, errIn))
+		}
 		f.Fix = "check by hand whether the ACL can ever decide; simplify the match if it cannot"
 		return f
 	}
@@ -741,5 +878,25 @@ func shadowFinding(b *inst, by []*inst, st stage, proven bool) Finding {
 	if b.a.verdict == vStateless {
 		f.Message += "; its pre-ACL flow still takes the matching traffic out of conntrack"
 	}
+	if err != nil {
+		f.Message += fmt.Sprintf(" (which ACLs decide its packets first is not exact: %s)", notExactText(err, errIn))
+	}
 	return f
+}
+
+// blockHow says how ACL a, evaluated before b, keeps b from deciding the
+// packets it takes: a higher priority (in b's tier), an earlier tier, or
+// a pass of b's tier that hands them on to the next tier.
+func blockHow(v *swView, a, b *inst, tiered bool) string {
+	if a.dec != nil {
+		o := a.dec.orig
+		return fmt.Sprintf("decides first at tier %d, before tier %d (%s)", a.dec.tier, tierOn(v, b), o.a.acl.Action)
+	}
+	switch {
+	case !tiered:
+		return fmt.Sprintf("higher priority %d (%s)", a.a.acl.Priority, a.a.acl.Action)
+	case a.a.acl.Action == "pass":
+		return fmt.Sprintf("pass at higher priority %d in tier %d: hands the packets to the next tier", a.a.acl.Priority, tierOn(v, a))
+	}
+	return fmt.Sprintf("higher priority %d in tier %d (%s)", a.a.acl.Priority, tierOn(v, a), a.a.acl.Action)
 }

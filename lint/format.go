@@ -50,6 +50,9 @@ func WriteText(w io.Writer, r *Report) error {
 		with := f.ACLs[1:]
 		for _, o := range with[:min(len(with), listMax)] {
 			fmt.Fprintf(&b, "  with: %s: %s\n", o.Origin, aclHeader(o))
+			if o.How != "" {
+				fmt.Fprintf(&b, "        %s\n", o.How)
+			}
 		}
 		if len(with) > listMax {
 			fmt.Fprintf(&b, "  with: ... %d more ACL(s)\n", len(with)-listMax)

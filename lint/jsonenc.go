@@ -76,5 +76,9 @@ func appendACLRef(b []byte, a *ACLRef) []byte {
 	b = jsonstr.Append(b, a.Action, true)
 	b = append(b, in+"match\": "...)
 	b = jsonstr.Append(b, a.Match, true)
+	if a.How != "" {
+		b = append(b, in+"how\": "...)
+		b = jsonstr.Append(b, a.How, true)
+	}
 	return append(b, "\n        }"...)
 }

@@ -18,7 +18,9 @@
 // stateless.go (replies of allow-stateless traffic, load balancer VIPs),
 // statelessmark.go (stateless marking ahead of earlier tiers), northd.go
 // (the reject-with-|| flow, default_acl_drop and the after-LB stage). The
-// set reasoning they share is in sets.go.
+// set reasoning they share is in sets.go (cubes, bounded from above and
+// below: the fast path) and exact.go (package pset's exact sets, which
+// decide shadowing and overlaps where the bounds do not).
 package lint
 
 import (
@@ -126,6 +128,10 @@ type ACLRef struct {
 	Priority  int    `json:"priority"`
 	Action    string `json:"action"`
 	Match     string `json:"match"`
+	// How, for an ACL listed with a shadowed one, says how it keeps that
+	// ACL from deciding the packets it takes first: a higher priority (in
+	// its tier), an earlier tier, or a pass of its tier.
+	How string `json:"how,omitempty"`
 }
 
 // String names the ACL for a human: its name or UUID and owner.
@@ -234,6 +240,17 @@ type inst struct {
 	once   sync.Once           // computes set of a shared instance
 	reply  atomic.Pointer[set] // a shared instance's replySet (replyOf)
 	key    [32]byte            // a shared instance's UUID's SHA-256 digest (classKey)
+	// dec, for an instance that stands for what an ACL of an earlier tier
+	// decides (tiers.go), says which ACL and which passes.
+	dec *decidedBy
+}
+
+// decidedBy is what an ACL of an earlier tier decides: its match minus
+// the pass ACLs of its tier at its priority or above.
+type decidedBy struct {
+	orig   *inst
+	passes []*inst
+	tier   int
 }
 
 // swView is one logical switch as the ACL stages see it.
@@ -265,6 +282,10 @@ type swView struct {
 	dynMu sync.Mutex
 	dyn   map[dynKey]*set // splitSet's port group terms, converted here
 	arena arena           // splitSet's products
+
+	ports   []string // the names of the switch's ports: the exact sets' port domain
+	exactMu sync.Mutex
+	exact   *exactSets // built when a question needs them (exact.go)
 }
 
 // linter holds the NB-wide state of one run.
@@ -438,7 +459,12 @@ func (l *linter) view(id string) *swView {
 	v := &swView{id: id, name: sw.LS.Name, ls: sw.LS}
 	v.res = expr.MapResolver{AddressSets: l.globalRes.AddressSets, PortGroups: l.nb.SwitchPortGroupPorts(id)}
 	v.parseRes = swResolver{v.res, l.globalRes}
-	owned := len(l.nb.Ports(sw))
+	lsps := l.nb.Ports(sw)
+	owned := len(lsps)
+	v.ports = make([]string, owned)
+	for i, p := range lsps {
+		v.ports[i] = p.Name
+	}
 	v.cover = map[string]bool{}
 	for pg, ports := range v.res.PortGroups {
 		if owned > 0 && len(ports) == owned {
@@ -811,6 +837,7 @@ func (l *linter) release(v *swView) {
 		}
 	}
 	v.arena.recycle()
+	v.exact = nil
 }
 
 // A merger merges the findings of one ACL for one cause (rule and

@@ -19,15 +19,15 @@ type got struct {
 	ACLs     []string
 	Switches []string
 	Offset   int
-	// Undecidable marks info findings that say aclc could not decide.
-	Undecidable bool
+	// NotExact marks info findings that say aclc could not decide.
+	NotExact bool
 }
 
 func summarize(r *Report) []got {
 	var out []got
 	for _, f := range r.Findings {
 		g := got{Rule: f.Rule, Severity: f.Severity.String(), Switches: f.Switches, Offset: -1,
-			Undecidable: strings.HasPrefix(f.Message, "undecidable")}
+			NotExact: strings.HasPrefix(f.Message, "not exact")}
 		for _, a := range f.ACLs {
 			n := a.Name
 			if n == "" {

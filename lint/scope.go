@@ -322,7 +322,7 @@ func (l *linter) analyse(c *class) {
 		var changeable []*inst
 		for i, in := range ly.list {
 			c.shadow[in] = states[i]
-			if mayChange(l.setOf(v, in), states[i]) {
+			if mayChange(states[i]) {
 				changeable = append(changeable, in)
 			}
 		}
@@ -471,6 +471,7 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 				out = append(out, f)
 			}
 		}
+
 	}
 	for st := range own {
 		for _, b := range own[st].list {

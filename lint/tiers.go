@@ -148,7 +148,8 @@ func (l *linter) decidedInsts(v *swView, ly *layer) []*inst {
 		acl.Priority = math.MaxInt32
 		a := *d.a
 		a.acl = &acl
-		out = append(out, &inst{a: &a, prio: acl.Priority, e: d.e, set: l.minusPasses(v, l.setOf(v, d), above)})
+		out = append(out, &inst{a: &a, prio: acl.Priority, e: d.e, set: l.minusPasses(v, l.setOf(v, d), above),
+			dec: &decidedBy{orig: d, passes: above, tier: tierOn(v, d)}})
 	}
 	return out
 }
@@ -263,7 +264,7 @@ func (l *linter) decidedFirst(v *swView, x, y *inst, ls []*layer, near *nearACLs
 	if len(rest) == 0 {
 		return true, true
 	}
-	_, fail := coveredBy(rest, func(c cube) []cubeRef { return near.meeting(l, v, c, p, ls) })
+	_, fail, _ := coveredBy(rest, func(c cube) []cubeRef { return near.meeting(l, v, c, p, ls) })
 	return fail < 0, false
 }
 

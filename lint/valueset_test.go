@@ -202,7 +202,7 @@ func TestCoverValues(t *testing.T) {
 				}
 			}
 		}
-		got, gotOK := coverValues(c, refs)
+		got, gotOK, _ := coverValues(c, refs)
 		var want []*inst
 		wantOK := true
 		for _, e := range expand(c) {

@@ -79,3 +79,17 @@ func (m *Manager) atMost(f *field, max uint64) Set {
 func (m *Manager) portIs(f *field, c uint64) Set {
 	return m.cmpBits(bitsOf{f, 0, f.width}, expr.Eq, new(big.Int).SetUint64(c), nil)
 }
+
+// DomainPorts returns the packets of the space whose inport and outport
+// are ports of the domain, not the other port: on a datapath whose every
+// port the domain lists (a logical switch's), the packets it can see.
+// With an empty domain it is All (the other port is then every port).
+func (m *Manager) DomainPorts() Set {
+	r := m.univ
+	for _, name := range []string{"inport", "outport"} {
+		if f := m.space.byName[name]; f != nil && len(f.ports) > 0 {
+			r = m.And(r, m.atMost(f, uint64(len(f.ports)-1)))
+		}
+	}
+	return r
+}

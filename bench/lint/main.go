@@ -1,7 +1,8 @@
 // Command lint measures `aclc lint --nb` against `aclc compile --nb` on the
-// same live NB, in the same run, for both nbgen shapes (consecutive: each
+// same live NB, in the same run, for nbgen's shapes (consecutive: each
 // port group spans 3 consecutive switches; cluster: ovn-kubernetes' port
-// group of every port plus namespaces) at several sizes, and prints a
+// group of every port plus namespaces; random-span: port groups over 2-8
+// random switches plus the cluster-wide one) at several sizes, and prints a
 // Markdown table: wall and CPU time and peak RSS of each, and the ratios
 // lint/compile. Each NB is loaded into a fresh ovsdb-server (no northd) of
 // the host's release started by internal/ovnsandbox, in one transaction as
@@ -138,7 +139,7 @@ func parseSizes(s string) ([]size, error) {
 	for _, f := range strings.Split(s, ",") {
 		shape, n, ok := strings.Cut(f, ":")
 		k, err := strconv.Atoi(n)
-		if !ok || err != nil || (shape != string(nbgen.ShapeConsecutive) && shape != string(nbgen.ShapeCluster)) {
+		if !ok || err != nil || (shape != string(nbgen.ShapeConsecutive) && shape != string(nbgen.ShapeCluster) && shape != string(nbgen.ShapeRandomSpan)) {
 			return nil, fmt.Errorf("-sizes: want shape:N, got %q", f)
 		}
 		out = append(out, size{shape: nbgen.Shape(shape), n: k, s: max(20, k/100), g: k / 20, a: k / 10})

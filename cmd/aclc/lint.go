@@ -27,6 +27,7 @@ switch as OVN resolves address sets and port groups there:
   missing-prereq
   same-priority-overlap                  overlapping ACLs at one priority (and tier) with different verdicts
   shadowed                               ACLs that earlier tiers or higher priorities always decide first
+                                         (exact; lists every ACL that decides its packets first, and how)
   pass-to-default                        pass ACLs whose packets no later tier picks up (23.06+)
   stateless-mark-ignores-tiers           allow-stateless marking that takes earlier deciders out of conntrack
   stateless-no-reply                     allow-stateless traffic whose replies are dropped
