@@ -202,10 +202,10 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 	} else if dpID != pdp {
 		return nil, inputErrorf("port %q is not on datapath %q", inport, opt.Datapath)
 	}
+	// Only --outport forces the output port: an outport in the microflow
+	// is what the ingress stages read, and ls_in_l2_lkup overwrites it
+	// from eth.dst, as in ovn-trace.
 	outport := opt.Outport
-	if mo := getString(m, "outport"); mo != "" && outport == "" {
-		outport = mo
-	}
 	var flows *lflow.Datapath
 	for _, d := range t.flows.Datapaths {
 		if d.UUID == dpID {
@@ -229,7 +229,7 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	if outport == "" && getInt(m, "eth.dst").Sign() == 0 {
-		return nil, inputErrorf("microflow: eth.dst is not set, and ls_in_l2_lkup needs it to choose the output port (give eth.dst == MAC, outport == \"PORT\" or --outport)")
+		return nil, inputErrorf("microflow: eth.dst is not set, and ls_in_l2_lkup needs it to choose the output port (give eth.dst == MAC, or --outport PORT)")
 	}
 	r := &run{t: t, dp: dp, opt: opt, passed: map[string]bool{},
 		decided: map[dpPipe]*FlowInfo{}, bypass: map[dpPipe]*FlowInfo{}, lastEval: map[dpPipe]*FlowInfo{}}

@@ -53,3 +53,30 @@ func TestUnmodelledNotTraced(t *testing.T) {
 		}
 	}
 }
+
+// TestMicroflowOutportNotForced: an outport in the microflow does not
+// choose the output port — ls_in_l2_lkup overwrites it from eth.dst, as
+// ovn-trace does (a packet to a MAC no port has, on a switch without
+// unknown-address ports, is dropped there); only --outport forces it.
+func TestMicroflowOutportNotForced(t *testing.T) {
+	snap, err := nbschema.LoadFixtureWith("../testdata/fixtures/seed-stateless.yaml", nbschema.FixtureOptions{Release: release.MustLookup("26.03.1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trace.New(snap, nil)
+	mf := `inport == "lsp1" && outport == "lsp2" && eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:00:77 && ip4.src == 42.42.42.1 && ip4.dst == 42.42.42.2 && ip.ttl == 64 && tcp && tcp.dst == 80`
+	res, err := tr.Trace(mf, trace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != trace.VerdictDrop || len(res.Outputs) != 0 {
+		t.Errorf("microflow outport: verdict %s outputs %v, want drop at the L2 lookup", res.Verdict, res.Outputs)
+	}
+	res, err = tr.Trace(mf, trace.Options{Outport: "lsp2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != trace.VerdictOutput {
+		t.Errorf("--outport lsp2: verdict %s, want output", res.Verdict)
+	}
+}
