@@ -62,8 +62,8 @@ Stages outside aclc's set (DHCP and ND responders, FDB, ...) pass the
 packet through; --detailed says which. A few are modelled from
 the NB because they decide the packet's path: ls_in_l2_lkup picks the
 output port from eth.dst and the port addresses (a broadcast or multicast
-eth.dst floods every port; outport in the microflow or --outport overrides
-it), ls_in_lb load-balances new connections to a
+eth.dst floods every port; --outport overrides it, an outport in the
+microflow does not: the L2 lookup overwrites it, as in ovn-trace), ls_in_lb load-balances new connections to a
 VIP with ct_lb_mark(backends=...) (the first backend, or --lb-dst),
 ls_in_pre_hairpin sets reg0[6] and reg0[12] (always 0, as in ovn-trace),
 the port security stages check the ports' port_security as ovn-trace does,
