@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/aclc/aclc/acl/expr"
 	"github.com/aclc/aclc/compile"
@@ -30,6 +31,8 @@ type Engine struct {
 	// models are the switches' tables and sets, by switch UUID: the
 	// pairs of a switch share them (a flow's match is converted once).
 	models map[string]*swModel
+	// join is joined's answer, made on first use.
+	join map[string]string
 }
 
 // swModel is one switch's space, sets and tables.
@@ -147,58 +150,117 @@ func (e *Engine) Ports() map[string][]string {
 // one switch. The error is an *InputError for a bad question and a
 // *NotExactError when the pair as a whole cannot be executed exactly.
 func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
+	rs, errs := e.ReachFrom(from, []string{to}, opt)
+	return rs[0], errs[0]
+}
+
+// ReachFrom answers the pairs (from, to) for every to of tos, which must
+// be ports of from's switch: results[i] and errs[i] are what Reach(from,
+// tos[i]) returns. It shares the work: one symbolic execution of the
+// packets from sends to any of tos (outport one of them) answers them
+// all, each pair's parts being that execution's parts restricted to its
+// outport. This is exact because every step of the execution acts on
+// each packet alone (the set operations are pointwise, and a table
+// splits a set by its flows' matches): the packets with outport == to
+// take the paths they would take alone.
+func (e *Engine) ReachFrom(from string, tos []string, opt Options) (results []*Result, errs []error) {
+	results, errs = make([]*Result, len(tos)), make([]error, len(tos))
 	if opt.CT == 0 {
 		opt.CT = DefaultCT
 	}
 	if opt.MaxRecirculations <= 0 {
 		opt.MaxRecirculations = 16
 	}
+	fail := func(err error) ([]*Result, []error) {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+		return results, errs
+	}
 	fid, ok := e.view.PortByName(from)
 	if !ok {
-		return nil, inputErrorf("unknown port %q", from)
-	}
-	tid, ok := e.view.PortByName(to)
-	if !ok {
-		return nil, inputErrorf("unknown port %q", to)
+		return fail(inputErrorf("unknown port %q", from))
 	}
 	swID := e.view.PortSwitch(fid)
-	if e.view.PortSwitch(tid) != swID {
-		return nil, inputErrorf("ports %q and %q are on different switches", from, to)
-	}
-	if from == to {
-		return nil, inputErrorf("from and to are the same port %q (OVN does not output a packet to its inport)", from)
-	}
 	sw := e.view.SwitchFlags(swID)
+	var good []string // the tos the execution answers
+	for i, to := range tos {
+		tid, ok := e.view.PortByName(to)
+		switch {
+		case !ok:
+			errs[i] = inputErrorf("unknown port %q", to)
+		case e.view.PortSwitch(tid) != swID:
+			errs[i] = inputErrorf("ports %q and %q are on different switches", from, to)
+		case from == to:
+			errs[i] = inputErrorf("from and to are the same port %q (OVN does not output a packet to its inport)", from)
+		default:
+			if why := e.portUnmodelled(sw, tid); why != "" {
+				errs[i] = &NotExactError{Switch: sw.LS.Name, From: from, To: to, Reason: why}
+			} else {
+				good = append(good, to)
+			}
+		}
+	}
+	why := e.unmodelled(sw)
+	if why == "" {
+		why = e.portUnmodelled(sw, fid)
+	}
+	if why != "" {
+		for i, to := range tos {
+			if errs[i] == nil {
+				errs[i] = &NotExactError{Switch: sw.LS.Name, From: from, To: to, Reason: why}
+			}
+		}
+		return results, errs
+	}
+	if len(good) == 0 {
+		return results, errs
+	}
+	byTo, err := e.reachAll(sw, from, good, opt)
+	if err != nil {
+		return fail(err)
+	}
+	for i, to := range tos {
+		if errs[i] == nil {
+			results[i] = byTo[to]
+		}
+	}
+	return results, errs
+}
+
+// portUnmodelled says why reach cannot execute a pair with port id
+// exactly, or "".
+func (e *Engine) portUnmodelled(sw *nbview.Switch, id string) string {
+	p := e.snap.Ports[id]
+	switch {
+	case p.Type != "":
+		return fmt.Sprintf("port %s is of type %q (only plain VIF ports are modelled)", p.Name, p.Type)
+	case len(p.PortSecurity) > 0:
+		return "port " + p.Name + " has port_security, which the port security stages check and reach does not model"
+	case p.Enabled != nil && !*p.Enabled:
+		return "port " + p.Name + " is disabled"
+	case len(e.view.LportMirrors(sw.LS, p)) > 0:
+		return "port " + p.Name + " is mirrored (the mirror stages are not modelled)"
+	}
+	return ""
+}
+
+// reachAll executes the packets from sends to any port of tos (ports of
+// switch sw that reach can model) and returns each pair's result.
+func (e *Engine) reachAll(sw *nbview.Switch, from string, tos []string, opt Options) (map[string]*Result, error) {
 	var ports []string
 	for _, p := range e.view.Ports(sw) {
 		ports = append(ports, p.Name)
 	}
 	slices.Sort(ports)
-	notExact := func(why string) error {
-		return &NotExactError{Switch: sw.LS.Name, From: from, To: to, Reason: why}
-	}
-	if why := e.unmodelled(sw); why != "" {
-		return nil, notExact(why)
-	}
-	for _, id := range []string{fid, tid} {
-		p := e.snap.Ports[id]
-		switch {
-		case p.Type != "":
-			return nil, notExact(fmt.Sprintf("port %s is of type %q (only plain VIF ports are modelled)", p.Name, p.Type))
-		case len(p.PortSecurity) > 0:
-			return nil, notExact("port " + p.Name + " has port_security, which the port security stages check and reach does not model")
-		case p.Enabled != nil && !*p.Enabled:
-			return nil, notExact("port " + p.Name + " is disabled")
-		case len(e.view.LportMirrors(sw.LS, p)) > 0:
-			return nil, notExact("port " + p.Name + " is mirrored (the mirror stages are not modelled)")
-		}
-	}
-	sm, err := e.switchModel(swID, ports)
+	sm, err := e.switchModel(sw.ID, ports)
 	if err != nil {
 		return nil, err
 	}
 	x := &exec{swModel: sm, e: e, opt: opt, parts: map[key]*Part{}}
-	in, err := x.entering(from, to)
+	in, err := x.entering(from, tos)
 	if err != nil {
 		return nil, err
 	}
@@ -229,15 +291,26 @@ func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
 		}
 		in = x.m.Diff(in, s)
 	}
-	r := &Result{Switch: sw.LS.Name, From: from, To: to, Manager: x.m, Entering: r0}
 	x.run(&state{set: in, pipe: lflow.Ingress})
-	for _, k := range x.order {
-		p := x.parts[k]
-		w, _ := x.m.Witness(p.Set)
-		p.Witness = w.String()
-		r.Parts = append(r.Parts, p)
+	out := make(map[string]*Result, len(tos))
+	for _, to := range tos {
+		o, err := x.conv.Match("outport == " + strconv.Quote(to))
+		if err != nil {
+			return nil, err
+		}
+		r := &Result{Switch: sw.LS.Name, From: from, To: to, Manager: x.m, Entering: x.m.And(r0, o)}
+		for _, k := range x.order {
+			p := *x.parts[k]
+			if p.Set = x.m.And(p.Set, o); p.Set == pset.Empty {
+				continue
+			}
+			w, _ := x.m.Witness(p.Set)
+			p.Witness = w.String()
+			r.Parts = append(r.Parts, &p)
+		}
+		out[to] = r
 	}
-	return r, nil
+	return out, nil
 }
 
 // unmodelled says why a switch's stages that aclc does not compile decide
@@ -310,10 +383,14 @@ func (x *swModel) initMeta(rel string) error {
 	return nil
 }
 
-// entering returns the packets from sends to to as they enter the
-// switch: metadata zero.
-func (x *swModel) entering(from, to string) (pset.Set, error) {
-	s, err := x.conv.Match("inport == " + strconv.Quote(from) + " && outport == " + strconv.Quote(to))
+// entering returns the packets from sends to any port of tos as they
+// enter the switch: metadata zero.
+func (x *swModel) entering(from string, tos []string) (pset.Set, error) {
+	q := make([]string, len(tos))
+	for i, to := range tos {
+		q[i] = strconv.Quote(to)
+	}
+	s, err := x.conv.Match("inport == " + strconv.Quote(from) + " && outport == {" + strings.Join(q, ", ") + "}")
 	if err != nil {
 		return pset.Empty, err
 	}
