@@ -3,6 +3,7 @@ package reach
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strconv"
@@ -37,11 +38,14 @@ type Engine struct {
 
 // swModel is one switch's space, sets and tables.
 type swModel struct {
-	m      *pset.Manager
-	conv   *pset.Converter
-	res    svcMonitor
-	meta   map[string]pset.Bits
-	tables map[tableKey]*table
+	m    *pset.Manager
+	conv *pset.Converter
+	res  svcMonitor
+	meta map[string]pset.Bits
+	// metaBits are meta's bits, metaZero the set where they are all 0.
+	metaBits []pset.Bits
+	metaZero pset.Set
+	tables   map[tableKey]*table
 }
 
 // switchModel returns the model of switch id, whose ports are ports (in
@@ -375,6 +379,12 @@ func (x *swModel) initMeta(rel string) error {
 		}
 		x.meta[name] = b
 	}
+	x.metaZero = x.m.All()
+	for _, name := range slices.Sorted(maps.Keys(x.meta)) {
+		b := x.meta[name]
+		x.metaBits = append(x.metaBits, b)
+		x.metaZero = x.m.And(x.metaZero, x.m.Value(b, new(big.Int)))
+	}
 	for _, name := range append([]string{"ct_state"}, egressCleared...) {
 		if _, ok := x.meta[name]; !ok {
 			return fmt.Errorf("reach: the dialect of OVN %s has no field %s", rel, name)
@@ -404,8 +414,5 @@ func (x *swModel) entering(from string, tos []string) (pset.Set, error) {
 // forgotten and zeroed (actions write only metadata, so the header is as
 // it entered).
 func (x *swModel) initial(s pset.Set) pset.Set {
-	for _, b := range x.meta {
-		s = x.m.Assign(s, b, new(big.Int))
-	}
-	return s
+	return x.m.And(x.m.ExistsAll(s, x.metaBits), x.metaZero)
 }
