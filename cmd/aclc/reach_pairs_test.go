@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -263,5 +264,26 @@ func TestReachEndpointsCLI(t *testing.T) {
 	}
 	if r := aclc(t, "", "reach", reachPairsFixture, "--from", "a1", "--to", "b1"); r.code != 3 || !strings.Contains(r.stdout, "a1 -> b1: not-exact (the ports are on switches joined by logical routers") {
 		t.Errorf("routed: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestReachProgress checks the progress line: on stderr when it is a
+// terminal (script(1) gives it one) and there are many pairs, never when
+// stderr is a pipe.
+func TestReachProgress(t *testing.T) {
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("no script(1) to give aclc a terminal")
+	}
+	nb := filepath.Join(t.TempDir(), "nb.yaml")
+	if r := aclc(t, "", "nb", "generate", "--switches", "40", "--ports", "2", "--acls", "0", "--port-groups", "0", "--address-sets", "0", "-o", nb); r.code != 0 {
+		t.Fatalf("generate: exit %d: %s", r.code, r.stderr)
+	}
+	if r := aclc(t, "", "reach", nb, "--format", "matrix"); r.stderr != "" || r.code != 3 {
+		t.Errorf("piped: exit %d, stderr %q", r.code, r.stderr)
+	}
+	out, err := exec.Command(scriptBin, "-qec", aclcBin+" reach "+nb+" --format matrix >/dev/null", "/dev/null").Output()
+	if !strings.Contains(string(out), "\raclc reach: 6320/6320 pairs (100%)") {
+		t.Errorf("terminal: %v, output %q", err, out)
 	}
 }
