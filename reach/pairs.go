@@ -1,8 +1,10 @@
 package reach
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // This file answers many pairs at once: every ordered pair of distinct
@@ -72,62 +74,87 @@ func CountPairs(froms, tos []string) int {
 
 // Pairs answers every ordered pair (from, to) of distinct ports, from in
 // froms and to in tos (port names, as Endpoints returns them), calling
-// each with the outcomes in that order: froms' order, then tos'. The pairs
-// of one from port on its own switch share one execution (ReachFrom);
-// pairs on two switches are Routed (not exact, RoutedReason) or NoPath.
-// An error of each stops the walk and is returned.
+// each with the outcomes in this order: by the name of from's switch,
+// then in froms' order, then in tos'. The pairs of one from port on its
+// own switch share one execution (ReachFrom), and the froms of one switch
+// its model, which the engine drops once they are done (so that the
+// memory of a run over many switches is that of one); pairs on two
+// switches are Routed (not exact, RoutedReason) or NoPath. An error of
+// each stops the walk and is returned.
 func (e *Engine) Pairs(froms, tos []string, opt Options, each func(*Outcome) error) error {
 	join := e.joined()
+	bySwitch := map[string][]string{}
+	var sws []string
 	for _, from := range froms {
 		fid, ok := e.view.PortByName(from)
 		if !ok {
 			return inputErrorf("unknown port %q", from)
 		}
-		fsw := e.view.PortSwitch(fid)
-		outs := make([]*Outcome, 0, len(tos))
-		var local []string
-		var localAt []int
-		for _, to := range tos {
-			if to == from {
-				continue
-			}
-			tid, ok := e.view.PortByName(to)
-			if !ok {
-				return inputErrorf("unknown port %q", to)
-			}
-			tsw := e.view.PortSwitch(tid)
-			o := &Outcome{From: from, To: to, FromSwitch: e.snap.Switches[fsw].Name, ToSwitch: e.snap.Switches[tsw].Name}
-			switch {
-			case tsw == fsw:
-				o.Path = SameSwitch
-				local = append(local, to)
-				localAt = append(localAt, len(outs))
-			case join[tsw] == join[fsw]:
-				o.Path = Routed
-				o.NotExact = &NotExactError{Switch: o.FromSwitch + "," + o.ToSwitch, From: from, To: to, Reason: RoutedReason}
-			default:
-				o.Path = NoPath
-			}
-			outs = append(outs, o)
+		sw := e.view.PortSwitch(fid)
+		if bySwitch[sw] == nil {
+			sws = append(sws, sw)
 		}
-		if len(local) > 0 {
-			rs, errs := e.ReachFrom(from, local, opt)
-			for i, at := range localAt {
-				var ne *NotExactError
-				switch err := errs[i]; {
-				case err == nil:
-					outs[at].Result = rs[i]
-				case errors.As(err, &ne):
-					outs[at].NotExact = ne
-				default:
-					return fmt.Errorf("%s -> %s: %w", from, local[i], err)
-				}
-			}
-		}
-		for _, o := range outs {
-			if err := each(o); err != nil {
+		bySwitch[sw] = append(bySwitch[sw], from)
+	}
+	slices.SortFunc(sws, func(a, b string) int {
+		return cmp.Or(cmp.Compare(e.snap.Switches[a].Name, e.snap.Switches[b].Name), cmp.Compare(a, b))
+	})
+	for _, sw := range sws {
+		for _, from := range bySwitch[sw] {
+			if err := e.pairsFrom(from, sw, tos, join, opt, each); err != nil {
 				return err
 			}
+		}
+		delete(e.models, sw)
+	}
+	return nil
+}
+
+// pairsFrom answers the pairs of port from, on switch fsw, with tos.
+func (e *Engine) pairsFrom(from, fsw string, tos []string, join map[string]string, opt Options, each func(*Outcome) error) error {
+	outs := make([]*Outcome, 0, len(tos))
+	var local []string
+	var localAt []int
+	for _, to := range tos {
+		if to == from {
+			continue
+		}
+		tid, ok := e.view.PortByName(to)
+		if !ok {
+			return inputErrorf("unknown port %q", to)
+		}
+		tsw := e.view.PortSwitch(tid)
+		o := &Outcome{From: from, To: to, FromSwitch: e.snap.Switches[fsw].Name, ToSwitch: e.snap.Switches[tsw].Name}
+		switch {
+		case tsw == fsw:
+			o.Path = SameSwitch
+			local = append(local, to)
+			localAt = append(localAt, len(outs))
+		case join[tsw] == join[fsw]:
+			o.Path = Routed
+			o.NotExact = &NotExactError{Switch: o.FromSwitch + "," + o.ToSwitch, From: from, To: to, Reason: RoutedReason}
+		default:
+			o.Path = NoPath
+		}
+		outs = append(outs, o)
+	}
+	if len(local) > 0 {
+		rs, errs := e.ReachFrom(from, local, opt)
+		for i, at := range localAt {
+			var ne *NotExactError
+			switch err := errs[i]; {
+			case err == nil:
+				outs[at].Result = rs[i]
+			case errors.As(err, &ne):
+				outs[at].NotExact = ne
+			default:
+				return fmt.Errorf("%s -> %s: %w", from, local[i], err)
+			}
+		}
+	}
+	for _, o := range outs {
+		if err := each(o); err != nil {
+			return err
 		}
 	}
 	return nil

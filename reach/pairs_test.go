@@ -75,6 +75,14 @@ func TestPairsPaths(t *testing.T) {
 	if !slices.Equal(got, want) || CountPairs(ports, ports) != len(want) {
 		t.Errorf("pairs %v (count %d), want %v", got, CountPairs(ports, ports), want)
 	}
+	// By from's switch first: c1 (sw-c) after a1 (sw-a) though given first.
+	got = nil
+	if err := e.Pairs([]string{"c1", "a3", "a1"}, []string{"b1"}, Options{}, func(o *Outcome) error {
+		got = append(got, o.From+">"+o.To)
+		return nil
+	}); err != nil || !slices.Equal(got, []string{"a3>b1", "a1>b1", "c1>b1"}) {
+		t.Errorf("order: %v %v", got, err)
+	}
 }
 
 // TestReachFromAgrees is the proof of the shared execution: for every
