@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aclc/aclc/acl/expr"
+	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/release"
 )
 
@@ -98,23 +99,35 @@ func (v *View) addressSets() map[string][]string {
 	for _, pg := range s.PortGroups {
 		var v4, v6 []string
 		for _, pid := range pg.Ports {
-			lsp := s.Ports[pid]
-			if lsp == nil {
-				continue
-			}
-			for _, a := range lsp.Addresses {
-				if !isDynamicAddress(a) {
-					v4, v6 = splitAddresses(a, v4, v6)
-				}
-			}
-			if lsp.DynamicAddresses != nil {
-				v4, v6 = splitAddresses(*lsp.DynamicAddresses, v4, v6)
+			if lsp := s.Ports[pid]; lsp != nil {
+				v4, v6 = appendPortIPs(lsp, v4, v6)
 			}
 		}
 		out[pg.Name+"_ip4"] = v4
 		out[pg.Name+"_ip6"] = v6
 	}
 	return out
+}
+
+// PortIPs returns the IPv4 and IPv6 addresses of a Logical_Switch_Port
+// as northd puts them in its port group's <pg>_ip4 and <pg>_ip6 address
+// sets: those of its "MAC IP..." addresses entries (not the dynamic
+// ones), then those of dynamic_addresses; prefixes dropped, entries that
+// do not parse skipped whole.
+func PortIPs(lsp *nbdb.LogicalSwitchPort) (v4, v6 []string) {
+	return appendPortIPs(lsp, nil, nil)
+}
+
+func appendPortIPs(lsp *nbdb.LogicalSwitchPort, v4, v6 []string) ([]string, []string) {
+	for _, a := range lsp.Addresses {
+		if !isDynamicAddress(a) {
+			v4, v6 = splitAddresses(a, v4, v6)
+		}
+	}
+	if lsp.DynamicAddresses != nil {
+		v4, v6 = splitAddresses(*lsp.DynamicAddresses, v4, v6)
+	}
+	return v4, v6
 }
 
 // isDynamicAddress is northd's is_dynamic_lsp_address: "dynamic",

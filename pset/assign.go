@@ -83,32 +83,7 @@ func (sp *Space) FieldBits(ref string) (Bits, error) {
 
 // Exists returns the packets that agree with a packet of s everywhere but
 // on bits b: s with b forgotten (existential quantification).
-func (m *Manager) Exists(s Set, b Bits) Set {
-	lo, hi := b.f.level(b.Ofs+b.N-1), b.f.level(b.Ofs) // most significant first
-	memo := map[Set]Set{}
-	var ex func(Set) Set
-	ex = func(x Set) Set {
-		if x <= all {
-			return x
-		}
-		if r, ok := memo[x]; ok {
-			return r
-		}
-		n := m.nodes[x]
-		var r Set
-		switch {
-		case n.level > hi:
-			r = x // no quantified bit below
-		case n.level >= lo:
-			r = m.Or(ex(n.lo), ex(n.hi))
-		default:
-			r = m.mk(n.level, ex(n.lo), ex(n.hi))
-		}
-		memo[x] = r
-		return r
-	}
-	return m.And(ex(s), m.univ)
-}
+func (m *Manager) Exists(s Set, b Bits) Set { return m.ExistsAll(s, []Bits{b}) }
 
 // Assign returns the packets of s after the action `b = val;': bits b
 // forgotten, then equal to val (truncated to b's width).

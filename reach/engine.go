@@ -3,6 +3,7 @@ package reach
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 
@@ -29,15 +30,20 @@ type Engine struct {
 	// models are the switches' tables and sets, by switch UUID: the
 	// pairs of a switch share them (a flow's match is converted once).
 	models map[string]*swModel
+	// join is joined's answer, made on first use.
+	join map[string]string
 }
 
 // swModel is one switch's space, sets and tables.
 type swModel struct {
-	m      *pset.Manager
-	conv   *pset.Converter
-	res    svcMonitor
-	meta   map[string]pset.Bits
-	tables map[tableKey]*table
+	m    *pset.Manager
+	conv *pset.Converter
+	res  svcMonitor
+	meta map[string]pset.Bits
+	// metaBits are meta's bits, metaZero the set where they are all 0.
+	metaBits []pset.Bits
+	metaZero pset.Set
+	tables   map[tableKey]*table
 }
 
 // switchModel returns the model of switch id, whose ports are ports (in
@@ -146,56 +152,128 @@ func (e *Engine) Ports() map[string][]string {
 // one switch. The error is an *InputError for a bad question and a
 // *NotExactError when the pair as a whole cannot be executed exactly.
 func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
+	rs, errs := e.ReachFrom(from, []string{to}, opt)
+	return rs[0], errs[0]
+}
+
+// ReachFrom answers the pairs (from, to) for every to of tos, which must
+// be ports of from's switch: results[i] and errs[i] are what Reach(from,
+// tos[i]) returns. The pairs share the switch's model (its tables
+// converted once); each is its own execution, since the packet's outport
+// is set only by the L2 lookup, after the ingress stages (sharing the
+// ingress part across destinations is left to do).
+func (e *Engine) ReachFrom(from string, tos []string, opt Options) (results []*Result, errs []error) {
+	results, errs = make([]*Result, len(tos)), make([]error, len(tos))
 	if opt.CT == 0 {
 		opt.CT = DefaultCT
 	}
 	if opt.MaxRecirculations <= 0 {
 		opt.MaxRecirculations = 16
 	}
+	fail := func(err error) ([]*Result, []error) {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+		return results, errs
+	}
 	fid, ok := e.view.PortByName(from)
 	if !ok {
-		return nil, inputErrorf("unknown port %q", from)
-	}
-	tid, ok := e.view.PortByName(to)
-	if !ok {
-		return nil, inputErrorf("unknown port %q", to)
+		return fail(inputErrorf("unknown port %q", from))
 	}
 	swID := e.view.PortSwitch(fid)
-	if e.view.PortSwitch(tid) != swID {
-		return nil, inputErrorf("ports %q and %q are on different switches", from, to)
-	}
-	if from == to {
-		return nil, inputErrorf("from and to are the same port %q (OVN does not output a packet to its inport)", from)
-	}
 	sw := e.view.SwitchFlags(swID)
+	var good []string // the tos the execution answers
+	for i, to := range tos {
+		tid, ok := e.view.PortByName(to)
+		switch {
+		case !ok:
+			errs[i] = inputErrorf("unknown port %q", to)
+		case e.view.PortSwitch(tid) != swID:
+			errs[i] = inputErrorf("ports %q and %q are on different switches", from, to)
+		case from == to:
+			errs[i] = inputErrorf("from and to are the same port %q (OVN does not output a packet to its inport)", from)
+		default:
+			if why := e.portUnmodelled(sw, tid); why != "" {
+				errs[i] = &NotExactError{Switch: sw.LS.Name, From: from, To: to, Reason: why}
+			} else {
+				good = append(good, to)
+			}
+		}
+	}
+	why := e.unmodelled(sw)
+	if why == "" {
+		why = e.portUnmodelled(sw, fid)
+	}
+	if why != "" {
+		for i, to := range tos {
+			if errs[i] == nil {
+				errs[i] = &NotExactError{Switch: sw.LS.Name, From: from, To: to, Reason: why}
+			}
+		}
+		return results, errs
+	}
+	if len(good) == 0 {
+		return results, errs
+	}
+	byTo, err := e.reachAll(sw, from, good, opt)
+	if err != nil {
+		return fail(err)
+	}
+	for i, to := range tos {
+		if errs[i] == nil {
+			results[i] = byTo[to]
+		}
+	}
+	return results, errs
+}
+
+// portUnmodelled says why reach cannot execute a pair with port id
+// exactly, or "".
+func (e *Engine) portUnmodelled(sw *nbview.Switch, id string) string {
+	p := e.snap.Ports[id]
+	switch {
+	case p.Type != "":
+		return fmt.Sprintf("port %s is of type %q (only plain VIF ports are modelled)", p.Name, p.Type)
+	case len(p.PortSecurity) > 0:
+		return "port " + p.Name + " has port_security, which the port security stages check and reach does not model"
+	case p.Enabled != nil && !*p.Enabled:
+		return "port " + p.Name + " is disabled"
+	case len(e.view.LportMirrors(sw.LS, p)) > 0:
+		return "port " + p.Name + " is mirrored (the mirror stages are not modelled)"
+	}
+	return ""
+}
+
+// reachAll answers the pairs (from, to) for every to of tos (ports of
+// switch sw that reach can model).
+func (e *Engine) reachAll(sw *nbview.Switch, from string, tos []string, opt Options) (map[string]*Result, error) {
 	var ports []string
 	for _, p := range e.view.Ports(sw) {
 		ports = append(ports, p.Name)
 	}
 	slices.Sort(ports)
-	notExact := func(why string) error {
-		return &NotExactError{Switch: sw.LS.Name, From: from, To: to, Reason: why}
-	}
-	if why := e.unmodelled(sw); why != "" {
-		return nil, notExact(why)
-	}
-	for _, id := range []string{fid, tid} {
-		p := e.snap.Ports[id]
-		switch {
-		case p.Type != "":
-			return nil, notExact(fmt.Sprintf("port %s is of type %q (only plain VIF ports are modelled)", p.Name, p.Type))
-		case len(p.PortSecurity) > 0:
-			return nil, notExact("port " + p.Name + " has port_security, which the port security stages check and reach does not model")
-		case p.Enabled != nil && !*p.Enabled:
-			return nil, notExact("port " + p.Name + " is disabled")
-		case len(e.view.LportMirrors(sw.LS, p)) > 0:
-			return nil, notExact("port " + p.Name + " is mirrored (the mirror stages are not modelled)")
-		}
-	}
-	sm, err := e.switchModel(swID, ports)
+	sm, err := e.switchModel(sw.ID, ports)
 	if err != nil {
 		return nil, err
 	}
+	out := make(map[string]*Result, len(tos))
+	for _, to := range tos {
+		r, err := e.reachOne(sm, sw, from, to, opt)
+		if err != nil {
+			return nil, err
+		}
+		out[to] = r
+	}
+	return out, nil
+}
+
+// reachOne executes the packets from sends to to, with the switch's model
+// sm.
+func (e *Engine) reachOne(sm *swModel, sw *nbview.Switch, from, to string, opt Options) (*Result, error) {
+	fid, _ := e.view.PortByName(from)
+	tid, _ := e.view.PortByName(to)
 	x := &exec{swModel: sm, e: e, opt: opt, to: to, parts: map[key]*Part{}}
 	in, err := x.entering(from)
 	if err != nil {
@@ -228,12 +306,12 @@ func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
 		}
 		in = x.m.Diff(in, s)
 	}
-	r := &Result{Switch: sw.LS.Name, From: from, To: to, Manager: x.m, Entering: r0}
 	x.run(&state{set: in, pipe: lflow.Ingress})
 	wc, err := x.newWitnessChooser(sw, e.snap.Ports[fid], e.snap.Ports[tid])
 	if err != nil {
 		return nil, err
 	}
+	r := &Result{Switch: sw.LS.Name, From: from, To: to, Manager: x.m, Entering: r0}
 	for _, k := range x.order {
 		p := x.parts[k]
 		wc.choose(p, to)
@@ -304,6 +382,12 @@ func (x *swModel) initMeta(rel string) error {
 		}
 		x.meta[name] = b
 	}
+	x.metaZero = x.m.All()
+	for _, name := range slices.Sorted(maps.Keys(x.meta)) {
+		b := x.meta[name]
+		x.metaBits = append(x.metaBits, b)
+		x.metaZero = x.m.And(x.metaZero, x.m.Value(b, new(big.Int)))
+	}
 	for _, name := range append([]string{"ct_state"}, egressCleared...) {
 		if _, ok := x.meta[name]; !ok {
 			return fmt.Errorf("reach: the dialect of OVN %s has no field %s", rel, name)
@@ -341,9 +425,7 @@ func (x *swModel) entering(from string) (pset.Set, error) {
 // forgotten and zeroed, outport forgotten and none (actions write only
 // metadata, so the header is as it entered).
 func (x *swModel) initial(s pset.Set) pset.Set {
-	for _, b := range x.meta {
-		s = x.m.Assign(s, b, new(big.Int))
-	}
+	s = x.m.And(x.m.ExistsAll(s, x.metaBits), x.metaZero)
 	s, err := x.m.AssignPort(s, "outport", "")
 	if err != nil {
 		panic("reach: outport is a string field of every space: " + err.Error())

@@ -9,7 +9,13 @@ import (
 
 func engine(t *testing.T, fixture string) *Engine {
 	t.Helper()
-	snap, err := nbschema.LoadFixture("../testdata/fixtures/" + fixture)
+	return engineAt(t, "../testdata/fixtures/"+fixture)
+}
+
+// engineAt is the engine of the fixture at path.
+func engineAt(t *testing.T, path string) *Engine {
+	t.Helper()
+	snap, err := nbschema.LoadFixture(path)
 	if err != nil {
 		t.Fatal(err)
 	}
