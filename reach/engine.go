@@ -6,6 +6,7 @@ import (
 	"maps"
 	"math/big"
 	"slices"
+	"strconv"
 
 	"github.com/aclc/aclc/acl/expr"
 	"github.com/aclc/aclc/compile"
@@ -287,6 +288,18 @@ func (e *Engine) reachOne(sm *swModel, sw *nbview.Switch, from, to string, opt O
 	if e.hasDNS(sw) {
 		aside = append(aside, struct{ match, why string }{"udp && udp.dst == 53", "DNS queries go through ls_in_dns_lookup (dns_lookup()), which reach does not model"})
 	}
+	// What package trace ends "not traced" in the stages after the ACLs
+	// (trace/unmodelled.go): OVN's DHCP responder answers the port's
+	// requests, handle_svc_check() takes what goes to the service
+	// monitor MAC, IGMP/MLD snooping decides multicast.
+	if p := e.snap.Ports[fid]; p.Dhcpv4Options != nil || p.Dhcpv6Options != nil {
+		aside = append(aside, struct{ match, why string }{"(udp.src == 68 && udp.dst == 67) || (udp.src == 546 && udp.dst == 547)",
+			"DHCP requests of port " + from + ", which has DHCP options, are answered by OVN's DHCP responder (ls_in_dhcp_options), which reach does not model"})
+	}
+	aside = append(aside, struct{ match, why string }{"eth.dst == $svc_monitor_mac", "packets to the service monitor MAC go to handle_svc_check() (ls_in_l2_lkup), which reach does not model"})
+	if sw.LS.OtherConfig["mcast_snoop"] == "true" {
+		aside = append(aside, struct{ match, why string }{"ip4.mcast || ip6.mcast || igmp || mldv1 || mldv2", "multicast on a switch with mcast_snoop follows IGMP/MLD snooping (ls_in_l2_lkup), which reach does not model"})
+	}
 	r0 := in
 	// The port security stage's fixed flows drop a multicast source and
 	// a VLAN tag whatever the port (northd build_lswitch_input_port_sec).
@@ -332,6 +345,11 @@ func (e *Engine) unmodelled(sw *nbview.Switch) string {
 	}
 	if sw.TierContest != nil {
 		return "whether northd evaluates the switch's ACL tiers depends on its hash table order (FDP-1154)"
+	}
+	if e.snap.Release.Has(release.EVPN) {
+		if vni, err := strconv.ParseInt(sw.LS.OtherConfig["dynamic-routing-vni"], 10, 64); err == nil && vni >= 0 && vni <= 1<<24-1 {
+			return "the switch has EVPN remote VTEPs (other_config:dynamic-routing-vni): its remote FDB and ARP/ND stages are not modelled"
+		}
 	}
 	return ""
 }
