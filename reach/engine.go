@@ -30,6 +30,27 @@ type Engine struct {
 	// models are the switches' tables and sets, by switch UUID: the
 	// pairs of a switch share them (a flow's match is converted once).
 	models map[string]*swModel
+	// shared are the Managers ShareManager gave, by switch name.
+	shared map[string]*pset.Manager
+}
+
+// ShareManager makes the engine keep the sets of switch name in m
+// instead of a Manager of its own, so that they can be compared with
+// the sets of another engine given the same m (package diff compares two
+// NBs so): m's Space must be over the engine's dialect and list every
+// port of the switch (it may list more). Call it before the switch's
+// first Reach.
+func (e *Engine) ShareManager(name string, m *pset.Manager) error {
+	if m.Space().Dialect() != e.dialect {
+		return fmt.Errorf("reach: switch %s: the shared space is over another dialect than OVN %s's", name, e.snap.Release.Name())
+	}
+	for id, sm := range e.models {
+		if sm.m != m && e.snap.Switches[id].Name == name {
+			return fmt.Errorf("reach: switch %s: its sets are already in a Manager of their own", name)
+		}
+	}
+	e.shared[name] = m
+	return nil
 }
 
 // swModel is one switch's space, sets and tables.
@@ -47,15 +68,25 @@ func (e *Engine) switchModel(id string, ports []string) (*swModel, error) {
 	if sm := e.models[id]; sm != nil {
 		return sm, nil
 	}
-	sp, err := pset.NewSpace(e.dialect, ports, "")
-	if err != nil {
-		return nil, err
+	m := e.shared[e.snap.Switches[id].Name]
+	if m != nil {
+		for _, p := range ports {
+			if !slices.Contains(m.Space().Ports(), p) {
+				return nil, fmt.Errorf("reach: switch %s: port %s is not in the shared space", e.snap.Switches[id].Name, p)
+			}
+		}
+	} else {
+		sp, err := pset.NewSpace(e.dialect, ports, "")
+		if err != nil {
+			return nil, err
+		}
+		m = pset.NewManager(sp)
 	}
 	res, err := e.view.Resolver(id)
 	if err != nil {
 		return nil, err
 	}
-	sm := &swModel{m: pset.NewManager(sp), res: svcMonitor{Resolver: res, mac: e.snap.GlobalOption("svc_monitor_mac")},
+	sm := &swModel{m: m, res: svcMonitor{Resolver: res, mac: e.snap.GlobalOption("svc_monitor_mac")},
 		tables: map[tableKey]*table{}}
 	sm.conv = sm.m.Converter(sm.res)
 	for _, d := range e.flows.Datapaths {
@@ -94,6 +125,14 @@ type Options struct {
 	// MaxRecirculations bounds the recirculations of a path (default
 	// 16); a longer path is not exact.
 	MaxRecirculations int
+	// ExecuteAside runs the packets that stages reach does not model
+	// decide (ARP/ND, DNS queries) through the ACL stages too, instead of
+	// making them a not-exact part at once: their parts get the ACL
+	// stages' verdict and carry the reason in Part.Aside. What happens to
+	// them after the ACL stages is still not known, so such a verdict is
+	// not the packets' fate; it says only whether two NBs' ACL stages
+	// treat them alike (package diff uses it so).
+	ExecuteAside bool
 }
 
 // DefaultCT is new|trk (OVS's ct_state bits: new is bit 0, trk bit 5).
@@ -124,7 +163,7 @@ func New(snap *nbschema.Snapshot, flows *lflow.Listing) (*Engine, error) {
 		return nil, fmt.Errorf("reach: no stage layout for OVN %s", snap.Release.Name())
 	}
 	return &Engine{snap: snap, view: nbview.NewFor(snap, snap.Release), flows: flows, layout: l, dialect: compile.Dialect(snap.Release),
-		models: map[string]*swModel{}}, nil
+		models: map[string]*swModel{}, shared: map[string]*pset.Manager{}}, nil
 }
 
 // Ports returns the names of the ports of each switch (by switch name),
@@ -132,13 +171,7 @@ func New(snap *nbschema.Snapshot, flows *lflow.Listing) (*Engine, error) {
 func (e *Engine) Ports() map[string][]string {
 	out := map[string][]string{}
 	for _, id := range nbschema.SortedKeys(e.snap.Switches) {
-		sw := e.view.SwitchFlags(id)
-		var names []string
-		for _, p := range e.view.Ports(sw) {
-			names = append(names, p.Name)
-		}
-		slices.Sort(names)
-		out[sw.LS.Name] = names
+		out[e.snap.Switches[id].Name] = e.portsOf(id)
 	}
 	return out
 }
@@ -169,11 +202,7 @@ func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
 		return nil, inputErrorf("from and to are the same port %q (OVN does not output a packet to its inport)", from)
 	}
 	sw := e.view.SwitchFlags(swID)
-	var ports []string
-	for _, p := range e.view.Ports(sw) {
-		ports = append(ports, p.Name)
-	}
-	slices.Sort(ports)
+	ports := e.portsOf(swID)
 	notExact := func(why string) error {
 		return &NotExactError{Switch: sw.LS.Name, From: from, To: to, Reason: why}
 	}
@@ -225,7 +254,11 @@ func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
 			return nil, err
 		}
 		if part := x.m.And(in, s); part != pset.Empty {
-			x.end(&state{set: part}, NotExact, "", a.why)
+			if opt.ExecuteAside {
+				x.run(&state{set: part, pipe: lflow.Ingress, aside: a.why})
+			} else {
+				x.end(&state{set: part}, NotExact, "", a.why)
+			}
 		}
 		in = x.m.Diff(in, s)
 	}

@@ -51,6 +51,9 @@ type state struct {
 	recirc     int
 	// dec are the deciding ACLs so far, per pipeline.
 	dec [2]string
+	// aside says why the packets' fate after the ACL stages is not known
+	// (Options.ExecuteAside).
+	aside string
 }
 
 // maxSteps bounds the tables one Reach visits (next(N) may jump back).
@@ -85,7 +88,7 @@ func (x *exec) end(st *state, v Verdict, stage, why string) {
 	if st.set == pset.Empty {
 		return
 	}
-	p := &Part{Verdict: v, Conntrack: st.ct, Committed: st.commit, Recirculations: st.recirc, Stage: stage, Reason: why}
+	p := &Part{Verdict: v, Conntrack: st.ct, Committed: st.commit, Recirculations: st.recirc, Stage: stage, Reason: why, Aside: st.aside}
 	if v != NotExact {
 		p.Ingress = orDefault(st.dec[lflow.Ingress])
 		if st.pipe == lflow.Egress {
