@@ -241,7 +241,7 @@ func (d *Diff) runSwitch(name, ida, idb string, st *DiffStats, fn func(*Change))
 				}
 			}
 			st.PairsExecuted++
-			if err := d.pair(name, from, to, sameConfig, m, fn); err != nil {
+			if err := d.pair(sma, name, from, to, sameConfig, fn); err != nil {
 				return err
 			}
 		}
@@ -249,8 +249,10 @@ func (d *Diff) runSwitch(name, ida, idb string, st *DiffStats, fn func(*Change))
 	return nil
 }
 
-// pair executes one pair in both NBs and reports the changes.
-func (d *Diff) pair(sw, from, to string, sameConfig bool, m *pset.Manager, fn func(*Change)) error {
+// pair executes one pair in both NBs (sm: A's model of the switch) and
+// reports the changes.
+func (d *Diff) pair(sm *swModel, sw, from, to string, sameConfig bool, fn func(*Change)) error {
+	m := sm.m
 	opt := Options{ExecuteAside: true}
 	ra, errA := d.a.Reach(from, to, opt)
 	rb, errB := d.b.Reach(from, to, opt)
@@ -268,12 +270,11 @@ func (d *Diff) pair(sw, from, to string, sameConfig bool, m *pset.Manager, fn fu
 		}
 	}
 	if whyA != "" || whyB != "" {
-		c := &Change{Switch: sw, From: from, To: to, Kind: Undecided, Reason: sides(whyA, whyB)}
-		if ra != nil {
-			c.Set = ra.Entering
-		} else {
-			c.Set = rb.Entering
+		in, err := sm.entering(from, to)
+		if err != nil {
+			return err
 		}
+		c := &Change{Switch: sw, From: from, To: to, Kind: Undecided, Reason: sides(whyA, whyB), Set: in}
 		d.witness(m, c)
 		fn(c)
 		return nil
