@@ -133,6 +133,11 @@ type Options struct {
 	// not the packets' fate; it says only whether two NBs' ACL stages
 	// treat them alike (package diff uses it so).
 	ExecuteAside bool
+	// Within, when Restricted, limits the packets considered to those of
+	// Within (a set of the switch's Manager, as ShareManager gave it):
+	// the parts then partition Entering ∩ Within.
+	Within     pset.Set
+	Restricted bool
 }
 
 // DefaultCT is new|trk (OVS's ct_state bits: new is bit 0, trk bit 5).
@@ -230,6 +235,9 @@ func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
 	in, err := x.entering(from, to)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Restricted {
+		in = x.m.And(in, opt.Within)
 	}
 	// What stages aclc does not compile decide for some packets: those
 	// packets form not-exact parts.

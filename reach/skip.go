@@ -3,7 +3,6 @@ package reach
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,35 +12,45 @@ import (
 	"github.com/aclc/aclc/pset"
 )
 
-// This file says when a Diff need not execute a switch or a pair: when
-// the outcome of every packet is provably the same in both NBs.
+// This file says which packets a Diff must execute: only those whose
+// outcome may differ between the two NBs.
 //
-// A pair's outcome is a function of (1) the switch's inputs reach reads
+// A packet's path is a function of (1) the switch's inputs reach reads
 // besides the flows (load balancers, the tier contest, DNS records, the
 // ports' type, addresses, options, port security, enabled flag and
-// mirrors), (2) the ACL-stage flows of the switch that can take one of
-// the pair's packets, and (3) the sets their matches name. inport and
-// outport are never written on an exact path (a write to them is not
-// exact), so a flow whose match set has no packet with inport == from and
-// outport == to takes none of the pair's packets at any point: only the
-// flows whose match set meets the pair's count, with their set cut to the
-// pair. So:
+// mirrors) and (2) the ACL-stage flows it meets: at each table, the
+// highest-priority flow whose set holds it. Header fields are never
+// written on an exact path (a write to one is not exact), so a flow whose
+// set, metadata forgotten, does not hold a packet's header takes that
+// packet at no point, whatever the registers hold. A flow differs between
+// A and B when its text (stage, priority, match, actions) is in one and
+// not the other (counted as a multiset), or when it names an address set
+// or port group whose contents differ. When the switch's inputs are the
+// same, a packet that no differing flow of A or B can take meets the same
+// flows in both, in the same order, so its outcome is the same: not
+// executed. So:
 //
-//   - a switch whose inputs, ACL-stage flows (stage, priority, match,
-//     actions) and the contents of every address set and port group they
-//     name are the same in A and B is skipped whole, without converting
-//     a match;
-//   - otherwise, when its inputs are the same, a pair is skipped when the
-//     flows meeting it are the same in both: same stage, priority and
-//     actions, and the same set (one Manager: the same node) cut to the
-//     pair — a flow whose match cannot be converted counts with its text.
+//   - a switch with the same inputs and no differing flow is skipped
+//     whole, without converting a match;
+//   - otherwise, when its inputs are the same, each pair is executed only
+//     over the packets a differing flow can take (Options.Within: the
+//     union of the differing flows' sets cut to the pair, metadata
+//     forgotten), and skipped when there are none; a differing flow whose
+//     match cannot be converted makes the pair executed whole.
 //
 // Only the switches where an ACL change shows in the flows, and there
-// only the pairs the changed flows can match, are executed.
+// only the traffic the changed flows can match, are executed.
 
-// switchInputs are a switch's inputs in one NB, as text to compare.
+// switchInputs are a switch's inputs in one NB.
 type switchInputs struct {
-	config, flows, refs string
+	config string
+	flows  map[string]int    // the ACL-stage flows by flowKey, counted
+	refs   map[string]string // the contents of each set the flows name
+}
+
+// flowKey is a flow's text without its NB source.
+func flowKey(f lflow.Flow) string {
+	return fmt.Sprintf("%s %d (%s) {%s}", f.Stage.Name(), f.Priority, f.Match, f.Actions)
 }
 
 // reRef finds the address set and port group names a match may name.
@@ -64,9 +73,9 @@ func (e *Engine) switchInputs(id string) switchInputs {
 			p.Name, p.Type, p.Addresses, deref(p.DynamicAddresses), deref(p.Enabled), p.Options, p.PortSecurity, deref(p.Tag), deref(p.ParentName),
 			len(e.view.LportMirrors(sw.LS, p)))
 	}
-	in := switchInputs{config: b.String()}
-	var flows []string
-	refs := map[string]bool{}
+	in := switchInputs{config: b.String(), flows: map[string]int{}, refs: map[string]string{}}
+	res, err := e.view.Resolver(id)
+	r := svcMonitor{Resolver: res, mac: e.snap.GlobalOption("svc_monitor_mac")}
 	for _, d := range e.flows.Datapaths {
 		if d.UUID != id {
 			continue
@@ -75,87 +84,73 @@ func (e *Engine) switchInputs(id string) switchInputs {
 			if !f.Stage.IsACLStage() {
 				continue
 			}
-			flows = append(flows, fmt.Sprintf("%s %d (%s) {%s}", f.Stage.Name(), f.Priority, f.Match, f.Actions))
-			for _, r := range reRef.FindAllString(f.Match+" "+f.Actions, -1) {
-				refs[r] = true
+			k := flowKey(f)
+			in.flows[k]++
+			for _, name := range reRef.FindAllString(k, -1) {
+				if _, done := in.refs[name]; done {
+					continue
+				}
+				var members []string
+				var ok bool
+				switch {
+				case err != nil:
+				case name[0] == '$':
+					members, ok = r.AddressSet(name[1:])
+				default:
+					members, ok = r.PortGroup(name[1:])
+				}
+				in.refs[name] = fmt.Sprintf("%v %q", ok, slices.Sorted(slices.Values(members)))
 			}
 		}
 	}
-	slices.Sort(flows)
-	in.flows = strings.Join(flows, "\n")
-	res, err := e.view.Resolver(id)
-	if err != nil {
-		in.refs = err.Error()
-		return in
-	}
-	r := svcMonitor{Resolver: res, mac: e.snap.GlobalOption("svc_monitor_mac")}
-	var rb strings.Builder
-	for _, name := range slices.Sorted(maps.Keys(refs)) {
-		var members []string
-		var ok bool
-		if name[0] == '$' {
-			members, ok = r.AddressSet(name[1:])
-		} else {
-			members, ok = r.PortGroup(name[1:])
-		}
-		members = slices.Sorted(slices.Values(members))
-		fmt.Fprintf(&rb, "%s %v %q\n", name, ok, members)
-	}
-	in.refs = rb.String()
 	return in
 }
 
-// sigEntry is one flow that can take a pair's packets.
-type sigEntry struct {
-	pipe     lflow.Pipeline
-	table    int
-	priority int
-	actions  string
-	set      pset.Set // the flow's set cut to the pair
-	err      string   // with the match, when the flow cannot be converted
-}
-
-func compareSig(a, b sigEntry) int {
-	return cmp.Or(cmp.Compare(a.pipe, b.pipe), cmp.Compare(a.table, b.table), cmp.Compare(b.priority, a.priority),
-		cmp.Compare(a.actions, b.actions), cmp.Compare(a.set, b.set), cmp.Compare(a.err, b.err))
-}
-
-// pairFlows returns the flows of sm that can take packets from from to
-// to, in a canonical order.
-func (x *swModel) pairFlows(from, to string) ([]sigEntry, error) {
-	pair, err := x.conv.Match(fmt.Sprintf("inport == %q && outport == %q", from, to))
-	if err != nil {
-		return nil, err
-	}
-	var out []sigEntry
-	for k, t := range x.tables {
-		for _, fl := range t.flows {
-			x.prepare(fl)
-			e := sigEntry{pipe: k.p, table: k.table, priority: fl.f.Priority, actions: fl.f.Actions}
-			if fl.err != "" {
-				e.err = fl.f.Match + ": " + fl.err
-			} else if e.set = x.m.And(fl.set, pair); e.set == pset.Empty {
-				continue
-			}
-			out = append(out, e)
+// differingFlows returns the keys of the flows that differ between a
+// and b: in one more often than in the other, or naming a set whose
+// contents differ.
+func differingFlows(a, b switchInputs) map[string]bool {
+	changed := map[string]bool{}
+	for name, v := range a.refs {
+		if w, ok := b.refs[name]; ok && w != v {
+			changed[name] = true
 		}
 	}
-	slices.SortFunc(out, compareSig)
-	return out, nil
+	out := map[string]bool{}
+	for _, m := range []map[string]int{a.flows, b.flows} {
+		for k := range m {
+			if a.flows[k] != b.flows[k] {
+				out[k] = true
+				continue
+			}
+			for _, name := range reRef.FindAllString(k, -1) {
+				if changed[name] {
+					out[k] = true
+				}
+			}
+		}
+	}
+	return out
 }
 
-// samePairFlows reports whether the flows that can take the pair's
-// packets are the same in a and b (models over one Manager).
-func samePairFlows(a, b *swModel, from, to string) (bool, error) {
-	fa, err := a.pairFlows(from, to)
-	if err != nil {
-		return false, err
+// differingSet returns the packets from from to to (pair: their set) that
+// a differing flow of x can take, as they enter the switch (metadata
+// zero); whole when a differing flow cannot be converted (every packet
+// must then be executed).
+func (x *swModel) differingSet(diff map[string]bool, pair pset.Set) (s pset.Set, whole bool) {
+	for _, t := range x.tables {
+		for _, fl := range t.flows {
+			if !diff[flowKey(fl.f)] {
+				continue
+			}
+			x.prepare(fl)
+			if fl.err != "" {
+				return pset.Empty, true
+			}
+			s = x.m.Or(s, x.initial(x.m.And(fl.set, pair)))
+		}
 	}
-	fb, err := b.pairFlows(from, to)
-	if err != nil {
-		return false, err
-	}
-	return slices.Equal(fa, fb), nil
+	return s, false
 }
 
 func deref[T any](p *T) any {

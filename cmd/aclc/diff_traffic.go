@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,10 +22,11 @@ import (
 // does to traffic (package reach's Diff).
 
 var trafficOpts struct {
-	on     bool
-	failOn string
-	format string
-	nb     nbFlags // the connection flags of live NBs, and --ovn-version
+	on      bool
+	failOn  string
+	format  string
+	nb      nbFlags // the connection flags of live NBs, and --ovn-version
+	cpuprof string
 }
 
 // trafficHelp is the --traffic part of diff's help.
@@ -83,6 +86,8 @@ func registerTraffic(cmd *cobra.Command) {
 	f.StringVarP(&trafficOpts.nb.caCert, "ca-cert", "C", "", "with --traffic: CA certificate PEM file for ssl: remotes")
 	f.DurationVar(&trafficOpts.nb.timeout, "timeout", nbschema.DefaultTimeout, "with --traffic: give up connecting to an NB after this long")
 	trafficOpts.nb.registerRelease(cmd)
+	f.StringVar(&trafficOpts.cpuprof, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to FILE")
+	f.MarkHidden("cpuprofile")
 }
 
 // trafficOnly are the flags that mean something only with --traffic.
@@ -140,6 +145,11 @@ type trafficLine struct {
 }
 
 func runTrafficDiff(cmd *cobra.Command, args []string) error {
+	stop, err := startProfiles(trafficOpts.cpuprof, "")
+	if err != nil {
+		return withCode(2, err)
+	}
+	defer stop()
 	fails, err := failPredicate(trafficOpts.failOn)
 	if err != nil {
 		return err
@@ -150,6 +160,7 @@ func runTrafficDiff(cmd *cobra.Command, args []string) error {
 	if cmd.Flags().Changed("acl-stages") {
 		return withCode(2, errors.New("--acl-stages compares flow listings; it means nothing with --traffic"))
 	}
+	t0 := time.Now()
 	var engines [2]*reach.Engine
 	for i, arg := range args {
 		if arg == "-" {
@@ -159,7 +170,9 @@ func runTrafficDiff(cmd *cobra.Command, args []string) error {
 		if err != nil {
 			return err
 		}
+		slog.Debug("diff --traffic: NB read", "nb", arg, "release", snap.Release.Name(), "since start", time.Since(t0))
 		flows := compile.CompileWith(snap, compile.Options{Release: snap.Release}).Flows
+		slog.Debug("diff --traffic: NB compiled", "nb", arg, "since start", time.Since(t0))
 		if engines[i], err = reach.New(snap, flows); err != nil {
 			return withCode(2, err)
 		}
@@ -174,7 +187,7 @@ func runTrafficDiff(cmd *cobra.Command, args []string) error {
 		out.endpoint(ep)
 	}
 	failed, undecided := false, false
-	_, err = d.Run(func(c *reach.Change) {
+	st, err := d.Run(func(c *reach.Change) {
 		failed = failed || fails(c)
 		undecided = undecided || c.Kind == reach.Undecided
 		out.change(c)
@@ -185,6 +198,9 @@ func runTrafficDiff(cmd *cobra.Command, args []string) error {
 	if err := out.flush(); err != nil {
 		return withCode(2, err)
 	}
+	slog.Debug("diff --traffic: done", "since start", time.Since(t0),
+		"executed", fmt.Sprintf("switches %d (%d skipped), pairs %d (%d skipped, %d executed)", st.Switches, st.SwitchesSkipped, st.Pairs, st.PairsSkipped, st.PairsExecuted),
+		"found", out.summary())
 	switch {
 	case failed:
 		return exitSilently(1)
@@ -308,16 +324,24 @@ func aclList(acls []reach.ACLRef) string {
 	return strings.Join(parts, "; ")
 }
 
+// summary counts the changes by kind ("none" for none).
+func (t *trafficWriter) summary() string {
+	var parts []string
+	for _, k := range []reach.Kind{reach.NewlyAllowed, reach.NewlyDenied, reach.DenialChanged, reach.ConntrackChanged, reach.Undecided} {
+		if n := t.counts[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // flush ends the output with a summary (text, when there is anything).
 func (t *trafficWriter) flush() error {
 	if !t.json && len(t.counts) > 0 {
-		var parts []string
-		for _, k := range []reach.Kind{reach.NewlyAllowed, reach.NewlyDenied, reach.DenialChanged, reach.ConntrackChanged, reach.Undecided} {
-			if n := t.counts[k]; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", n, k))
-			}
-		}
-		fmt.Fprintf(t.w, "changes: %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(t.w, "changes: %s\n", t.summary())
 	}
 	return t.w.Flush()
 }
