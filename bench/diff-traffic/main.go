@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/aclc/aclc/nbgen"
@@ -47,6 +48,7 @@ type run struct {
 	rssKiB    int64
 	code      int
 	stderr    string
+	timedOut  bool
 }
 
 // measure runs bin args under GNU time; exit codes in ok are success.
@@ -60,9 +62,16 @@ func measure(ctx context.Context, bin string, args []string, ok ...int) (run, er
 	f.Close()
 	defer os.Remove(f.Name())
 	cmd := exec.CommandContext(ctx, "/usr/bin/time", append([]string{"-f", "%e %U %S %M", "-o", f.Name(), bin}, args...)...)
+	// On the timeout, kill aclc too, not only GNU time.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var errb strings.Builder
 	cmd.Stderr = &errb
+	t0 := time.Now()
 	err = cmd.Run()
+	if ctx.Err() != nil {
+		return run{wall: time.Since(t0), timedOut: true, stderr: errb.String()}, nil
+	}
 	code := 0
 	if ee, isExit := err.(*exec.ExitError); isExit {
 		code = ee.ExitCode()
@@ -98,6 +107,7 @@ func median(rs []run) run {
 	for _, r := range rs {
 		walls, cpus = append(walls, r.wall), append(cpus, r.cpu)
 		m.rssKiB = max(m.rssKiB, r.rssKiB)
+		m.timedOut = m.timedOut || r.timedOut
 	}
 	slices.Sort(walls)
 	slices.Sort(cpus)
@@ -229,6 +239,14 @@ func mainErr() error {
 			cs, ds = append(cs, c), append(ds, d)
 		}
 		c, d := median(cs), median(ds)
+		if d.timedOut {
+			row := fmt.Sprintf("| %s | %d | %d | %d | %d | %d | %.2f s / %.2f s / %d MB | did not finish in %s | > %.0f× | | last progress: %s | | |\n",
+				shape, n, p.Switches, p.PortGroups, p.AddressSets, *flagChanged, c.wall.Seconds(), c.cpu.Seconds(), c.rssKiB/1024,
+				flagTimeout.String(), d.wall.Seconds()/c.wall.Seconds(), lastProgress(d.stderr))
+			fmt.Fprint(os.Stderr, row)
+			b.WriteString(row)
+			continue
+		}
 		row := fmt.Sprintf("| %s | %d | %d | %d | %d | %d | %.2f s / %.2f s / %d MB | %.2f s / %.2f s / %d MB | %.2f× | %.2f× | %s | %s | %d |\n",
 			shape, n, p.Switches, p.PortGroups, p.AddressSets, *flagChanged,
 			c.wall.Seconds(), c.cpu.Seconds(), c.rssKiB/1024, d.wall.Seconds(), d.cpu.Seconds(), d.rssKiB/1024,
@@ -266,4 +284,17 @@ func logField(stderr, key string) string {
 		return strings.Fields(v)[0]
 	}
 	return "?"
+}
+
+// lastProgress returns the diff's last -v progress: switches compared and
+// the time since its start.
+func lastProgress(stderr string) string {
+	last := "none"
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.Contains(line, "diff --traffic:") {
+			_, rest, _ := strings.Cut(line, "msg=")
+			last = rest
+		}
+	}
+	return strings.ReplaceAll(last, "|", "/")
 }

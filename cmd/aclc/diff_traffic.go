@@ -186,6 +186,9 @@ func runTrafficDiff(cmd *cobra.Command, args []string) error {
 	for _, ep := range d.Endpoints() {
 		out.endpoint(ep)
 	}
+	d.Progress = func(done, total int) {
+		slog.Debug("diff --traffic: switch compared", "done", done, "of", total, "since start", time.Since(t0))
+	}
 	failed, undecided := false, false
 	st, err := d.Run(func(c *reach.Change) {
 		failed = failed || fails(c)
