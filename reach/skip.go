@@ -66,7 +66,7 @@ func (e *Engine) switchInputs(id string) switchInputs {
 			fmt.Fprintf(&b, "dns %v\n", dns.Records)
 		}
 	}
-	ports := e.view.Ports(sw)
+	ports := slices.Clone(e.view.Ports(sw))
 	slices.SortFunc(ports, func(a, b *nbdb.LogicalSwitchPort) int { return cmp.Compare(a.Name, b.Name) })
 	for _, p := range ports {
 		fmt.Fprintf(&b, "port %q type %q addresses %q dynamic %v enabled %v options %v port_security %q tag %v parent %v mirrors %d\n",

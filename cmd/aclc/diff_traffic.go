@@ -48,8 +48,8 @@ reach cannot execute the packets exactly in A or in B it says
 "not-exact" with the reason, never "no change". Switches and ports in
 only one NB are listed as added or removed and not compared. Only the
 switches whose ACL-stage flows (or the sets they name, or their ports)
-differ are executed, and there only the port pairs a differing flow can
-match. Both NBs must be of one OVN release (give --ovn-version to read
+differ are executed, and there only the packets a differing flow can
+take (-v logs the phases, progress and what was executed). Both NBs must be of one OVN release (give --ovn-version to read
 both as one).
 
 --fail-on says which changes fail: any (default), newly-allowed (a
