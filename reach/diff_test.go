@@ -317,9 +317,14 @@ func TestDiffIdentical(t *testing.T) {
 	}
 }
 
-// TestDiffSkipSound: with the skips and without, the same changes.
+// TestDiffSkipSound: with the skips and without, the same changes (the
+// same sets: a change's witness is a function of its set). -short checks
+// every other edit.
 func TestDiffSkipSound(t *testing.T) {
-	for _, tc := range diffEdits {
+	for i, tc := range diffEdits {
+		if testing.Short() && i%2 == 1 {
+			continue
+		}
 		var got [2][]string
 		for i, noSkip := range []bool{false, true} {
 			a := loadSide(t, tc.fixture, nil)
