@@ -227,6 +227,7 @@ func (d *Diff) runSwitch(name, ida, idb string, st *DiffStats, fn func(*Change))
 	if err != nil {
 		return err
 	}
+	shareFlows(sma, smb, diff)
 	for _, from := range common {
 		for _, to := range common {
 			if from == to {

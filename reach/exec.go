@@ -39,6 +39,11 @@ type flow struct {
 	acts   []action
 	always bool   // match "1" without prerequisites: a stage's default
 	err    string // why its match or actions cannot be used exactly
+	// twin, when set, is the same flow (same text, same sets named) in
+	// another NB's model over the same Manager (Diff): its set and
+	// actions are this flow's, converted once for both.
+	twin      *flow
+	twinModel *swModel
 }
 
 // state is a set of packets on one path: where they are and what
@@ -64,6 +69,11 @@ func (x *swModel) prepare(fl *flow) {
 		return
 	}
 	fl.done = true
+	if t := fl.twin; t != nil {
+		fl.twinModel.prepare(t)
+		fl.set, fl.acts, fl.always, fl.err = t.set, t.acts, t.always, t.err
+		return
+	}
 	acts, pre, err := parseActions(fl.f.Actions)
 	if err != nil {
 		fl.err = "actions do not parse: " + err.Error()

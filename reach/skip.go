@@ -159,3 +159,24 @@ func deref[T any](p *T) any {
 	}
 	return *p
 }
+
+// shareFlows makes each flow of b that does not differ (not in diff) the
+// twin of the flow of a with the same text: the same set in the shared
+// Manager, converted once.
+func shareFlows(a, b *swModel, diff map[string]bool) {
+	byKey := map[string]*flow{}
+	for _, t := range a.tables {
+		for _, fl := range t.flows {
+			if k := flowKey(fl.f); !diff[k] {
+				byKey[k] = fl
+			}
+		}
+	}
+	for _, t := range b.tables {
+		for _, fl := range t.flows {
+			if tw := byKey[flowKey(fl.f)]; tw != nil && !fl.done {
+				fl.twin, fl.twinModel = tw, a
+			}
+		}
+	}
+}
