@@ -228,6 +228,9 @@ func (d *Diff) runSwitch(name, ida, idb string, st *DiffStats, fn func(*Change))
 		return err
 	}
 	shareFlows(sma, smb, diff)
+	// The switch's sets are not needed after it: let them go.
+	defer d.a.dropModel(ida, name)
+	defer d.b.dropModel(idb, name)
 	for _, from := range common {
 		for _, to := range common {
 			if from == to {
@@ -440,4 +443,10 @@ func sortedUnion(a, b []string) []string {
 	out := slices.Concat(a, b)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// dropModel forgets the model and shared Manager of switch id (name).
+func (e *Engine) dropModel(id, name string) {
+	delete(e.models, id)
+	delete(e.shared, name)
 }
