@@ -97,4 +97,14 @@
 //     records, udp.dst == 53 (ls_in_dns_lookup) form a not-exact part.
 //   - On the way from ingress to egress the registers xxreg0, xxreg1,
 //     xreg4 and flags are cleared, as OVN (and package trace) does.
+//
+// # Comparing two NBs
+//
+// Diff (diff.go) answers `aclc diff --traffic': for every pair of ports
+// present in two NBs of one release, the packets whose outcome differs —
+// newly allowed, newly denied, drop ↔ reject, another conntrack handling
+// — each with the parts before and after and a witness, or not exact. It
+// executes both NBs' pairs over one Manager per switch, so that their
+// parts intersect, and only where a flow differs (skip.go says why that
+// is enough).
 package reach

@@ -33,6 +33,27 @@ type Engine struct {
 	models map[string]*swModel
 	// join is joined's answer, made on first use.
 	join map[string]string
+	// shared are the Managers ShareManager gave, by switch name.
+	shared map[string]*pset.Manager
+}
+
+// ShareManager makes the engine keep the sets of switch name in m
+// instead of a Manager of its own, so that they can be compared with
+// the sets of another engine given the same m (package diff compares two
+// NBs so): m's Space must be over the engine's dialect and list every
+// port of the switch (it may list more). Call it before the switch's
+// first Reach.
+func (e *Engine) ShareManager(name string, m *pset.Manager) error {
+	if m.Space().Dialect() != e.dialect {
+		return fmt.Errorf("reach: switch %s: the shared space is over another dialect than OVN %s's", name, e.snap.Release.Name())
+	}
+	for id, sm := range e.models {
+		if sm.m != m && e.snap.Switches[id].Name == name {
+			return fmt.Errorf("reach: switch %s: its sets are already in a Manager of their own", name)
+		}
+	}
+	e.shared[name] = m
+	return nil
 }
 
 // swModel is one switch's space, sets and tables.
@@ -53,15 +74,25 @@ func (e *Engine) switchModel(id string, ports []string) (*swModel, error) {
 	if sm := e.models[id]; sm != nil {
 		return sm, nil
 	}
-	sp, err := pset.NewSpace(e.dialect, ports, "")
-	if err != nil {
-		return nil, err
+	m := e.shared[e.snap.Switches[id].Name]
+	if m != nil {
+		for _, p := range ports {
+			if !slices.Contains(m.Space().Ports(), p) {
+				return nil, fmt.Errorf("reach: switch %s: port %s is not in the shared space", e.snap.Switches[id].Name, p)
+			}
+		}
+	} else {
+		sp, err := pset.NewSpace(e.dialect, ports, "")
+		if err != nil {
+			return nil, err
+		}
+		m = pset.NewManager(sp)
 	}
 	res, err := e.view.Resolver(id)
 	if err != nil {
 		return nil, err
 	}
-	sm := &swModel{m: pset.NewManager(sp), res: svcMonitor{Resolver: res, mac: e.snap.GlobalOption("svc_monitor_mac")},
+	sm := &swModel{m: m, res: svcMonitor{Resolver: res, mac: e.snap.GlobalOption("svc_monitor_mac")},
 		tables: map[tableKey]*table{}}
 	sm.conv = sm.m.Converter(sm.res)
 	for _, d := range e.flows.Datapaths {
@@ -100,6 +131,19 @@ type Options struct {
 	// MaxRecirculations bounds the recirculations of a path (default
 	// 16); a longer path is not exact.
 	MaxRecirculations int
+	// ExecuteAside runs the packets that stages reach does not model
+	// decide (ARP/ND, DNS queries) through the ACL stages too, instead of
+	// making them a not-exact part at once: their parts get the ACL
+	// stages' verdict and carry the reason in Part.Aside. What happens to
+	// them after the ACL stages is still not known, so such a verdict is
+	// not the packets' fate; it says only whether two NBs' ACL stages
+	// treat them alike (package diff uses it so).
+	ExecuteAside bool
+	// Within, when Restricted, limits the packets considered to those of
+	// Within (a set of the switch's Manager, as ShareManager gave it):
+	// the parts then partition Entering ∩ Within.
+	Within     pset.Set
+	Restricted bool
 }
 
 // DefaultCT is new|trk (OVS's ct_state bits: new is bit 0, trk bit 5).
@@ -130,7 +174,7 @@ func New(snap *nbschema.Snapshot, flows *lflow.Listing) (*Engine, error) {
 		return nil, fmt.Errorf("reach: no stage layout for OVN %s", snap.Release.Name())
 	}
 	return &Engine{snap: snap, view: nbview.NewFor(snap, snap.Release), flows: flows, layout: l, dialect: compile.Dialect(snap.Release),
-		models: map[string]*swModel{}}, nil
+		models: map[string]*swModel{}, shared: map[string]*pset.Manager{}}, nil
 }
 
 // Ports returns the names of the ports of each switch (by switch name),
@@ -138,13 +182,7 @@ func New(snap *nbschema.Snapshot, flows *lflow.Listing) (*Engine, error) {
 func (e *Engine) Ports() map[string][]string {
 	out := map[string][]string{}
 	for _, id := range nbschema.SortedKeys(e.snap.Switches) {
-		sw := e.view.SwitchFlags(id)
-		var names []string
-		for _, p := range e.view.Ports(sw) {
-			names = append(names, p.Name)
-		}
-		slices.Sort(names)
-		out[sw.LS.Name] = names
+		out[e.snap.Switches[id].Name] = e.portsOf(id)
 	}
 	return out
 }
@@ -250,12 +288,7 @@ func (e *Engine) portUnmodelled(sw *nbview.Switch, id string) string {
 // reachAll answers the pairs (from, to) for every to of tos (ports of
 // switch sw that reach can model).
 func (e *Engine) reachAll(sw *nbview.Switch, from string, tos []string, opt Options) (map[string]*Result, error) {
-	var ports []string
-	for _, p := range e.view.Ports(sw) {
-		ports = append(ports, p.Name)
-	}
-	slices.Sort(ports)
-	sm, err := e.switchModel(sw.ID, ports)
+	sm, err := e.switchModel(sw.ID, e.portsOf(sw.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -279,6 +312,9 @@ func (e *Engine) reachOne(sm *swModel, sw *nbview.Switch, from, to string, opt O
 	in, err := x.entering(from)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Restricted {
+		in = x.m.And(in, opt.Within)
 	}
 	// What stages aclc does not compile decide for some packets: those
 	// packets form not-exact parts.
@@ -315,7 +351,11 @@ func (e *Engine) reachOne(sm *swModel, sw *nbview.Switch, from, to string, opt O
 			return nil, err
 		}
 		if part := x.m.And(in, s); part != pset.Empty {
-			x.end(&state{set: part}, NotExact, "", a.why)
+			if opt.ExecuteAside {
+				x.run(&state{set: part, pipe: lflow.Ingress, aside: a.why})
+			} else {
+				x.end(&state{set: part}, NotExact, "", a.why)
+			}
 		}
 		in = x.m.Diff(in, s)
 	}

@@ -40,6 +40,11 @@ type flow struct {
 	acts   []action
 	always bool   // match "1" without prerequisites: a stage's default
 	err    string // why its match or actions cannot be used exactly
+	// twin, when set, is the same flow (same text, same sets named) in
+	// another NB's model over the same Manager (Diff): its set and
+	// actions are this flow's, converted once for both.
+	twin      *flow
+	twinModel *swModel
 }
 
 // state is a set of packets on one path: where they are and what
@@ -52,6 +57,9 @@ type state struct {
 	recirc     int
 	// dec are the deciding ACLs so far, per pipeline.
 	dec [2]string
+	// aside says why the packets' fate after the ACL stages is not known
+	// (Options.ExecuteAside).
+	aside string
 }
 
 // maxSteps bounds the tables one Reach visits (next(N) may jump back).
@@ -62,6 +70,11 @@ func (x *swModel) prepare(fl *flow) {
 		return
 	}
 	fl.done = true
+	if t := fl.twin; t != nil {
+		fl.twinModel.prepare(t)
+		fl.set, fl.acts, fl.always, fl.err = t.set, t.acts, t.always, t.err
+		return
+	}
 	acts, pre, err := parseActions(fl.f.Actions)
 	if err != nil {
 		fl.err = "actions do not parse: " + err.Error()
@@ -86,7 +99,7 @@ func (x *exec) end(st *state, v Verdict, stage, why string) {
 	if st.set == pset.Empty {
 		return
 	}
-	p := &Part{Verdict: v, Conntrack: st.ct, Committed: st.commit, Recirculations: st.recirc, Stage: stage, Reason: why}
+	p := &Part{Verdict: v, Conntrack: st.ct, Committed: st.commit, Recirculations: st.recirc, Stage: stage, Reason: why, Aside: st.aside}
 	if v != NotExact {
 		p.Ingress = orDefault(st.dec[lflow.Ingress])
 		if st.pipe == lflow.Egress {

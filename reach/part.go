@@ -46,6 +46,9 @@ type Part struct {
 	Stage string
 	// Reason says why a NotExact part is not exact.
 	Reason string
+	// Aside, with Options.ExecuteAside, says why the packets' fate after
+	// the ACL stages is not known (Verdict is then only the ACL stages').
+	Aside string
 	// Set holds the packets as they entered the switch (metadata zero).
 	Set pset.Set
 	// Witness is one packet of Set as an ovn-trace microflow: the packet
@@ -83,8 +86,9 @@ type key struct {
 	ct, commit          bool
 	recirc              int
 	in, out, stage, why string
+	aside               string
 }
 
 func (p *Part) key() key {
-	return key{p.Verdict, p.Conntrack, p.Committed, p.Recirculations, p.Ingress, p.Egress, p.Stage, p.Reason}
+	return key{p.Verdict, p.Conntrack, p.Committed, p.Recirculations, p.Ingress, p.Egress, p.Stage, p.Reason, p.Aside}
 }

@@ -16,7 +16,7 @@ var diffOpts struct {
 
 var diffCmd = &cobra.Command{
 	Use:   "diff A B",
-	Short: "Compare two flow listings semantically; exit 1 when they differ",
+	Short: "Compare two flow listings semantically, or with --traffic what two NBs' ACLs do to traffic; exit 1 when they differ",
 	Long: `diff compares two logical flow listings, each either 'ovn-sbctl lflow-list'
 text (from aclc or from ovn-sbctl itself) or aclc JSON, by datapath name,
 stage, priority, match and actions. Order, duplicate flows and datapath
@@ -26,12 +26,21 @@ Use - for standard input.
 
 With --acl-stages (default) flows of stages aclc does not compile are
 dropped from both sides first, so a full 'ovn-sbctl lflow-list' can be
-compared with 'aclc compile' directly.`,
+compared with 'aclc compile' directly.
+` + trafficHelp,
 	Example: `  ovn-sbctl lflow-list > sb.txt; aclc compile --nb $OVN_NB_DB > aclc.txt
   aclc diff sb.txt aclc.txt
-  aclc diff testdata/golden/26.03.2/seed-stateless.lflows <(aclc compile testdata/fixtures/seed-stateless.yaml)`,
+  aclc diff testdata/golden/26.03.2/seed-stateless.lflows <(aclc compile testdata/fixtures/seed-stateless.yaml)` + trafficExamples,
 	Args: cobra.ExactArgs(2),
 	RunE: func(cmd *cobra.Command, args []string) error {
+		if trafficOpts.on {
+			return runTrafficDiff(cmd, args)
+		}
+		for _, name := range trafficOnly {
+			if cmd.Flags().Changed(name) {
+				return withCode(2, fmt.Errorf("--%s needs --traffic", name))
+			}
+		}
 		a, err := readListing(args[0])
 		if err != nil {
 			return withCode(2, err)
@@ -57,6 +66,7 @@ compared with 'aclc compile' directly.`,
 
 func init() {
 	diffCmd.Flags().BoolVar(&diffOpts.aclOnly, "acl-stages", true, "compare only the stages aclc compiles")
+	registerTraffic(diffCmd)
 	rootCmd.AddCommand(diffCmd)
 }
 
