@@ -85,6 +85,13 @@ func (sp *Space) FieldBits(ref string) (Bits, error) {
 // on bits b: s with b forgotten (existential quantification).
 func (m *Manager) Exists(s Set, b Bits) Set {
 	lo, hi := b.f.level(b.Ofs+b.N-1), b.f.level(b.Ofs) // most significant first
+	return m.And(m.quantify(s, lo, hi, true), m.univ)
+}
+
+// quantify forgets the levels lo..hi of s (inside), or every other level
+// (!inside: the projection of s on lo..hi). The result is over all
+// assignments (port codes outside the domain included).
+func (m *Manager) quantify(s Set, lo, hi int32, inside bool) Set {
 	memo := map[Set]Set{}
 	var ex func(Set) Set
 	ex = func(x Set) Set {
@@ -97,9 +104,9 @@ func (m *Manager) Exists(s Set, b Bits) Set {
 		n := m.nodes[x]
 		var r Set
 		switch {
-		case n.level > hi:
-			r = x // no quantified bit below
-		case n.level >= lo:
+		case inside && n.level > hi:
+			r = x // no quantified level below
+		case (n.level >= lo && n.level <= hi) == inside:
 			r = m.Or(ex(n.lo), ex(n.hi))
 		default:
 			r = m.mk(n.level, ex(n.lo), ex(n.hi))
@@ -107,7 +114,7 @@ func (m *Manager) Exists(s Set, b Bits) Set {
 		memo[x] = r
 		return r
 	}
-	return m.And(ex(s), m.univ)
+	return ex(s)
 }
 
 // Assign returns the packets of s after the action `b = val;': bits b

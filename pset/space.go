@@ -20,6 +20,7 @@ type Space struct {
 	levels  int
 	ports   []string
 	other   string
+	fieldAt []*field // the field of each level
 }
 
 // field is one root field of the space.
@@ -36,6 +37,9 @@ type field struct {
 
 // level returns the level of bit i (0: least significant) of f.
 func (f *field) level(i int) int32 { return f.first + int32(f.width-1-i) }
+
+// end returns the level after f's last (least significant) bit.
+func (f *field) end() int32 { return f.first + int32(f.width) }
 
 // fieldOrder are the root fields placed first, in this order: few
 // distinct values per ACL set first (ports, protocols, conntrack state,
@@ -98,6 +102,9 @@ func NewSpace(d *expr.Dialect, ports []string, other string) (*Space, error) {
 			f.width = bits.Len(uint(len(ports)))
 		}
 		sp.levels += f.width
+		for range f.width {
+			sp.fieldAt = append(sp.fieldAt, f)
+		}
 		sp.fields = append(sp.fields, f)
 		sp.byName[n] = f
 	}

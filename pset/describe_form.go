@@ -1,0 +1,313 @@
+package pset
+
+import (
+	"math/big"
+	"slices"
+)
+
+// This file finds a description's form: the set as a decision over
+// fields (not bits), with common field constraints factored out and
+// complements taken where shorter.
+//
+// Why the form is exact: a comparison of field f carries f's
+// prerequisites (tcp.dst == 80 is tcp && tcp.dst == 80), so printing a
+// test of f is only right where the packets on the way to it satisfy
+// them. Sets made from matches never depend on a field where its
+// prerequisites fail, and every prerequisite tests fields placed before
+// the field (eth.type and ip.proto come first), so a decision that reaches
+// a test of f has already restricted the packets to f's prerequisites.
+// Describe checks the result anyway.
+
+// formStyle selects the devices a form may use.
+type formStyle struct {
+	neg  bool // !(complement) where shorter
+	pull bool // factor out a field constraint common to a whole set
+}
+
+// ctx is what the path to a node knows of eth.type, for names that
+// depend on it (ip.proto 1 is icmp4 only for IPv4).
+type ctx uint8
+
+const (
+	ctxIP4 ctx = 1 << iota // eth.type is 0x800
+	ctxIP6                 // eth.type is 0x86dd
+)
+
+type dkey struct {
+	s Set
+	c ctx
+}
+
+// describer builds the forms of one Describe call.
+type describer struct {
+	m        *Manager
+	style    formStyle
+	max      int64
+	nodes    map[dkey]*dnode
+	pos      map[dkey]*dnode
+	factors  map[Set]factored
+	ethType  *field
+	ip4, ip6 Set // eth.type == 0x800, == 0x86dd (Empty without eth.type)
+}
+
+func newDescriber(m *Manager, style formStyle, max int64) *describer {
+	d := &describer{m: m, style: style, max: max, nodes: map[dkey]*dnode{}, pos: map[dkey]*dnode{}, factors: map[Set]factored{},
+		ethType: m.space.byName["eth.type"]}
+	if f := d.ethType; f != nil {
+		d.ip4 = m.cmpBits(bitsOf{f, 0, f.width}, eqOp, big.NewInt(0x800), nil)
+		d.ip6 = m.cmpBits(bitsOf{f, 0, f.width}, eqOp, big.NewInt(0x86dd), nil)
+	}
+	return d
+}
+
+// node returns the shortest form of s under c: s's own, or the negation
+// of its complement's when that is shorter, fits the bound (a negation
+// cannot be cut) and tests no nominal field (OVN's syntax allows no `!'
+// over them). The negation is exact: the complement's ordinal tests
+// carry prerequisites that, tested by nominal fields outside it, hold
+// on the way to s.
+func (d *describer) node(s Set, c ctx) *dnode {
+	if s <= all {
+		return constNode(s)
+	}
+	k := dkey{s, c}
+	if n := d.nodes[k]; n != nil {
+		return n
+	}
+	n := d.positive(s, c)
+	if d.style.neg {
+		if x := d.positive(d.m.apply(opDiff, all, s), c); x.size < n.size && x.size <= d.max && !x.nominal {
+			n = notNode(x)
+		}
+	}
+	d.nodes[k] = n
+	return n
+}
+
+// positive returns s's form without negating s as a whole: its factored
+// field constraints, and the rest as a disjunction over the values of its
+// top field.
+func (d *describer) positive(s Set, c ctx) *dnode {
+	if s <= all {
+		return constNode(s)
+	}
+	k := dkey{s, c}
+	if n := d.pos[k]; n != nil {
+		return n
+	}
+	var conj []*dnode
+	rest := s
+	if d.style.pull {
+		fc := d.factor(s)
+		for _, p := range fc.pulled {
+			conj = append(conj, d.values(p.f, p.vals, c))
+			if p.f == d.ethType {
+				c = d.ctxOf(p.vals)
+			}
+		}
+		rest = fc.rest
+	}
+	switch {
+	case rest == s:
+		conj = append(conj, d.branches(s, c))
+	case rest != all:
+		conj = append(conj, d.node(rest, c))
+	}
+	n := d.and(conj)
+	d.pos[k] = n
+	return n
+}
+
+// and is the conjunction of kids without the field constraints the
+// conjuncts after them imply through their prerequisites (`tcp.dst ==
+// 80' is `tcp && tcp.dst == 80': no `ip && tcp' in front).
+func (d *describer) and(kids []*dnode) *dnode {
+	implied := all
+	var keep []*dnode
+	for i := len(kids) - 1; i >= 0; i-- {
+		k := kids[i]
+		if k.fieldVals != Empty && i < len(kids)-1 && d.m.Subset(implied, k.fieldVals) {
+			continue
+		}
+		implied = d.m.And(implied, d.pre(k))
+		keep = append(keep, k)
+	}
+	slices.Reverse(keep)
+	n := andNode(keep)
+	if n.op == dAnd {
+		n.pre, n.hasPre = implied, true
+	}
+	return n
+}
+
+// or is the disjunction of kids.
+func (d *describer) or(kids []*dnode) *dnode {
+	n := orNode(kids)
+	if n.op == dOr {
+		u := Empty
+		for _, k := range n.kids {
+			u = d.m.Or(u, d.pre(k))
+		}
+		n.pre, n.hasPre = u, true
+	}
+	return n
+}
+
+// pre returns n's pre (all when unknown).
+func (d *describer) pre(n *dnode) Set {
+	switch {
+	case n.op == dFalse:
+		return Empty
+	case n.hasPre:
+		return n.pre
+	}
+	return all
+}
+
+// branches is s as a disjunction over the value sets of its top field
+// that lead to the same rest.
+func (d *describer) branches(s Set, c ctx) *dnode {
+	f := d.m.space.fieldAt[d.m.level(s)]
+	var alts []*dnode
+	for _, b := range d.m.split(s, f) {
+		cc := c
+		if f == d.ethType {
+			cc = d.ctxOf(b.vals)
+		}
+		alts = append(alts, d.and([]*dnode{d.values(f, b.vals, c), d.node(b.rest, cc)}))
+	}
+	return d.or(alts)
+}
+
+// ctxOf is what eth.type values vals tell.
+func (d *describer) ctxOf(vals Set) ctx {
+	var c ctx
+	if d.m.Subset(vals, d.ip4) {
+		c |= ctxIP4
+	}
+	if d.m.Subset(vals, d.ip6) {
+		c |= ctxIP6
+	}
+	return c
+}
+
+// fieldVals is a set of values of one field: a set testing only its bits.
+type fieldVals struct {
+	f    *field
+	vals Set
+}
+
+// factored is a set as the conjunction of constraints on single fields
+// and a rest.
+type factored struct {
+	pulled []fieldVals
+	rest   Set
+}
+
+// factor pulls out of s, field by field in the space's order, every
+// constraint s is the conjunction of: s = vals(f) ∧ rest where vals is
+// s's projection on f and rest is s with f forgotten. A string field's
+// constraint that only excludes codes outside its domain is dropped
+// (every conversion excludes them).
+func (d *describer) factor(s Set) factored {
+	if fc, ok := d.factors[s]; ok {
+		return fc
+	}
+	m := d.m
+	fc := factored{rest: s}
+	for _, f := range m.support(s) {
+		proj := m.quantify(fc.rest, f.first, f.end()-1, false)
+		rest := m.quantify(fc.rest, f.first, f.end()-1, true)
+		if m.And(proj, rest) != fc.rest {
+			continue
+		}
+		fc.rest = rest
+		if !m.fullField(f, proj) {
+			fc.pulled = append(fc.pulled, fieldVals{f, proj})
+		}
+	}
+	d.factors[s] = fc
+	return fc
+}
+
+// fullField reports whether vals holds every value of f (for a string
+// field, every code of its domain and the other port).
+func (m *Manager) fullField(f *field, vals Set) bool {
+	if f.ports == nil {
+		return vals == all
+	}
+	return m.Subset(m.atMost(f, uint64(len(f.ports))), vals)
+}
+
+// support returns the fields s tests, in the space's order.
+func (m *Manager) support(s Set) []*field {
+	in := map[*field]bool{}
+	m.visit(s, func(x Set) {
+		if x > all {
+			in[m.space.fieldAt[m.nodes[x].level]] = true
+		}
+	})
+	var out []*field
+	for _, f := range m.space.fields {
+		if in[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// branch is one way down a field: the values that lead to rest.
+type branch struct {
+	vals, rest Set
+}
+
+// split returns the ways down s's top field f: for each distinct set
+// below f's bits except Empty, the values of f that lead to it, in the
+// order of the smallest value. Values of a string field outside its
+// domain are left out.
+func (m *Manager) split(s Set, f *field) []branch {
+	end := f.end()
+	var exits []Set
+	seen := map[Set]bool{}
+	var walk func(Set)
+	walk = func(x Set) {
+		if seen[x] {
+			return
+		}
+		seen[x] = true
+		if m.level(x) >= end {
+			if x != Empty {
+				exits = append(exits, x)
+			}
+			return
+		}
+		walk(m.nodes[x].lo)
+		walk(m.nodes[x].hi)
+	}
+	walk(s)
+	var out []branch
+	for _, e := range exits {
+		memo := map[Set]Set{}
+		var to func(Set) Set
+		to = func(x Set) Set {
+			if m.level(x) >= end {
+				return truth(x == e)
+			}
+			if r, ok := memo[x]; ok {
+				return r
+			}
+			n := m.nodes[x]
+			r := m.mk(n.level, to(n.lo), to(n.hi))
+			memo[x] = r
+			return r
+		}
+		vals := to(s)
+		if f.ports != nil {
+			if vals = m.And(vals, m.atMost(f, uint64(len(f.ports)))); vals == Empty {
+				continue
+			}
+		}
+		out = append(out, branch{vals, e})
+	}
+	return out
+}
