@@ -21,6 +21,10 @@ type DescribeOptions struct {
 	// tcp.dst <= 443' as a range), each member of a `{...}' set counting
 	// as one.
 	MaxTerms int
+	// OVNOnly restricts the form to the syntax OVN accepts: no negated
+	// nominal tests (ip.proto != 6, !tcp), even where a complement would
+	// be much shorter than the list of values.
+	OVNOnly bool
 }
 
 // Description is the compact header-space form of a set: an OVN match
@@ -41,6 +45,11 @@ type Description struct {
 	// Omitted is the number of the form's terms Text leaves out (0 when
 	// Text is the whole form).
 	Omitted int64
+	// OVN reports whether Text is a match OVN's parser accepts. It is
+	// not when it negates a nominal field or predicate (ip.proto != 6,
+	// !tcp), which OVN forbids but expr.Dialect.ParseNegatedNominals
+	// reads, with their plain meaning.
+	OVN bool
 }
 
 // Truncated reports whether Text is only a prefix of the form.
@@ -81,8 +90,16 @@ func (e *DescribeError) Error() string { return "pset: no match describes the se
 // 22)'. Every description is checked before it is returned: E (or its
 // prefix, which must be a non-empty subset) is parsed and converted back
 // and compared with s, node for node; a form that fails the check is
-// replaced by a plainer one (no complements, then no factoring), and the
-// error is a *DescribeError when even that fails.
+// replaced by a plainer one (no negated nominal tests, no complements,
+// then no factoring), and the error is a *DescribeError when even that
+// fails.
+//
+// OVN's syntax allows no negation of a nominal field (eth.type,
+// ip.proto, the ICMP types, the ports) or predicate (ip4, tcp): "IPv4 but
+// TCP port 22" is, in it, the list of the other 255 protocols. Unless
+// opt.OVNOnly, the form negates them where that is shorter (`ip4 &&
+// !(tcp && tcp.dst == 22)'), and Description.OVN says whether OVN would
+// accept the text.
 func (m *Manager) Describe(s, within Set, opt DescribeOptions) (Description, error) {
 	max := int64(opt.MaxTerms)
 	if max <= 0 {
@@ -90,15 +107,22 @@ func (m *Manager) Describe(s, within Set, opt DescribeOptions) (Description, err
 	}
 	want := m.And(s, within)
 	if want == Empty {
-		return Description{Text: "0"}, nil
+		return Description{Text: "0", OVN: true}, nil
 	}
 	r := m.restrict(want, within)
+	if why := m.inconsistent(r); why != "" {
+		return Description{}, &DescribeError{Reason: why}
+	}
+	styles := []formStyle{{neg: true, pull: true}, {pull: true}, {}}
+	if !opt.OVNOnly {
+		styles = append([]formStyle{{neg: true, pull: true, negNominal: true}}, styles...)
+	}
 	var why string
-	for _, style := range []formStyle{{neg: true, pull: true}, {pull: true}, {}} {
+	for _, style := range styles {
 		d := newDescriber(m, style, max)
 		n := d.node(r, 0)
 		desc := render(n, max)
-		got, err := (&Converter{m: m, refSets: map[refKey]Set{}}).Match(desc.Text)
+		got, err := m.readForm(desc.Text)
 		switch {
 		case err != nil:
 			why = fmt.Sprintf("%q does not convert: %v", desc.Text, err)
@@ -107,10 +131,39 @@ func (m *Manager) Describe(s, within Set, opt DescribeOptions) (Description, err
 		case desc.Omitted > 0 && (m.And(got, within) == Empty || !m.Subset(m.And(got, within), want)):
 			why = fmt.Sprintf("the prefix %q is not a non-empty subset of the set", desc.Text)
 		default:
+			desc.OVN = m.space.dialect.Valid(desc.Text, nil) == nil
 			return desc, nil
 		}
 	}
 	return Description{}, &DescribeError{Reason: why}
+}
+
+// inconsistent says why no match can state s, if s depends on a field
+// where the field's prerequisites fail (a set made with a raw field, as
+// ovn-trace reads tcp.flags for an SCTP packet): every comparison of the
+// field carries its prerequisites, so no match tells such packets
+// apart.
+func (m *Manager) inconsistent(s Set) string {
+	for _, f := range m.support(s) {
+		pre := m.prereqs(f.sym)
+		if pre == all {
+			continue
+		}
+		out := m.Diff(s, pre)
+		if m.quantify(out, f.first, f.end()-1, true) != out {
+			return fmt.Sprintf("the set tells packets apart by %s where its prerequisites (%s) do not hold", f.name, f.sym.Prereqs)
+		}
+	}
+	return ""
+}
+
+// readForm converts a description's text back into a set.
+func (m *Manager) readForm(text string) (Set, error) {
+	e, err := m.space.dialect.ParseNegatedNominals(text, nil)
+	if err != nil {
+		return Empty, err
+	}
+	return (&Converter{m: m, refSets: map[refKey]Set{}}).Convert(e.Root)
 }
 
 // restrict returns a set that agrees with s wherever c holds, simplified

@@ -22,6 +22,9 @@ import (
 type formStyle struct {
 	neg  bool // !(complement) where shorter
 	pull bool // factor out a field constraint common to a whole set
+	// negNominal: negate nominal fields and predicates too (not OVN's
+	// syntax: expr.Dialect.ParseNegatedNominals).
+	negNominal bool
 }
 
 // ctx is what the path to a node knows of eth.type, for names that
@@ -31,6 +34,11 @@ type ctx uint8
 const (
 	ctxIP4 ctx = 1 << iota // eth.type is 0x800
 	ctxIP6                 // eth.type is 0x86dd
+	// ctxNegated: the node is under an odd number of `!'. A conjunction
+	// there keeps the constraints its later conjuncts imply: `udp &&
+	// udp.dst == 53' negated is every packet but those, `udp.dst == 53'
+	// negated only UDP ones.
+	ctxNegated
 )
 
 type dkey struct {
@@ -76,7 +84,7 @@ func (d *describer) node(s Set, c ctx) *dnode {
 	}
 	n := d.positive(s, c)
 	if d.style.neg {
-		if x := d.positive(d.m.apply(opDiff, all, s), c); x.size < n.size && x.size <= d.max && !x.nominal {
+		if x := d.positive(d.m.apply(opDiff, all, s), c^ctxNegated); x.size < n.size && x.size <= d.max && (!x.nominal || d.style.negNominal) {
 			n = notNode(x)
 		}
 	}
@@ -95,6 +103,7 @@ func (d *describer) positive(s Set, c ctx) *dnode {
 	if n := d.pos[k]; n != nil {
 		return n
 	}
+	d.pos[k] = busyNode // a form of s made of s itself is never the shortest
 	var conj []*dnode
 	rest := s
 	if d.style.pull {
@@ -102,31 +111,32 @@ func (d *describer) positive(s Set, c ctx) *dnode {
 		for _, p := range fc.pulled {
 			conj = append(conj, d.values(p.f, p.vals, c))
 			if p.f == d.ethType {
-				c = d.ctxOf(p.vals)
+				c = d.ctxOf(p.vals) | c&ctxNegated
 			}
 		}
 		rest = fc.rest
 	}
 	switch {
 	case rest == s:
-		conj = append(conj, d.branches(s, c))
+		conj = append(conj, d.alternatives(s, c))
 	case rest != all:
 		conj = append(conj, d.node(rest, c))
 	}
-	n := d.and(conj)
+	n := d.and(conj, c)
 	d.pos[k] = n
 	return n
 }
 
 // and is the conjunction of kids without the field constraints the
 // conjuncts after them imply through their prerequisites (`tcp.dst ==
-// 80' is `tcp && tcp.dst == 80': no `ip && tcp' in front).
-func (d *describer) and(kids []*dnode) *dnode {
+// 80' is `tcp && tcp.dst == 80': no `ip && tcp' in front), except under
+// a negation (ctxNegated).
+func (d *describer) and(kids []*dnode, c ctx) *dnode {
 	implied := all
 	var keep []*dnode
 	for i := len(kids) - 1; i >= 0; i-- {
 		k := kids[i]
-		if k.fieldVals != Empty && i < len(kids)-1 && d.m.Subset(implied, k.fieldVals) {
+		if c&ctxNegated == 0 && k.fieldVals != Empty && i < len(kids)-1 && d.m.Subset(implied, k.fieldVals) {
 			continue
 		}
 		implied = d.m.And(implied, d.pre(k))
@@ -172,11 +182,42 @@ func (d *describer) branches(s Set, c ctx) *dnode {
 	for _, b := range d.m.split(s, f) {
 		cc := c
 		if f == d.ethType {
-			cc = d.ctxOf(b.vals)
+			cc = d.ctxOf(b.vals) | c&ctxNegated
 		}
-		alts = append(alts, d.and([]*dnode{d.values(f, b.vals, c), d.node(b.rest, cc)}))
+		alts = append(alts, d.and([]*dnode{d.values(f, b.vals, c), d.node(b.rest, cc)}, c))
 	}
 	return d.or(alts)
+}
+
+// alternatives returns the shorter of s's branches and, for a field
+// without prerequisites, the values of it for which s holds whatever
+// the other fields put first: `vlan.present || eth.src[40]' rather than
+// `vlan.present || (!vlan.present && eth.src[40])'. The rest needs to be
+// right only for the other values (restrict).
+func (d *describer) alternatives(s Set, c ctx) *dnode {
+	best := d.branches(s, c)
+	if !d.style.pull {
+		return best
+	}
+	m := d.m
+	ns := m.apply(opDiff, m.univ, s)
+	for _, f := range m.support(s) {
+		if f.sym.Prereqs != "" || f.ports != nil {
+			continue
+		}
+		sure := m.apply(opDiff, all, m.quantify(ns, f.first, f.end()-1, false))
+		if sure == Empty {
+			continue
+		}
+		rest := m.restrict(s, m.apply(opDiff, all, sure))
+		if rest == s {
+			continue
+		}
+		if n := d.or([]*dnode{d.values(f, sure, c), d.node(rest, c)}); n.size < best.size {
+			best = n
+		}
+	}
+	return best
 }
 
 // ctxOf is what eth.type values vals tell.

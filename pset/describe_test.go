@@ -1,7 +1,9 @@
 package pset
 
 import (
+	"errors"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -18,9 +20,12 @@ func checkDescription(t *testing.T, fx *bruteFixture, what string, s, within Set
 	t.Helper()
 	m := fx.m
 	want := m.And(s, within)
-	e, err := m.Space().Dialect().Parse(d.Text, bruteResolver)
+	e, err := m.Space().Dialect().ParseNegatedNominals(d.Text, bruteResolver)
 	if err != nil {
 		t.Fatalf("%s: description %q does not parse: %v", what, d.Text, err)
+	}
+	if err := m.Space().Dialect().Valid(d.Text, bruteResolver); (err == nil) != d.OVN {
+		t.Fatalf("%s: description %q: OVN %v, but OVN's parser says %v", what, d.Text, d.OVN, err)
 	}
 	got, err := m.Converter(bruteResolver).Convert(e.Root)
 	if err != nil {
@@ -161,4 +166,31 @@ func TestDescribeBound(t *testing.T) {
 		t.Errorf("%s: %d terms, %d omitted", d, d.Terms, d.Omitted)
 	}
 	checkDescription(t, fx, "100 addresses", s, m.All(), d, 10)
+}
+
+// TestDescribeInconsistent checks that a set no match can state (tcp.flags
+// tested on SCTP packets, as ovn-trace reads the raw field) is a
+// DescribeError naming the field, not a wrong match.
+func TestDescribeInconsistent(t *testing.T) {
+	fx := newBruteFixture(t, 0, 1)
+	m := fx.m
+	b, err := m.Space().FieldBits("tcp.flags")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctp, err := m.Converter(bruteResolver).Match("sctp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.And(sctp, m.Value(b, big.NewInt(4)))
+	_, err = m.Describe(s, m.All(), DescribeOptions{})
+	var de *DescribeError
+	if !errors.As(err, &de) || !strings.Contains(de.Reason, "tcp.flags") {
+		t.Fatalf("raw tcp.flags on SCTP: error %v, want a DescribeError naming tcp.flags", err)
+	}
+	// The same bits on TCP packets are a match.
+	tcp, _ := m.Converter(bruteResolver).Match("tcp")
+	if d, err := m.Describe(m.And(tcp, m.Value(b, big.NewInt(4))), m.All(), DescribeOptions{}); err != nil || d.Text != "tcp.flags == 4" {
+		t.Fatalf("tcp.flags on TCP: %q, %v", d.Text, err)
+	}
 }

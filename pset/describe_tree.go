@@ -47,6 +47,8 @@ type dnode struct {
 var (
 	trueNode  = &dnode{op: dTrue}
 	falseNode = &dnode{op: dFalse, size: 1, min: 1}
+	// busyNode stands for a form being made: too large to be chosen.
+	busyNode = &dnode{op: dAtom, text: "<busy>", size: maxSize, min: maxSize}
 )
 
 // constNode is the node of a terminal.

@@ -100,7 +100,8 @@ func (d *describer) fieldValues(f *field, vals Set, c ctx) *dnode {
 	}
 	its, total := d.items(f, vals)
 	pos := d.itemsNode(f, its, total, c)
-	if f.sym.Level != expr.Ordinal {
+	nominal := f.sym.Level != expr.Ordinal
+	if nominal && !d.style.negNominal {
 		return nominalNode(pos) // no != and no ! (OVN's syntax)
 	}
 	cits, ctotal := d.items(f, m.apply(opDiff, all, vals))
@@ -116,19 +117,32 @@ func (d *describer) fieldValues(f *field, vals Set, c ctx) *dnode {
 		}
 		neg = atom(text, x.total)
 	}
+	if nominal {
+		return nominalNode(neg)
+	}
 	return neg
 }
 
 // portValues restricts a string field to the ports of vals, with ==
 // (OVN's syntax allows nothing else on a string field). The other port
-// has no name: a set of packets from "any other port" is not expressed
-// (Describe's check fails).
+// has no name: with negated nominal tests, values with the other port
+// are != the domain's ports not among them; without, they are not
+// expressed (Describe's check fails).
 func (d *describer) portValues(f *field, vals Set) *dnode {
-	var in []string
+	var in, out []string
 	for i, p := range f.ports {
 		if d.m.Intersects(vals, d.m.portIs(f, uint64(i))) {
 			in = append(in, p)
+		} else {
+			out = append(out, p)
 		}
+	}
+	if d.style.negNominal && d.m.Intersects(vals, d.m.portIs(f, uint64(len(f.ports)))) {
+		text := f.name + " != {" + strings.Join(quoteAll(out), ", ") + "}"
+		if len(out) == 1 {
+			text = f.name + " != " + quoteAll(out)[0]
+		}
+		return atom(text, int64(len(out)))
 	}
 	return listNode(f.name, quoteAll(in), int64(len(in)))
 }

@@ -94,6 +94,10 @@ type Options struct {
 	// MaxRecirculations bounds the recirculations of a path (default
 	// 16); a longer path is not exact.
 	MaxRecirculations int
+	// MatchTerms bounds the terms of a part's Match (default
+	// pset.DefaultMaxTerms); negative: no Match (for callers that only
+	// need the sets).
+	MatchTerms int
 }
 
 // DefaultCT is new|trk (OVS's ct_state bits: new is bit 0, trk bit 5).
@@ -235,9 +239,23 @@ func (e *Engine) Reach(from, to string, opt Options) (*Result, error) {
 		p := x.parts[k]
 		w, _ := x.m.Witness(p.Set)
 		p.Witness = w.String()
+		x.describe(p, r0)
 		r.Parts = append(r.Parts, p)
 	}
 	return r, nil
+}
+
+// describe sets p's Match: its set within the pair's entering packets.
+func (x *exec) describe(p *Part, entering pset.Set) {
+	if x.opt.MatchTerms < 0 {
+		return
+	}
+	d, err := x.m.Describe(p.Set, entering, pset.DescribeOptions{MaxTerms: x.opt.MatchTerms})
+	if err != nil {
+		p.MatchError = err.Error()
+		return
+	}
+	p.Match = d
 }
 
 // unmodelled says why a switch's stages that aclc does not compile decide

@@ -50,6 +50,14 @@ type Part struct {
 	Set pset.Set
 	// Witness is one packet of Set as an ovn-trace microflow.
 	Witness string
+	// Match is Set's compact header-space form (pset.Describe): an OVN
+	// match over the header fields that, with inport == From, outport ==
+	// To and the metadata zero (the pair's entering packets), is exactly
+	// Set, or its first terms with the count of the rest when longer than
+	// Options.MatchTerms. MatchError says why there is none (the match
+	// is then empty).
+	Match      pset.Description
+	MatchError string
 }
 
 // ACLs returns the deciding ACLs of the part, ingress first.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/pset"
 	"github.com/aclc/aclc/reach"
 	"github.com/aclc/aclc/trace"
 )
@@ -80,10 +81,17 @@ type reachLine struct {
 	Verdict   reach.Verdict `json:"verdict"`
 	Conntrack bool          `json:"conntrack"`
 	Committed bool          `json:"committed"`
-	ACLs      []string      `json:"acls,omitempty"`
+	ACLs      []reach.ACL   `json:"acls,omitempty"`
 	Stage     string        `json:"stage,omitempty"`
 	Reason    string        `json:"reason,omitempty"`
-	Witness   *reachWitness `json:"witness,omitempty"`
+	// Match is the part's compact header-space form (reach.Part.Match);
+	// MatchTruncated and MatchOmitted say it is only its first terms and
+	// how many more there are; MatchError why there is none.
+	Match          string        `json:"match,omitempty"`
+	MatchTruncated bool          `json:"match_truncated,omitempty"`
+	MatchOmitted   int64         `json:"match_omitted_terms,omitempty"`
+	MatchError     string        `json:"match_error,omitempty"`
+	Witness        *reachWitness `json:"witness,omitempty"`
 }
 
 type reachWitness struct {
@@ -126,9 +134,8 @@ func runReach(cmd *cobra.Command, args []string) error {
 		for _, p := range res.Parts {
 			l := reachLine{From: res.From, To: res.To, Verdict: p.Verdict, Conntrack: p.Conntrack, Committed: p.Committed,
 				Stage: p.Stage, Reason: p.Reason, Witness: &reachWitness{Microflow: p.Witness, CT: repeat(ct, p.Recirculations)}}
-			if p.Verdict != reach.NotExact {
-				l.ACLs = p.ACLs()
-			}
+			l.ACLs = e.DecidingACLs(p)
+			l.Match, l.MatchTruncated, l.MatchOmitted, l.MatchError = p.Match.Text, p.Match.Truncated(), p.Match.Omitted, p.MatchError
 			lines = append(lines, l)
 		}
 	}
@@ -152,13 +159,20 @@ func runReach(cmd *cobra.Command, args []string) error {
 			fmt.Fprint(w, " committed")
 		}
 		if len(l.ACLs) > 0 {
-			fmt.Fprintf(w, " acls=%s", strings.Join(l.ACLs, ","))
+			names := make([]string, len(l.ACLs))
+			for i, a := range l.ACLs {
+				names[i] = a.String()
+			}
+			fmt.Fprintf(w, " acls=%s", strings.Join(names, ","))
 		}
 		if l.Stage != "" && l.Verdict != reach.Allow {
 			fmt.Fprintf(w, " stage=%s", l.Stage)
 		}
 		if l.Reason != "" {
 			fmt.Fprintf(w, " (%s)", l.Reason)
+		}
+		if l.Match != "" || l.MatchError != "" {
+			fmt.Fprintf(w, "\n    match: %s", pset.Description{Text: l.Match, Omitted: l.MatchOmitted}.String()+l.MatchError)
 		}
 		if l.Witness != nil {
 			fmt.Fprintf(w, "\n    witness: %s", l.Witness.Microflow)
