@@ -29,10 +29,21 @@ var reachCmd = &cobra.Command{
 symbolically over sets of packets (package reach) and prints, for the
 traffic port --from sends to port --to, every part with its fate: allow,
 drop or reject, whether it goes through conntrack and is committed, the
-ACLs that decide it (NB UUIDs: ingress, then egress; "default" when no
-ACL's flow did), the stage where a dropped part ends, and one witness
+ACLs that decide it (ingress, then egress: owner/name/direction/priority
+in text, objects with uuid, owner, owner_type, direction, priority, tier,
+action, name, external_ids and pipeline in JSON; "default" with its
+stage when no ACL's flow did), the stage where a dropped part ends, its
+packets as a compact match over the header fields, and one witness
 packet as an ovn-trace microflow. The parts partition the packets: every
 packet from --from to --to is in exactly one.
+
+The match is exact: with the pair's inport and outport and the metadata
+of an entering packet (left out), it is the part's set (checked by
+converting it back). It factors out common constraints and prints ranges,
+CIDRs and complements where shorter; a complement of a nominal field
+(!(tcp && tcp.dst == 22)) is not OVN's own syntax (match_ovn false in
+JSON). Longer than 64 terms, it is cut to its first ones and says "... and
+N more terms" (match_truncated in JSON).
 
 Conntrack recirculations give the first packet of a connection's state,
 new|trk: replay a witness with 'aclc trace FIXTURE MICROFLOW' or ovn-trace
@@ -46,9 +57,11 @@ The NB comes from a YAML fixture (FIXTURE) or a live NB (--nb, else
 OVN_NB_DB); the flows are those of its OVN release (--ovn-version to
 override).
 
-Output: one line per part (--format text), or JSON Lines (--format json)
-with from, to, verdict, conntrack, committed, acls, stage, reason and
-witness {microflow, ct}.
+Output: per part a line with its fate, then its match and its witness
+(--format text); or JSON Lines (--format json) with from, to, verdict,
+conntrack, committed, acls, stage, reason, match (match_ovn,
+match_truncated, match_omitted_terms, match_error) and witness
+{microflow, ct}.
 
 Exit status: 0 when every part is exact, 1 on failure to read the NB, 2
 on bad input (unknown port, ports of two switches, --from equal to --to,
@@ -85,9 +98,12 @@ type reachLine struct {
 	Stage     string        `json:"stage,omitempty"`
 	Reason    string        `json:"reason,omitempty"`
 	// Match is the part's compact header-space form (reach.Part.Match);
-	// MatchTruncated and MatchOmitted say it is only its first terms and
-	// how many more there are; MatchError why there is none.
+	// MatchOVN whether OVN's parser accepts it (not when it negates a
+	// nominal test); MatchTruncated and MatchOmitted say it is only its
+	// first terms and how many more there are; MatchError why there is
+	// none.
 	Match          string        `json:"match,omitempty"`
+	MatchOVN       *bool         `json:"match_ovn,omitempty"`
 	MatchTruncated bool          `json:"match_truncated,omitempty"`
 	MatchOmitted   int64         `json:"match_omitted_terms,omitempty"`
 	MatchError     string        `json:"match_error,omitempty"`
@@ -136,6 +152,9 @@ func runReach(cmd *cobra.Command, args []string) error {
 				Stage: p.Stage, Reason: p.Reason, Witness: &reachWitness{Microflow: p.Witness, CT: repeat(ct, p.Recirculations)}}
 			l.ACLs = e.DecidingACLs(p)
 			l.Match, l.MatchTruncated, l.MatchOmitted, l.MatchError = p.Match.Text, p.Match.Truncated(), p.Match.Omitted, p.MatchError
+			if l.Match != "" {
+				l.MatchOVN = &p.Match.OVN
+			}
 			lines = append(lines, l)
 		}
 	}

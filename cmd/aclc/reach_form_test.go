@@ -42,6 +42,7 @@ func TestReachCLIACLsAndMatch(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	var web, defaults, switchACL bool
+	notOVN := 0
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 		var l reachLine
 		if err := json.Unmarshal([]byte(line), &l); err != nil {
@@ -56,6 +57,12 @@ func TestReachCLIACLsAndMatch(t *testing.T) {
 		}
 		if _, err := expr.OVN2303().ParseNegatedNominals(l.Match, nil); err != nil {
 			t.Errorf("match %q does not parse: %v", l.Match, err)
+		}
+		if l.MatchOVN == nil || *l.MatchOVN != (expr.OVN2303().Valid(l.Match, nil) == nil) {
+			t.Errorf("match_ovn wrong: %s", line)
+		}
+		if l.MatchOVN != nil && !*l.MatchOVN {
+			notOVN++
 		}
 		if l.Verdict == "allow" && len(l.ACLs) == 2 && l.ACLs[1].Name == "allow-web" {
 			web = true
@@ -81,6 +88,9 @@ func TestReachCLIACLsAndMatch(t *testing.T) {
 				t.Errorf("the non-IPv4 part's match: %s", l.Match)
 			}
 		}
+	}
+	if notOVN == 0 {
+		t.Error("no match negates a nominal test (the IPv6 default part is every packet but some protocols')")
 	}
 	if !web || !defaults || !switchACL {
 		t.Errorf("web part %v (switch ACL %v), default part %v in %s", web, switchACL, defaults, r.stdout)
