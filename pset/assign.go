@@ -106,6 +106,8 @@ func (m *Manager) quantify(s Set, lo, hi int32, inside bool) Set {
 		switch {
 		case inside && n.level > hi:
 			r = x // no quantified level below
+		case !inside && n.level > hi:
+			r = all // a set (not Empty) has a packet: true on lo..hi
 		case (n.level >= lo && n.level <= hi) == inside:
 			r = m.Or(ex(n.lo), ex(n.hi))
 		default:

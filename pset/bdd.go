@@ -37,6 +37,8 @@ type Manager struct {
 	// symSets caches the sets of symbols' prerequisites and predicates.
 	symSets map[symKey]Set
 	univ    Set // the packets of the space: port codes within the domains
+	// describers keep Describe's forms (describe.go).
+	describers map[describerKey]*describer
 }
 
 // NewManager returns a Manager of sets over space.

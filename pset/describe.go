@@ -119,7 +119,7 @@ func (m *Manager) Describe(s, within Set, opt DescribeOptions) (Description, err
 	}
 	var why string
 	for _, style := range styles {
-		d := newDescriber(m, style, max)
+		d := m.describer(style, max)
 		n := d.node(r, 0)
 		desc := render(n, max)
 		got, err := m.readForm(desc.Text)
@@ -155,6 +155,27 @@ func (m *Manager) inconsistent(s Set) string {
 		}
 	}
 	return ""
+}
+
+// describer returns the Manager's describer of style and bound, made on
+// first use: the forms of the sets it has described are kept, so that
+// describing the parts of one analysis, which share subsets, is cheaper.
+func (m *Manager) describer(style formStyle, max int64) *describer {
+	k := describerKey{style, max}
+	if d := m.describers[k]; d != nil {
+		return d
+	}
+	if m.describers == nil {
+		m.describers = map[describerKey]*describer{}
+	}
+	d := newDescriber(m, style, max)
+	m.describers[k] = d
+	return d
+}
+
+type describerKey struct {
+	style formStyle
+	max   int64
 }
 
 // readForm converts a description's text back into a set.

@@ -83,7 +83,7 @@ func (d *describer) node(s Set, c ctx) *dnode {
 		return n
 	}
 	n := d.positive(s, c)
-	if d.style.neg {
+	if d.style.neg && n.size > 1 {
 		if x := d.positive(d.m.apply(opDiff, all, s), c^ctxNegated); x.size < n.size && x.size <= d.max && (!x.nominal || d.style.negNominal) {
 			n = notNode(x)
 		}
@@ -189,14 +189,16 @@ func (d *describer) branches(s Set, c ctx) *dnode {
 	return d.or(alts)
 }
 
-// alternatives returns the shorter of s's branches and, for a field
-// without prerequisites, the values of it for which s holds whatever
-// the other fields put first: `vlan.present || eth.src[40]' rather than
-// `vlan.present || (!vlan.present && eth.src[40])'. The rest needs to be
-// right only for the other values (restrict).
+// alternatives returns the shorter of s's branches and, for the first
+// field without prerequisites that has some, the values of it for which
+// s holds whatever the other fields pulled out in front: `vlan.present ||
+// eth.src[40]' rather than `vlan.present || (!vlan.present &&
+// eth.src[40])'. The rest needs to be right only for the other values
+// (restrict). One field only, and only a short constraint: each
+// candidate is a description of its own.
 func (d *describer) alternatives(s Set, c ctx) *dnode {
 	best := d.branches(s, c)
-	if !d.style.pull {
+	if !d.style.pull || best.size <= 2 {
 		return best
 	}
 	m := d.m
@@ -209,13 +211,14 @@ func (d *describer) alternatives(s Set, c ctx) *dnode {
 		if sure == Empty {
 			continue
 		}
+		v := d.values(f, sure, c)
 		rest := m.restrict(s, m.apply(opDiff, all, sure))
-		if rest == s {
-			continue
+		if v.size <= 2 && rest != s {
+			if n := d.or([]*dnode{v, d.node(rest, c)}); n.size < best.size {
+				best = n
+			}
 		}
-		if n := d.or([]*dnode{d.values(f, sure, c), d.node(rest, c)}); n.size < best.size {
-			best = n
-		}
+		break
 	}
 	return best
 }
@@ -258,6 +261,9 @@ func (d *describer) factor(s Set) factored {
 	fc := factored{rest: s}
 	for _, f := range m.support(s) {
 		proj := m.quantify(fc.rest, f.first, f.end()-1, false)
+		if proj == all {
+			continue // every value: s depends on f otherwise than through a constraint
+		}
 		rest := m.quantify(fc.rest, f.first, f.end()-1, true)
 		if m.And(proj, rest) != fc.rest {
 			continue

@@ -13,9 +13,8 @@ import (
 )
 
 // BenchmarkDescribeParts measures what the parts' Match costs: on a
-// generated NB of REACH_BENCH_N ACLs (default 50,000, sized as pset's
-// BenchmarkNBMatches: a switch per 100 ACLs, a port group per 20, an
-// address set per 10) of each nbgen shape, every ordered pair of the
+// generated NB of REACH_BENCH_N ACLs (default 50,000, sized by
+// nbgen.Scale) of each nbgen shape, every ordered pair of the
 // first switch by name is reached without matches (Options.MatchTerms
 // -1), then every part is described; the ratio is the describing time
 // over the reaching time of the same pairs (one engine, its switch model
@@ -27,10 +26,7 @@ func BenchmarkDescribeParts(b *testing.B) {
 	}
 	for _, shape := range nbgen.Shapes {
 		b.Run(string(shape), func(b *testing.B) {
-			p := nbgen.Default()
-			p.ACLs, p.Switches, p.PortGroups, p.AddressSets = n, max(n/100, 1), max(n/20, 1), max(n/10, 1)
-			p.Shape = shape
-			snap := nbgen.Generate(p)
+			snap := nbgen.Generate(nbgen.Scale(n, shape))
 			e, err := New(snap, compile.CompileWith(snap, compile.Options{Release: snap.Release}).Flows)
 			if err != nil {
 				b.Fatal(err)
