@@ -365,31 +365,7 @@ func (m *Manager) cubes(vals Set, f *field, fn func(val, mask *big.Int) bool) {
 
 // countValues counts the values of f in vals (a set on f's bits).
 func (m *Manager) countValues(vals Set, f *field) *big.Int {
-	lev := func(x Set) int32 {
-		if x <= all {
-			return f.end()
-		}
-		return m.nodes[x].level
-	}
-	memo := map[Set]*big.Int{}
-	var count func(Set) *big.Int
-	count = func(x Set) *big.Int {
-		switch x {
-		case Empty:
-			return new(big.Int)
-		case all:
-			return big.NewInt(1)
-		}
-		if c, ok := memo[x]; ok {
-			return c
-		}
-		n := m.nodes[x]
-		lo := new(big.Int).Lsh(count(n.lo), uint(lev(n.lo)-n.level-1))
-		c := lo.Add(lo, new(big.Int).Lsh(count(n.hi), uint(lev(n.hi)-n.level-1)))
-		memo[x] = c
-		return c
-	}
-	return new(big.Int).Lsh(count(vals), uint(lev(vals)-f.first))
+	return m.countLevels(vals, f.first, f.end())
 }
 
 // paths counts the cubes of vals (saturating).
