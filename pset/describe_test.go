@@ -185,7 +185,7 @@ func TestDescribeInconsistent(t *testing.T) {
 	s := m.And(sctp, m.Value(b, big.NewInt(4)))
 	_, err = m.Describe(s, m.All(), DescribeOptions{})
 	var de *DescribeError
-	if !errors.As(err, &de) || !strings.Contains(de.Reason, "tcp.flags") {
+	if !errors.As(err, &de) || !strings.Contains(de.Reason, "tells packets apart by tcp.flags where its prerequisites") {
 		t.Fatalf("raw tcp.flags on SCTP: error %v, want a DescribeError naming tcp.flags", err)
 	}
 	// The same bits on TCP packets are a match.
