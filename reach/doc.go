@@ -47,7 +47,11 @@
 // conntrack fields) is written, so the packets that entered a part are
 // its final set with the metadata forgotten and zeroed, as the packet
 // entered the switch: each part's Set is a set of entering packets, and
-// its Witness is an ovn-trace microflow of one of them.
+// its Witness is an ovn-trace microflow of one of them. Its Match is the
+// set as a compact match over the header fields (pset.Describe within
+// the pair's entering packets, so inport, outport and the zero metadata
+// are left out), and Engine.DecidingACLs names its deciding ACLs as the
+// NB has them (owner, priority, tier, name, external_ids).
 //
 // # What is assumed
 //
