@@ -121,6 +121,8 @@ func TestDescribeCompact(t *testing.T) {
 		{"tcp && !(tcp.dst == 22)", "tcp.dst != 22"},
 		{"ip4 && tcp && !(tcp.dst >= 1000 && tcp.dst <= 2000)", "ip4 && !(tcp.dst >= 1000 && tcp.dst <= 2000)"},
 		{"ip4.src == {10.0.0.0/25, 10.0.0.128/25, 10.0.1.0/24}", "ip4.src == 10.0.0.0/23"},
+		{"ip4.src >= 10.0.0.1 && ip4.src <= 10.0.0.9", "ip4.src >= 10.0.0.1 && ip4.src <= 10.0.0.9"},
+		{"ip4.dst == {10.0.0.1, 10.0.0.2, 10.0.0.3, 192.168.0.0/16}", "ip4.dst == {10.0.0.1, 10.0.0.2/31, 192.168.0.0/16}"},
 		// Common constraints factored out in front.
 		{"!vlan.present && ((tcp && tcp.dst == 80) || (udp && udp.dst == 53))", "!vlan.present && (tcp.dst == 80 || udp.dst == 53)"},
 		{"ip4 && (tcp || udp)", "ip4 && (tcp || udp)"},

@@ -318,6 +318,8 @@ func (d *describer) items(f *field, vals Set) ([]item, int64) {
 		out = append(out, masked...)
 		return out, int64(len(out))
 	}
+	paths := m.paths(vals, f)
+	ranges := (classOf(f) == classIP4 || classOf(f) == classIP6) && paths <= maxAddressCubes
 	var out []item
 	m.cubes(vals, f, func(val, mask *big.Int) bool {
 		plen, ok := prefixLen(f.width, mask)
@@ -329,9 +331,58 @@ func (d *describer) items(f *field, vals Set) ([]item, int64) {
 		default:
 			out = append(out, item{kind: itemMasked, val: val, mask: mask})
 		}
-		return len(out) < limit
+		return ranges || len(out) < limit
 	})
-	return out, m.paths(vals, f)
+	if ranges {
+		out = addressRanges(f, out)
+		return out, int64(len(out))
+	}
+	return out, paths
+}
+
+// maxAddressCubes bounds the cubes of an address set merged into ranges.
+const maxAddressCubes = 4096
+
+// addressRanges replaces each run of three or more adjacent addresses
+// and CIDRs (the diagram's cubes of an interval are its fewest CIDRs)
+// by one range: 10.0.0.1-10.0.0.9 rather than its five CIDRs.
+func addressRanges(f *field, its []item) []item {
+	var blocks, out []item
+	for _, it := range its {
+		switch it.kind {
+		case itemValue:
+			blocks = append(blocks, item{kind: itemRange, val: it.val, hi: it.val, plen: 1})
+		case itemCIDR:
+			hi := new(big.Int).Or(it.val, new(big.Int).Xor(ones(f.width), prefixMask(f.width, it.plen)))
+			blocks = append(blocks, item{kind: itemRange, val: it.val, hi: hi, plen: 1, mask: big.NewInt(int64(it.plen))})
+		default:
+			out = append(out, it)
+		}
+	}
+	slices.SortFunc(blocks, func(a, b item) int { return a.val.Cmp(b.val) })
+	var runs [][]item
+	for _, b := range blocks {
+		if k := len(runs) - 1; k >= 0 && new(big.Int).Add(runs[k][len(runs[k])-1].hi, big.NewInt(1)).Cmp(b.val) == 0 {
+			runs[k] = append(runs[k], b)
+			continue
+		}
+		runs = append(runs, []item{b})
+	}
+	var merged []item
+	for _, r := range runs {
+		if len(r) >= 3 {
+			merged = append(merged, item{kind: itemRange, val: r[0].val, hi: r[len(r)-1].hi})
+			continue
+		}
+		for _, b := range r { // back to what they were
+			if b.mask == nil {
+				merged = append(merged, item{kind: itemValue, val: b.val})
+			} else {
+				merged = append(merged, item{kind: itemCIDR, val: b.val, plen: int(b.mask.Int64())})
+			}
+		}
+	}
+	return append(merged, out...)
 }
 
 // cubes calls fn with the cubes of vals (a set on f's bits), the paths
