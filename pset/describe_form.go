@@ -2,6 +2,7 @@ package pset
 
 import (
 	"math/big"
+	"math/bits"
 	"slices"
 )
 
@@ -54,13 +55,14 @@ type describer struct {
 	nodes    map[dkey]*dnode
 	pos      map[dkey]*dnode
 	factors  map[Set]factored
+	supp     map[Set][]uint64 // support: a bit per field index
 	ethType  *field
 	ip4, ip6 Set // eth.type == 0x800, == 0x86dd (Empty without eth.type)
 }
 
 func newDescriber(m *Manager, style formStyle, max int64) *describer {
 	d := &describer{m: m, style: style, max: max, nodes: map[dkey]*dnode{}, pos: map[dkey]*dnode{}, factors: map[Set]factored{},
-		ethType: m.space.byName["eth.type"]}
+		supp: map[Set][]uint64{}, ethType: m.space.byName["eth.type"]}
 	if f := d.ethType; f != nil {
 		d.ip4 = m.cmpBits(bitsOf{f, 0, f.width}, eqOp, big.NewInt(0x800), nil)
 		d.ip6 = m.cmpBits(bitsOf{f, 0, f.width}, eqOp, big.NewInt(0x86dd), nil)
@@ -203,7 +205,7 @@ func (d *describer) alternatives(s Set, c ctx) *dnode {
 	}
 	m := d.m
 	ns := m.apply(opDiff, m.univ, s)
-	for _, f := range m.support(s) {
+	for _, f := range d.support(s) {
 		if f.sym.Prereqs != "" || f.ports != nil {
 			continue
 		}
@@ -259,7 +261,7 @@ func (d *describer) factor(s Set) factored {
 	}
 	m := d.m
 	fc := factored{rest: s}
-	for _, f := range m.support(s) {
+	for _, f := range d.support(s) {
 		proj := m.quantify(fc.rest, f.first, f.end()-1, false)
 		if proj == all {
 			continue // every value: s depends on f otherwise than through a constraint
@@ -284,6 +286,44 @@ func (m *Manager) fullField(f *field, vals Set) bool {
 		return vals == all
 	}
 	return m.Subset(m.atMost(f, uint64(len(f.ports))), vals)
+}
+
+// support is Manager.support, computed bottom up once per node.
+func (d *describer) support(s Set) []*field {
+	var out []*field
+	for i, w := range d.supportBits(s) {
+		for w != 0 {
+			b := bits.TrailingZeros64(w)
+			out = append(out, d.m.space.fields[64*i+b])
+			w &^= 1 << uint(b)
+		}
+	}
+	return out
+}
+
+// supportBits is s's support as a bit per field index.
+func (d *describer) supportBits(s Set) []uint64 {
+	if s <= all {
+		return nil
+	}
+	if b, ok := d.supp[s]; ok {
+		return b
+	}
+	n := d.m.nodes[s]
+	lo, hi := d.supportBits(n.lo), d.supportBits(n.hi)
+	b := make([]uint64, (len(d.m.space.fields)+63)/64)
+	for i := range b {
+		if i < len(lo) {
+			b[i] |= lo[i]
+		}
+		if i < len(hi) {
+			b[i] |= hi[i]
+		}
+	}
+	idx := d.m.space.fieldAt[n.level].idx
+	b[idx/64] |= 1 << uint(idx%64)
+	d.supp[s] = b
+	return b
 }
 
 // support returns the fields s tests, in the space's order.

@@ -29,6 +29,7 @@ type field struct {
 	sym   *expr.Symbol
 	width int   // bits: the field's, or for a string field the code's
 	first int32 // level of its most significant bit
+	idx   int   // its index in Space.fields
 	// ports is a string field's domain: code i is ports[i], code
 	// len(ports) the other port; nil for integer fields.
 	ports []string
@@ -96,7 +97,7 @@ func NewSpace(d *expr.Dialect, ports []string, other string) (*Space, error) {
 	sp := &Space{dialect: d, byName: map[string]*field{}, ports: slices.Clone(ports), other: other}
 	for _, n := range roots {
 		s := t[n]
-		f := &field{name: n, sym: s, width: s.Width, first: int32(sp.levels)}
+		f := &field{name: n, sym: s, width: s.Width, first: int32(sp.levels), idx: len(sp.fields)}
 		if s.IsString() {
 			f.ports, f.code = sp.ports, code
 			f.width = bits.Len(uint(len(ports)))
