@@ -72,6 +72,16 @@ func Default() Params {
 		ACLs: 10000, StatelessFrac: 0.2, Seed: 1}
 }
 
+// Scale returns the parameters of the scale NBs of n ACLs in
+// shape: a switch per 100 ACLs, a port group per 20, an address set per
+// 10 (50k: 500 / 2,500 / 5,000).
+func Scale(n int, shape Shape) Params {
+	p := Default()
+	p.ACLs, p.Switches, p.PortGroups, p.AddressSets = n, max(n/100, 1), max(n/20, 1), max(n/10, 1)
+	p.Shape = shape
+	return p
+}
+
 // Generate builds the NB described by p.
 func Generate(p Params) *nbschema.Snapshot {
 	if p.SwitchesPerPG <= 0 {

@@ -85,6 +85,37 @@ func (sp *Space) FieldBits(ref string) (Bits, error) {
 // on bits b: s with b forgotten (existential quantification).
 func (m *Manager) Exists(s Set, b Bits) Set { return m.ExistsAll(s, []Bits{b}) }
 
+// quantify forgets the levels lo..hi of s (inside), or every other level
+// (!inside: the projection of s on lo..hi). The result is over all
+// assignments (port codes outside the domain included).
+func (m *Manager) quantify(s Set, lo, hi int32, inside bool) Set {
+	memo := map[Set]Set{}
+	var ex func(Set) Set
+	ex = func(x Set) Set {
+		if x <= all {
+			return x
+		}
+		if r, ok := memo[x]; ok {
+			return r
+		}
+		n := m.nodes[x]
+		var r Set
+		switch {
+		case inside && n.level > hi:
+			r = x // no quantified level below
+		case !inside && n.level > hi:
+			r = all // a set (not Empty) has a packet: true on lo..hi
+		case (n.level >= lo && n.level <= hi) == inside:
+			r = m.Or(ex(n.lo), ex(n.hi))
+		default:
+			r = m.mk(n.level, ex(n.lo), ex(n.hi))
+		}
+		memo[x] = r
+		return r
+	}
+	return ex(s)
+}
+
 // Assign returns the packets of s after the action `b = val;': bits b
 // forgotten, then equal to val (truncated to b's width).
 func (m *Manager) Assign(s Set, b Bits, val *big.Int) Set {

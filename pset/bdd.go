@@ -37,6 +37,8 @@ type Manager struct {
 	// symSets caches the sets of symbols' prerequisites and predicates.
 	symSets map[symKey]Set
 	univ    Set // the packets of the space: port codes within the domains
+	// describers keep Describe's forms (describe.go).
+	describers map[describerKey]*describer
 }
 
 // NewManager returns a Manager of sets over space.
@@ -64,6 +66,13 @@ func (m *Manager) NodeCount() int { return len(m.nodes) }
 
 // Size returns the number of nodes of s, terminals included.
 func (m *Manager) Size(s Set) int {
+	n := 0
+	m.visit(s, func(Set) { n++ })
+	return n
+}
+
+// visit calls fn once with each node of s, terminals included.
+func (m *Manager) visit(s Set, fn func(Set)) {
 	seen := map[Set]bool{}
 	var walk func(Set)
 	walk = func(x Set) {
@@ -71,13 +80,13 @@ func (m *Manager) Size(s Set) int {
 			return
 		}
 		seen[x] = true
+		fn(x)
 		if x > all {
 			walk(m.nodes[x].lo)
 			walk(m.nodes[x].hi)
 		}
 	}
 	walk(s)
-	return len(seen)
 }
 
 // mk returns the node testing level with children lo and hi: lo itself

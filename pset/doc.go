@@ -49,4 +49,19 @@
 // names no port of the domain is left out: a packet before the L2 lookup
 // has none). PortIs and AssignPort test and set the string fields, as a
 // pipeline sets outport.
+//
+// # Descriptions
+//
+// Describe prints a set back as a short match over the header fields
+// (describe*.go): the set as a decision over fields rather than bits, a
+// field constraint common to a whole (sub)set factored out in front, each
+// field's values as ranges, CIDRs, masks or named predicates (ip4, tcp,
+// vlan.present), a prerequisite that a later comparison implies left out
+// (`tcp.dst == 80', not `ip && tcp && tcp.dst == 80'), and a complement
+// where shorter. OVN's syntax forbids negating a nominal field or
+// predicate; a description does it where that is much shorter, says so
+// (Description.OVN), and acl/expr's ParseNegatedNominals reads it. Every
+// description is converted back and compared with the set before it is
+// returned, so it is exact by construction and by check; one longer than
+// its bound is cut to a prefix that says how many terms it leaves out.
 package pset

@@ -13,8 +13,7 @@ import (
 )
 
 // BenchmarkNBMatches converts every distinct ACL match of a generated NB
-// (PSET_BENCH_N ACLs, default 50,000, sized as bench/watch's scale NBs: a
-// switch per 100 ACLs, a port group per 20, an address set per 10) of
+// (PSET_BENCH_N ACLs, default 50,000, sized by nbgen.Scale) of
 // each nbgen shape into sets on the resolver of the NB's first switch by
 // name, its ports the domain, and unites them all; one Manager per
 // iteration. Matches that do not parse there (a port group with no port
@@ -26,10 +25,7 @@ func BenchmarkNBMatches(b *testing.B) {
 	}
 	for _, shape := range nbgen.Shapes {
 		b.Run(string(shape), func(b *testing.B) {
-			p := nbgen.Default()
-			p.ACLs, p.Switches, p.PortGroups, p.AddressSets = n, max(n/100, 1), max(n/20, 1), max(n/10, 1)
-			p.Shape = shape
-			snap := nbgen.Generate(p)
+			snap := nbgen.Generate(nbgen.Scale(n, shape))
 			var sw string
 			for _, ls := range snap.Switches {
 				if sw == "" || ls.Name < sw {

@@ -20,6 +20,7 @@ type Space struct {
 	levels  int
 	ports   []string
 	other   string
+	fieldAt []*field // the field of each level
 }
 
 // field is one root field of the space.
@@ -28,6 +29,7 @@ type field struct {
 	sym   *expr.Symbol
 	width int   // bits: the field's, or for a string field the code's
 	first int32 // level of its most significant bit
+	idx   int   // its index in Space.fields
 	// ports is a string field's domain: code i is ports[i], code
 	// len(ports) the other port; nil for integer fields.
 	ports []string
@@ -36,6 +38,9 @@ type field struct {
 
 // level returns the level of bit i (0: least significant) of f.
 func (f *field) level(i int) int32 { return f.first + int32(f.width-1-i) }
+
+// end returns the level after f's last (least significant) bit.
+func (f *field) end() int32 { return f.first + int32(f.width) }
 
 // fieldOrder are the root fields placed first, in this order: few
 // distinct values per ACL set first (ports, protocols, conntrack state,
@@ -92,12 +97,15 @@ func NewSpace(d *expr.Dialect, ports []string, other string) (*Space, error) {
 	sp := &Space{dialect: d, byName: map[string]*field{}, ports: slices.Clone(ports), other: other}
 	for _, n := range roots {
 		s := t[n]
-		f := &field{name: n, sym: s, width: s.Width, first: int32(sp.levels)}
+		f := &field{name: n, sym: s, width: s.Width, first: int32(sp.levels), idx: len(sp.fields)}
 		if s.IsString() {
 			f.ports, f.code = sp.ports, code
 			f.width = bits.Len(uint(len(ports)))
 		}
 		sp.levels += f.width
+		for range f.width {
+			sp.fieldAt = append(sp.fieldAt, f)
+		}
 		sp.fields = append(sp.fields, f)
 		sp.byName[n] = f
 	}

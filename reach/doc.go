@@ -78,6 +78,12 @@
 // port without a MAC when the part excludes multicast) is Undelivered: in
 // OVN no packet of it reaches to, and its witness replays elsewhere.
 //
+// A part's Match is its set as a compact match over the header fields
+// (pset.Describe within the pair's entering packets, so inport, outport
+// and the zero metadata are left out), and Engine.DecidingACLs names its
+// deciding ACLs as the NB has them (owner, priority, tier, name,
+// external_ids).
+//
 // # What is assumed
 //
 // Stages aclc does not compile pass the packet through unchanged, as in

@@ -144,6 +144,10 @@ type Options struct {
 	// the parts then partition Entering ∩ Within.
 	Within     pset.Set
 	Restricted bool
+	// MatchTerms bounds the terms of a part's Match (default
+	// pset.DefaultMaxTerms); negative: no Match (for callers that only
+	// need the sets).
+	MatchTerms int
 }
 
 // DefaultCT is new|trk (OVS's ct_state bits: new is bit 0, trk bit 5).
@@ -368,9 +372,23 @@ func (e *Engine) reachOne(sm *swModel, sw *nbview.Switch, from, to string, opt O
 	for _, k := range x.order {
 		p := x.parts[k]
 		wc.choose(p, to)
+		x.describe(p, r0)
 		r.Parts = append(r.Parts, p)
 	}
 	return r, nil
+}
+
+// describe sets p's Match: its set within the pair's entering packets.
+func (x *exec) describe(p *Part, entering pset.Set) {
+	if x.opt.MatchTerms < 0 {
+		return
+	}
+	d, err := x.m.Describe(p.Set, entering, pset.DescribeOptions{MaxTerms: x.opt.MatchTerms})
+	if err != nil {
+		p.MatchError = err.Error()
+		return
+	}
+	p.Match = d
 }
 
 // unmodelled says why a switch's stages that aclc does not compile decide

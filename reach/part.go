@@ -62,6 +62,14 @@ type Part struct {
 	// replays its witness to another port, and only an ingress verdict
 	// is the same.
 	Undelivered string
+	// Match is Set's compact header-space form (pset.Describe): an OVN
+	// match over the header fields that, with inport == From, outport
+	// unset and the metadata zero (the pair's entering packets), is exactly
+	// Set, or its first terms with the count of the rest when longer than
+	// Options.MatchTerms. MatchError says why there is none (the match
+	// is then empty).
+	Match      pset.Description
+	MatchError string
 }
 
 // ACLs returns the deciding ACLs of the part, ingress first.

@@ -261,6 +261,26 @@ func (d *Dialect) ParseWithTemplates(s string, vars map[string]string, r Resolve
 	return &Expr{Text: s, Root: n, Warnings: check(n, t, r)}, nil
 }
 
+// ParseNegatedNominals is Parse accepting also what OVN rejects only
+// because it negates a nominal field or predicate: ip.proto != 6,
+// !tcp, !(icmp6.type == 135), inport != "p1". It is not a release's
+// language but a reader's: package pset describes sets with it where a
+// complement is much shorter than the list of values OVN would need.
+// Eval (and pset) give the negated tests their plain meaning: a negated
+// comparison of a nominal field, like any field's, still requires the
+// field's prerequisites (ip.proto != 6 is IP but not TCP); a negated
+// predicate is its complement (!tcp: every packet but TCP ones).
+func (d *Dialect) ParseNegatedNominals(s string, r Resolver) (*Expr, error) {
+	m := memoize(r)
+	defer m.release()
+	r = m.resolver()
+	n, err := parseMode(s, d.Symtab(), r, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Expr{Text: s, Root: n, Warnings: check(n, d.Symtab(), r)}, nil
+}
+
 // Valid reports whether the dialect's release accepts s; the error says
 // why not.
 func (d *Dialect) Valid(s string, r Resolver) error {

@@ -105,6 +105,8 @@ type parser struct {
 	res    Resolver
 	depth  int
 	not    bool
+	// negNominal accepts negated nominal tests (ParseNegatedNominals).
+	negNominal bool
 
 	// What the tree keeps is allocated from chunks sized for the whole
 	// parse by counting its items (size), one allocation per kind instead
@@ -221,10 +223,17 @@ func (ps *parseState) release() {
 }
 
 func parseWith(s string, t Symtab, r Resolver, vars map[string]string) (n Node, err error) {
+	return parseMode(s, t, r, vars, false)
+}
+
+// parseMode is parseWith, accepting negated nominal tests when
+// negNominal (Dialect.ParseNegatedNominals).
+func parseMode(s string, t Symtab, r Resolver, vars map[string]string, negNominal bool) (n Node, err error) {
 	text, origin := ExpandTemplates(s, vars)
 	ps := parseStates.Get().(*parseState)
 	p := &ps.p
 	p.text, p.items, p.symtab, p.res = text, ps.lx.lex(text, false), t, r
+	p.negNominal = negNominal
 	p.size = sizeTree(p.items)
 	p.boxes.reset(p.size.boxes)
 	defer ps.release()
@@ -915,7 +924,7 @@ func (p *parser) makeCmp(f Field, r Relop, cs ConstSet, st *setState) {
 // checkNominal checks the use of a nominal field against a set's members
 // (runs of them).
 func (p *parser) checkNominal(f Field, r Relop, members [][]Const) {
-	if f.Symbol.Level != Nominal {
+	if f.Symbol.Level != Nominal || p.negNominal {
 		return
 	}
 	if f.Symbol.IsPredicate() {

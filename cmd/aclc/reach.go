@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/pset"
 	"github.com/aclc/aclc/reach"
 	"github.com/aclc/aclc/trace"
 )
@@ -32,9 +33,12 @@ var reachCmd = &cobra.Command{
 symbolically over sets of packets (package reach) and prints, for the
 traffic each --from port sends to each --to port, every part with its
 fate: allow, drop or reject, whether it goes through conntrack and is
-committed, the ACLs that decide it (NB UUIDs: ingress, then egress;
-"default" when no ACL's flow did), the stage where a dropped part ends,
-and one witness packet as an ovn-trace microflow. The parts partition the
+committed, the ACLs that decide it (ingress, then egress:
+owner/name/direction/priority in text, objects with uuid, owner,
+owner_type, direction, priority, tier, action, name, external_ids and
+pipeline in JSON; "default" with its stage when no ACL's flow did), the
+stage where a dropped part ends, its packets as a compact match over the
+header fields, and one witness packet as an ovn-trace microflow. The parts partition the
 packets: every packet from --from to --to is in exactly one.
 
 Endpoints: --from and --to each take
@@ -66,6 +70,14 @@ and the ingress ACLs would see it, which a real packet never shows them).
 Where the part pins eth.dst to a MAC that does not lead to --to, the
 witness says "undelivered": replayed, it goes elsewhere.
 
+The match is exact: with the pair's inport and outport and the metadata
+of an entering packet (left out), it is the part's set (checked by
+converting it back). It factors out common constraints and prints ranges,
+CIDRs and complements where shorter; a complement of a nominal field
+(!(tcp && tcp.dst == 22)) is not OVN's own syntax (match_ovn false in
+JSON). Longer than 64 terms, it is cut to its first ones and says "... and
+N more terms" (match_truncated in JSON).
+
 Conntrack recirculations give the first packet of a connection's state,
 new|trk: replay a witness with 'aclc trace FIXTURE MICROFLOW' or ovn-trace
 and one --ct for each entry of its JSON witness's ct list (the
@@ -80,11 +92,13 @@ OVN_NB_DB); the flows are those of its OVN release (--ovn-version to
 override).
 
 Output (--format):
-  text    one line per part, a witness line under it (default);
+  text    one line per part, its match and witness lines under it
+          (default);
   json    JSON Lines, one object per part: from, to, verdict
           (allow|drop|reject|not-exact, or no-path for a pair without a
-          path), conntrack, committed, acls, stage, reason and witness
-          {microflow, ct};
+          path), conntrack, committed, acls, stage, reason, match
+          (match_ovn, match_truncated, match_omitted_terms, match_error)
+          and witness {microflow, ct, undelivered};
   csv     one row per part with the fields of json (witness.microflow and
           witness.ct as columns witness_microflow, witness_ct; lists
           joined with ';'), a header row first;
@@ -132,10 +146,20 @@ type reachLine struct {
 	Verdict   reach.Verdict `json:"verdict"`
 	Conntrack bool          `json:"conntrack"`
 	Committed bool          `json:"committed"`
-	ACLs      []string      `json:"acls,omitempty"`
+	ACLs      []reach.ACL   `json:"acls,omitempty"`
 	Stage     string        `json:"stage,omitempty"`
 	Reason    string        `json:"reason,omitempty"`
-	Witness   *reachWitness `json:"witness,omitempty"`
+	// Match is the part's compact header-space form (reach.Part.Match);
+	// MatchOVN whether OVN's parser accepts it (not when it negates a
+	// nominal test); MatchTruncated and MatchOmitted say it is only its
+	// first terms and how many more there are; MatchError why there is
+	// none.
+	Match          string        `json:"match,omitempty"`
+	MatchOVN       *bool         `json:"match_ovn,omitempty"`
+	MatchTruncated bool          `json:"match_truncated,omitempty"`
+	MatchOmitted   int64         `json:"match_omitted_terms,omitempty"`
+	MatchError     string        `json:"match_error,omitempty"`
+	Witness        *reachWitness `json:"witness,omitempty"`
 }
 
 type reachWitness struct {
@@ -178,7 +202,7 @@ func runReach(cmd *cobra.Command, args []string) error {
 		return withCode(2, fmt.Errorf("--from and --to are the same port %q (OVN does not output a packet to its inport)", froms[0]))
 	}
 	w := bufio.NewWriter(os.Stdout)
-	out := newReachWriter(w, reachOpts.format, froms, tos)
+	out := newReachWriter(w, e, reachOpts.format, froms, tos)
 	prog := newProgress(os.Stderr, reach.CountPairs(froms, tos))
 	inexact := false
 	err = e.Pairs(froms, tos, reach.Options{}, func(o *reach.Outcome) error {
@@ -220,7 +244,7 @@ func reachEndpoints(e *reach.Engine, name, sel string) ([]string, error) {
 }
 
 // reachLines returns the lines of one pair: one per part.
-func reachLines(o *reach.Outcome) []reachLine {
+func reachLines(e *reach.Engine, o *reach.Outcome) []reachLine {
 	switch {
 	case o.Path == reach.NoPath:
 		return []reachLine{{From: o.From, To: o.To, Verdict: noPathVerdict,
@@ -234,7 +258,11 @@ func reachLines(o *reach.Outcome) []reachLine {
 		l := reachLine{From: o.From, To: o.To, Verdict: p.Verdict, Conntrack: p.Conntrack, Committed: p.Committed,
 			Stage: p.Stage, Reason: p.Reason, Witness: &reachWitness{Microflow: p.Witness, CT: repeat(ct, p.Recirculations), Undelivered: p.Undelivered}}
 		if p.Verdict != reach.NotExact {
-			l.ACLs = p.ACLs()
+			l.ACLs = e.DecidingACLs(p)
+		}
+		l.Match, l.MatchTruncated, l.MatchOmitted, l.MatchError = p.Match.Text, p.Match.Truncated(), p.Match.Omitted, p.MatchError
+		if l.Match != "" {
+			l.MatchOVN = &p.Match.OVN
 		}
 		lines = append(lines, l)
 	}
@@ -251,13 +279,20 @@ func writeReachText(w io.Writer, l reachLine) {
 		fmt.Fprint(w, " committed")
 	}
 	if len(l.ACLs) > 0 {
-		fmt.Fprintf(w, " acls=%s", strings.Join(l.ACLs, ","))
+		names := make([]string, len(l.ACLs))
+		for i, a := range l.ACLs {
+			names[i] = a.String()
+		}
+		fmt.Fprintf(w, " acls=%s", strings.Join(names, ","))
 	}
 	if l.Stage != "" && l.Verdict != reach.Allow {
 		fmt.Fprintf(w, " stage=%s", l.Stage)
 	}
 	if l.Reason != "" {
 		fmt.Fprintf(w, " (%s)", l.Reason)
+	}
+	if l.Match != "" || l.MatchError != "" {
+		fmt.Fprintf(w, "\n    match: %s", pset.Description{Text: l.Match, Omitted: l.MatchOmitted}.String()+l.MatchError)
 	}
 	if l.Witness != nil {
 		fmt.Fprintf(w, "\n    witness: %s", l.Witness.Microflow)

@@ -24,28 +24,29 @@ type reachWriter interface {
 	finish() error
 }
 
-func newReachWriter(w io.Writer, format string, froms, tos []string) reachWriter {
+func newReachWriter(w io.Writer, e *reach.Engine, format string, froms, tos []string) reachWriter {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false) // microflows are full of &&
-		return &linesWriter{each: func(l reachLine) error { return enc.Encode(l) }}
+		return &linesWriter{e: e, each: func(l reachLine) error { return enc.Encode(l) }}
 	case "csv":
-		return newCSVWriter(w)
+		return newCSVWriter(w, e)
 	case "matrix", "dot":
 		return &matrixWriter{w: w, dot: format == "dot", froms: froms, tos: tos, cells: map[[2]string]string{}}
 	}
-	return &linesWriter{each: func(l reachLine) error { writeReachText(w, l); return nil }}
+	return &linesWriter{e: e, each: func(l reachLine) error { writeReachText(w, l); return nil }}
 }
 
 // linesWriter writes each part's line as it comes.
 type linesWriter struct {
+	e     *reach.Engine // names the deciding ACLs
 	each  func(reachLine) error
 	flush func() error
 }
 
 func (lw *linesWriter) pair(o *reach.Outcome) error {
-	for _, l := range reachLines(o) {
+	for _, l := range reachLines(lw.e, o) {
 		if err := lw.each(l); err != nil {
 			return err
 		}
@@ -63,10 +64,11 @@ func (lw *linesWriter) finish() error {
 // newCSVWriter writes a header row, then one row per part: the fields of
 // reachLine's JSON, nested objects flattened (witness_microflow), lists
 // joined with ';', so that the columns follow the JSON's fields.
-func newCSVWriter(w io.Writer) reachWriter {
+func newCSVWriter(w io.Writer, e *reach.Engine) reachWriter {
 	cw := csv.NewWriter(w)
 	header := true
 	return &linesWriter{
+		e: e,
 		each: func(l reachLine) error {
 			if header {
 				header = false
@@ -163,7 +165,9 @@ func csvCell(v reflect.Value) string {
 		parts := make([]string, v.Len())
 		for i := range parts {
 			e := v.Index(i)
-			if e.Kind() == reflect.String {
+			if st, ok := e.Interface().(fmt.Stringer); ok {
+				parts[i] = st.String() // a deciding ACL: its text name
+			} else if e.Kind() == reflect.String {
 				parts[i] = e.String()
 			} else {
 				b, _ := json.Marshal(e.Interface())

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aclc/aclc/reach"
 )
 
 var updateReach = flag.Bool("update-reach", false, "rewrite testdata/reach/* from a run of aclc reach")
@@ -119,7 +121,17 @@ func checkCell(t *testing.T, row []string, col map[string]int, name string, v an
 	case []any:
 		var s []string
 		for _, e := range v {
-			s = append(s, e.(string))
+			switch e := e.(type) {
+			case string:
+				s = append(s, e)
+			default: // a deciding ACL's object: its text name
+				var a reach.ACL
+				b, _ := json.Marshal(e)
+				if err := json.Unmarshal(b, &a); err != nil {
+					t.Fatal(err)
+				}
+				s = append(s, a.String())
+			}
 		}
 		want = strings.Join(s, ";")
 	}
