@@ -396,7 +396,7 @@ func (x *exec) describe(p *Part, entering pset.Set) {
 func (e *Engine) unmodelled(sw *nbview.Switch) string {
 	lbs := e.view.SwitchLBs(sw.LS, false)
 	if e.snap.Release.Has(release.LBFromDatapath) {
-		lbs = e.view.DatapathLBs(sw, e.snap.GlobalOption("install_ls_lb_from_router") == "true")
+		lbs = e.view.DatapathLBs(e.view.Switch(sw.ID), e.snap.GlobalOption("install_ls_lb_from_router") == "true") // (with its router ports)
 	}
 	if len(lbs) > 0 {
 		return "the switch has load balancers (ls_in_lb and the hairpin stages are not modelled)"

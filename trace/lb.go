@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,7 +37,7 @@ func (d *dpModel) modelLB(v *nbview.View) {
 	s := v.Snapshot()
 	lbs := v.SwitchLBs(d.ls, false)
 	if d.has(release.LBFromDatapath) {
-		lbs = v.DatapathLBs(v.SwitchFlags(d.uuid), s.GlobalOption("install_ls_lb_from_router") == "true")
+		lbs = v.DatapathLBs(v.Switch(d.uuid), s.GlobalOption("install_ls_lb_from_router") == "true") // (with its router ports)
 	}
 	for _, lb := range lbs {
 		proto := nbview.LBProtocol(lb)
@@ -61,11 +62,14 @@ func (d *dpModel) modelLB(v *nbview.View) {
 			d.add(lflow.InLB, prio, m, a, lb.UUID)
 		}
 	}
-	if d.hasTable(lflow.InLB) || len(v.SwitchLBs(d.ls, true)) > 0 {
+	// (the datapath's load balancers with VIPs: with
+	// install_ls_lb_from_router its routers' too)
+	vips := slices.ContainsFunc(lbs, func(lb *nbdb.LoadBalancer) bool { return len(nbview.VIPs(lb)) > 0 })
+	if d.hasTable(lflow.InLB) || vips {
 		// build_stateful: the stage's default
 		d.add(lflow.InLB, 0, "1", "next;", "")
 	}
-	if len(v.SwitchLBs(d.ls, true)) == 0 {
+	if !vips {
 		return
 	}
 	if d.has(release.LBOrigDstInAction) {

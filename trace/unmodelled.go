@@ -10,6 +10,7 @@ import (
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/internal/ethaddr"
 	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/nbschema/nbdb"
 	"github.com/aclc/aclc/nbview"
 	"github.com/aclc/aclc/release"
 )
@@ -86,9 +87,18 @@ func (d *dpModel) modelUnmodelled(v *nbview.View) {
 		// build_lswitch_rport_arp_req_flows and the self-originated
 		// (G)ARP flows: requests for the routers' addresses go to the
 		// router port (and the rest of the switch), the routers' own
-		// requests to _MC_flood_l2
-		d.notTracedFlow(lflow.InL2Lkup, 90, "arp.op == 1 || rarp.op == 3 || nd_ns",
-			"ARP/ND request at the L2 lookup of a switch attached to a router: northd's flows for the routers' addresses are not modelled")
+		// requests to _MC_flood_l2. A superset of those addresses: every
+		// network, NAT external IP and VIP of the routers, every MAC of
+		// their ports and NATs.
+		ips, macs := routerAddresses(v, d.ports)
+		why := "ARP/ND request for or from a router's address at the L2 lookup: northd's flows for the routers' addresses are not modelled"
+		if len(ips) > 0 {
+			d.notTracedFlow(lflow.InL2Lkup, 90, "arp.op == 1 && arp.tpa == {"+strings.Join(ips, ", ")+"}", why)
+		}
+		if len(macs) > 0 {
+			d.notTracedFlow(lflow.InL2Lkup, 90, "eth.src == {"+strings.Join(macs, ", ")+"} && (arp.op == 1 || rarp.op == 3 || nd_ns)", why)
+		}
+		d.notTracedFlow(lflow.InL2Lkup, 90, "nd_ns", "IPv6 neighbor solicitation at the L2 lookup of a switch attached to a router: northd's flows for the routers' addresses are not modelled")
 	}
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]
@@ -231,4 +241,64 @@ func portIPv4s(addrs []string, dynamic *string) []string {
 		}
 	}
 	return out
+}
+
+// routerAddresses returns the IPv4 addresses (networks, NAT external IPs,
+// load balancer VIPs) and the MACs (ports, NAT external MACs) of the
+// routers whose ports are peers of ports, sorted.
+func routerAddresses(v *nbview.View, ports map[string]*nbdb.LogicalSwitchPort) (ips, macs []string) {
+	s := v.Snapshot()
+	ipSet, macSet := map[string]bool{}, map[string]bool{}
+	addIP := func(a string) {
+		if ip, err := netip.ParseAddr(strings.SplitN(a, "/", 2)[0]); err == nil && ip.Is4() {
+			ipSet[ip.String()] = true
+		}
+	}
+	addMAC := func(a string) {
+		if mac, err := ethaddr.Parse(a); err == nil {
+			macSet[mac.String()] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range ports {
+		lrp := v.RouterPortPeer(p)
+		if p.Type != "router" || lrp == nil {
+			continue
+		}
+		r := v.RouterOfPort(lrp.Name)
+		if r == nil || seen[r.UUID] {
+			continue
+		}
+		seen[r.UUID] = true
+		for _, id := range r.Ports {
+			if rp := s.RouterPorts[id]; rp != nil {
+				addMAC(rp.MAC)
+				for _, n := range rp.Networks {
+					addIP(n)
+				}
+			}
+		}
+		for _, id := range r.Nat {
+			if n := s.NATs[id]; n != nil {
+				addIP(n.ExternalIP)
+				if n.ExternalMAC != nil {
+					addMAC(*n.ExternalMAC)
+				}
+			}
+		}
+		lbs := slices.Clone(r.LoadBalancer)
+		for _, g := range r.LoadBalancerGroup {
+			if grp := s.LBGroups[g]; grp != nil {
+				lbs = append(lbs, grp.LoadBalancer...)
+			}
+		}
+		for _, id := range lbs {
+			if lb := s.LoadBalancers[id]; lb != nil {
+				for _, vip := range nbview.VIPs(lb) {
+					addIP(vip.IP.String())
+				}
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(ipSet)), slices.Sorted(maps.Keys(macSet))
 }

@@ -80,3 +80,26 @@ func TestMicroflowOutportNotForced(t *testing.T) {
 		t.Errorf("--outport lsp2: verdict %s, want output", res.Verdict)
 	}
 }
+
+// TestRouterLBsOnSwitch: with install_ls_lb_from_router, a switch's
+// ls_in_lb has its routers' load balancers (release.LBFromDatapath), so a
+// new connection to such a VIP is load-balanced — the model read them
+// from a switch value without its router ports and traced the packet
+// past the VIP untouched.
+func TestRouterLBsOnSwitch(t *testing.T) {
+	for _, name := range []string{"25.03.0", "26.03.1"} {
+		snap, err := nbschema.LoadFixtureWith("../testdata/fixtures/lb-from-router.yaml", nbschema.FixtureOptions{Release: release.MustLookup(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := trace.New(snap, nil)
+		res, err := tr.Trace(`inport == "p1" && eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:ff:01 && ip4.src == 10.0.0.1 && ip4.dst == 172.16.0.1 && ip.ttl == 64 && tcp && tcp.dst == 80`,
+			trace.Options{CT: []trace.CTState{trace.CTNew | trace.CTTrk}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Minimal(), "ct_lb_mark") {
+			t.Errorf("OVN %s: a new connection to the router's VIP 172.16.0.1:80 is not load-balanced on sw0:\n%s", name, res.Minimal())
+		}
+	}
+}
