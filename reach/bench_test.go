@@ -26,13 +26,13 @@ import (
 
 // BenchmarkReachPairs answers the ordered pairs of ports of one switch
 // (the first by name) of a cluster-shaped NB of ACLCREACH_N ACLs (default
-// 2,000, what the suite's one-iteration run can afford; the point
-// is ACLCREACH_N=10000), from its first ACLCREACH_FROMS ports (default 1;
+// 100, what the suite's one-iteration run can afford: about 20 s here;
+// the point is ACLCREACH_N=10000), from its first ACLCREACH_FROMS ports (default 1;
 // every port: ACLCREACH_FROMS=all).
 func BenchmarkReachPairs(b *testing.B) {
 	p := nbgen.Default()
 	p.Shape = nbgen.ShapeCluster
-	n := 2000
+	n := 100
 	if x, err := strconv.Atoi(os.Getenv("ACLCREACH_N")); err == nil {
 		n = x
 	}
@@ -69,9 +69,11 @@ func BenchmarkReachPortGroup(b *testing.B) {
 	if s := os.Getenv("ACLCREACH_SHAPE"); s != "" {
 		p.Shape = nbgen.Shape(s)
 	}
-	n := 2000 // (the point: ACLCREACH_N=50000)
-	if x, err := strconv.Atoi(os.Getenv("ACLCREACH_N")); err == nil {
-		n = x
+	// The point is ACLCREACH_N=50000; unset, the suite's
+	// one-iteration run skips it (even 100 ACLs take minutes here).
+	n, err := strconv.Atoi(os.Getenv("ACLCREACH_N"))
+	if err != nil {
+		b.Skip("set ACLCREACH_N (the issue's point: 50000)")
 	}
 	p.ACLs, p.Switches, p.PortGroups, p.AddressSets = n, max(20, n/100), n/20, n/10
 	snap := nbgen.Generate(p)

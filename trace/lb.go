@@ -2,7 +2,6 @@ package trace
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -62,9 +61,9 @@ func (d *dpModel) modelLB(v *nbview.View) {
 			d.add(lflow.InLB, prio, m, a, lb.UUID)
 		}
 	}
-	// (the datapath's load balancers with VIPs: with
-	// install_ls_lb_from_router its routers' too)
-	vips := slices.ContainsFunc(lbs, func(lb *nbdb.LoadBalancer) bool { return len(nbview.VIPs(lb)) > 0 })
+	// (the stages below follow the switch's own load balancers with
+	// VIPs, northd's has_lb_vip, not the routers' ones ls_in_lb has)
+	vips := len(v.SwitchLBs(d.ls, true)) > 0
 	if d.hasTable(lflow.InLB) || vips {
 		// build_stateful: the stage's default
 		d.add(lflow.InLB, 0, "1", "next;", "")
