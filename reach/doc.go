@@ -10,9 +10,8 @@
 // Endpoints resolves a port, @port_group or $address_set to ports (an
 // address set by the ports' addresses); Pairs answers every ordered pair
 // of distinct ports of two lists, calling back pair by pair: the pairs of
-// one from port on its own switch share one execution (ReachFrom: the
-// packets to all of them at once, each pair's parts that execution's
-// restricted to its outport), a pair on two switches no router joins has
+// one switch share its model (ReachFrom; each pair is its own execution,
+// since outport is set only by the L2 lookup), a pair on two switches no router joins has
 // no path (NoPath), and a pair on two switches joined by routers is not
 // exact (Routed: the routed path is not executed). Outcome.Summary sums a
 // pair up in a word for a matrix.

@@ -8,8 +8,8 @@ import (
 )
 
 // This file answers many pairs at once: every ordered pair of distinct
-// ports of two endpoint lists, the pairs of one from port on one switch
-// sharing one execution (ReachFrom).
+// ports of two endpoint lists, the pairs of one switch sharing its model
+// (ReachFrom).
 
 // Path is how a pair's packets could get from one port to the other.
 type Path string
@@ -76,7 +76,7 @@ func CountPairs(froms, tos []string) int {
 // froms and to in tos (port names, as Endpoints returns them), calling
 // each with the outcomes in this order: by the name of from's switch,
 // then in froms' order, then in tos'. The pairs of one from port on its
-// own switch share one execution (ReachFrom), and the froms of one switch
+// own switch go through ReachFrom, and the froms of one switch share
 // its model, which the engine drops once they are done (so that the
 // memory of a run over many switches is that of one); pairs on two
 // switches are Routed (not exact, RoutedReason) or NoPath. An error of
