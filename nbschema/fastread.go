@@ -435,15 +435,17 @@ func fastRead(ctx context.Context, conn net.Conn, remote string, method string, 
 	if _, err := conn.Write(req); err != nil {
 		return nil, fmt.Errorf("read NB at %s: send %s: %w", remote, method, err)
 	}
+	sent := time.Now()
 	s := NewSnapshot()
 	s.Release, s.ReleaseFrom = r, d.how
 	k := &sink{s: s}
 	if hooks.ACL != nil {
 		k.acl = hooks.ACL(r)
 	}
-	var in io.Reader = conn
+	timed := &timedReader{r: conn}
+	var in io.Reader = timed
 	if hooks.Received != nil {
-		in = countingReader{conn, hooks.Received}
+		in = countingReader{in, hooks.Received}
 	}
 	if method == "pipelined" {
 		p := newPrefetch(in)
@@ -466,6 +468,7 @@ func fastRead(ctx context.Context, conn net.Conn, remote string, method string, 
 	if err := k.finish(); err != nil {
 		return nil, fmt.Errorf("read NB at %s: %w", remote, err)
 	}
+	timed.log(remote, sent)
 	s.sortSets()
 	return s, nil
 }

@@ -243,6 +243,12 @@ var (
 	// flags.localnet == 0)" ("northd: Enable ARP/ND responder for
 	// localnet-sourced requests", FDP-3436).
 	LocalnetARPResponder = newTraceFact("localnet-arp-responder", "e6ffc4919 (20ee3d9a0, 39ca8ea00, 6a360b624)", "localnet packets set flags.localnet; ARP/ND replies check chassis residency", At("24.03.9", "25.09.4", "26.03.2", "26.09.0"))
+	// ARPProxyMAC: a router port's arp_proxy option may start with a MAC,
+	// which the switch's L2 lookup sends to that router port along with
+	// the router port's own MAC ("eth.dst == { PROXY, LRP }"; "northd,
+	// lsp: Add additional arp proxy features"). Before it, the option
+	// held IPs only.
+	ARPProxyMAC = newTraceFact("arp-proxy-mac", "77846b215", "the arp_proxy MAC in the router port's L2 lookup flow", At("23.06.0"))
 	// SvcMonitorMACDst: northd adds svc_monitor_mac_dst to the
 	// svc_monitor_mac address set ("Network Function Health monitoring").
 	SvcMonitorMACDst = newTraceFact("svc-monitor-mac-dst", "b42edf4a4", "svc_monitor_mac_dst in the svc_monitor_mac address set", At("26.03.0"))

@@ -209,7 +209,12 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 			if len(d.disabledMACs) > 0 && slices.ContainsFunc(slices.Collect(maps.Values(d.disabledMACs)), func(ms []string) bool { return slices.Contains(ms, mac) }) {
 				continue // a disabled port's MAC: not traced
 			}
-			d.add(lflow.InL2Lkup, 50, "eth.dst == "+mac, "outport = "+strconv.Quote(p.Name)+"; output;", p.UUID)
+			match := "eth.dst == " + mac
+			if proxy, ok := d.arpProxyMAC(p); ok {
+				// one flow for both MACs (northd build_lswitch_ip_unicast_lookup)
+				match = "eth.dst == { " + proxy + ", " + mac + " }"
+			}
+			d.add(lflow.InL2Lkup, 50, match, "outport = "+strconv.Quote(p.Name)+"; output;", p.UUID)
 		}
 	}
 	d.add(lflow.InL2Lkup, 0, "1", "outport = get_fdb(eth.dst); next;", "")
@@ -219,6 +224,22 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 		d.add(lflow.InL2Unknown, 50, `outport == "none"`, "drop;", "")
 	}
 	d.add(lflow.InL2Unknown, 0, "1", "output;", "")
+}
+
+// arpProxyMAC is the MAC a router port's arp_proxy option starts with,
+// which the L2 lookup sends to that port with the router port's own MAC
+// (release.ARPProxyMAC; northd parses the option with extract_addresses:
+// a MAC, then IPs and networks).
+func (d *dpModel) arpProxyMAC(p *nbdb.LogicalSwitchPort) (string, bool) {
+	opt := p.Options["arp_proxy"]
+	if p.Type != "router" || opt == "" || !d.has(release.ARPProxyMAC) {
+		return "", false
+	}
+	mac, err := ethaddr.Parse(strings.Fields(opt)[0])
+	if err != nil {
+		return "", false
+	}
+	return mac.String(), true
 }
 
 // unknownPorts returns, in name order, the enabled ports with "unknown"

@@ -113,7 +113,11 @@ func (d *dpModel) modelUnmodelled(v *nbview.View) {
 			// the distributed gateway port's MAC is looked up only on
 			// the chassis of its chassis-redirect port
 			if mac, err := ethaddr.Parse(strings.Fields(lrp.MAC + " ")[0]); err == nil {
-				d.notTracedFlow(lflow.InL2Lkup, 50, "eth.dst == "+mac.String(),
+				match := "eth.dst == " + mac.String()
+				if proxy, ok := d.arpProxyMAC(p); ok {
+					match = "eth.dst == {" + proxy + ", " + mac.String() + "}"
+				}
+				d.notTracedFlow(lflow.InL2Lkup, 50, match,
 					"packet to distributed gateway port "+lrp.Name+"'s MAC: is_chassis_resident(\"cr-"+lrp.Name+"\") is not modelled")
 			}
 		}
