@@ -34,7 +34,8 @@ type docBlock struct {
 	commands []docCommand
 }
 
-// readConsoleBlocks returns the ```console blocks of the page at path.
+// readConsoleBlocks returns the ```console blocks of the page at path;
+// a block indented (in a list item) loses its fence's indentation.
 // Output before a block's first command is an error: it would be checked
 // against nothing.
 func readConsoleBlocks(path string) ([]docBlock, error) {
@@ -46,12 +47,17 @@ func readConsoleBlocks(path string) ([]docBlock, error) {
 	var blocks []docBlock
 	var cur *docBlock
 	continued := false
+	indent := ""
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		l := sc.Text()
+		if cur != nil {
+			l = strings.TrimPrefix(l, indent)
+		}
 		switch {
 		case cur == nil:
 			if strings.TrimSpace(l) == "```console" {
+				indent = l[:len(l)-len(strings.TrimLeft(l, " "))]
 				blocks = append(blocks, docBlock{line: n})
 				cur = &blocks[len(blocks)-1]
 			}
@@ -113,7 +119,7 @@ func outputMismatch(want []docLine, cmdLine int, got string) (line int, why stri
 		}
 	}
 	// match(i, j): want[i:] matches out[j:]; the failure reached furthest
-	// into want (then into out) is the one reported.
+	// into want (at its first output line) is the one reported.
 	seen := map[[2]int]bool{}
 	failI, failJ := -1, -1
 	var match func(i, j int) bool
@@ -131,7 +137,7 @@ func outputMismatch(want []docLine, cmdLine int, got string) (line int, why stri
 		default:
 			ok = j < len(out) && pats[i].MatchString(strings.TrimRight(out[j], " \t")) && match(i+1, j+1)
 		}
-		if !ok && (i == len(want) || pats[i] != nil) && (i > failI || (i == failI && j > failJ)) {
+		if !ok && (i == len(want) || pats[i] != nil) && (i > failI || (i == failI && j < failJ)) {
 			failI, failJ = i, j
 		}
 		seen[k] = ok
@@ -150,6 +156,9 @@ func outputMismatch(want []docLine, cmdLine int, got string) (line int, why stri
 			line = want[len(want)-1].line
 		}
 		return line, "output past the last line the page shows: " + gotLine
+	}
+	if failI > 0 && pats[failI-1] == nil {
+		return want[failI].line, fmt.Sprintf("want %q after the `...`; no output line from %s on matches it", want[failI].text, gotLine)
 	}
 	return want[failI].line, fmt.Sprintf("want %q; got %s", want[failI].text, gotLine)
 }
