@@ -20,8 +20,9 @@ import (
 )
 
 // TestReplayWitnesses is the proof of the witnesses: on every release
-// aclc verifies live, every bundled fixture (and testdata/witness-l2.yaml,
-// the L2 cases) the release can express whose
+// aclc verifies live, every bundled fixture (and this package's
+// testdata/*.yaml: the L2 cases of witness-l2.yaml, docs/reach.md's
+// worked examples docFixtures) the release can express whose
 // ACLs use a tier, pass, a stateless or stateful verb, a port group or
 // an address set is loaded into that release's NB (its northd writing
 // the SB), reach runs on the live NB for every ordered pair of ports, and
@@ -38,7 +39,7 @@ func TestReplayWitnesses(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}
-	own, _ := filepath.Glob("testdata/*.yaml") // the witnesses' L2 cases
+	own, _ := filepath.Glob("testdata/*.yaml") // the L2 cases, the docs' examples
 	files = append(files, own...)
 	total, selected := 0, true
 	features := map[string]int{}
