@@ -1,7 +1,12 @@
 // Package compile is aclc's pipeline stage: it turns an NB Snapshot into the
-// logical flows that ovn-northd 23.03.1 writes for the ACL-related stages of
-// every logical switch (pre-ACL, pre-LB, pre-stateful, ACL hints, ACL,
-// ACL-after-LB and stateful, in both pipelines).
+// logical flows that the ovn-northd of the snapshot's exact OVN release
+// (package release: 23.03.1 and every 24.03, 25.03, 25.09, 26.03 and 26.09
+// version aclc verifies) writes for the ACL-related stages of every
+// logical switch (pre-ACL, pre-LB, pre-stateful, ACL hints, the ACL eval,
+// sample and action stages and their after-LB twins, network functions
+// and stateful, in both pipelines, laid out as that release numbers them),
+// and for the logical routers of the releases whose router pipeline it
+// verifies (router*.go).
 //
 // The compiler follows northd's own construction (northd.c build_pre_acls,
 // build_pre_lb, build_pre_stateful, build_acl_hints, build_acls,

@@ -345,3 +345,42 @@ func (v *View) CheckPortGroup(sw, name string) RefProblem {
 	}
 	return NoSuchPortGroup
 }
+
+// SwitchChassisRedirect returns the chassis-redirect port northd gives
+// switch port p (release.SwitchChassisRedirect: p is of type router, its
+// peer is the only distributed gateway port — gateway chassis or an HA
+// chassis group — of its router, and p's switch has no localnet port;
+// northd's peer_needs_cr_port_creation), and whether it has one.
+func (v *View) SwitchChassisRedirect(p *nbdb.LogicalSwitchPort) (string, bool) {
+	if !v.rel.Has(release.SwitchChassisRedirect) || p.Type != "router" {
+		return "", false
+	}
+	lrp := v.RouterPortPeer(p)
+	if lrp == nil || (len(lrp.GatewayChassis) == 0 && lrp.HaChassisGroup == nil) {
+		return "", false
+	}
+	r := v.routerOfPort(lrp.Name)
+	if r == nil {
+		return "", false
+	}
+	dgps := 0
+	for _, id := range r.Ports {
+		if rp := v.s.RouterPorts[id]; rp != nil && (len(rp.GatewayChassis) > 0 || rp.HaChassisGroup != nil) {
+			dgps++
+		}
+	}
+	if dgps != 1 {
+		return "", false
+	}
+	for _, ls := range v.s.Switches {
+		if !slices.Contains(ls.Ports, p.UUID) {
+			continue
+		}
+		for _, id := range ls.Ports {
+			if q := v.s.Ports[id]; q != nil && q.Type == "localnet" {
+				return "", false
+			}
+		}
+	}
+	return "cr-" + p.Name, true
+}

@@ -249,6 +249,14 @@ var (
 	// lsp: Add additional arp proxy features"). Before it, the option
 	// held IPs only.
 	ARPProxyMAC = newTraceFact("arp-proxy-mac", "77846b215", "the arp_proxy MAC in the router port's L2 lookup flow", At("23.06.0"))
+	// SwitchChassisRedirect: a switch port peered with its router's only
+	// distributed gateway port, on a switch without localnet ports, gets a
+	// chassis-redirect port of its own ("cr-" + its name), which northd's
+	// L2 lookup and the switch's flood group use instead of the port off
+	// the gateway chassis ("Add support for centralize routing for
+	// distributed gw ports"; join_logical_ports
+	// peer_needs_cr_port_creation).
+	SwitchChassisRedirect = newTraceFact("switch-chassis-redirect", "8d13579bf", "switch-side chassis-redirect port of a router's only distributed gateway port", At("24.09.0"))
 	// SvcMonitorMACDst: northd adds svc_monitor_mac_dst to the
 	// svc_monitor_mac address set ("Network Function Health monitoring").
 	SvcMonitorMACDst = newTraceFact("svc-monitor-mac-dst", "b42edf4a4", "svc_monitor_mac_dst in the svc_monitor_mac address set", At("26.03.0"))

@@ -480,6 +480,13 @@ func (r *run) flood(m *expr.Microflow, super *Node, group string, ports []string
 			node.add(NodeOutput, "/* omitting output because inport == outport && !flags.loopback */")
 			continue
 		}
+		if cr, ok := r.t.view.SwitchChassisRedirect(r.dp.ports[name]); ok {
+			// northd's flood group holds the chassis-redirect port in
+			// its place: the copy goes to the gateway chassis
+			r.stopNotTraced(node, fmt.Sprintf("%s flood to router port %s: OVN floods to its chassis-redirect port %s (the gateway chassis) instead, which is not modelled (%s)",
+				r.dpName(), name, cr, r.dp.layout.Stage(lflow.InL2Lkup).Name()))
+			return
+		}
 		if !r.recirculate(node) {
 			return
 		}

@@ -44,3 +44,7 @@ func SwitchModelFlows(t *Tracer, name string) ([]ModelFlow, error) {
 	}
 	return out, nil
 }
+
+// ShortenUUID is ovn-trace's shorten_uuid, for tests that read ovn-trace's
+// datapath names.
+var ShortenUUID = shortenUUID

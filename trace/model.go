@@ -311,11 +311,27 @@ func (d *dpModel) notTracedFlow(st lflow.Stage, prio int, match, why string) {
 func (d *dpModel) modelARP(v *nbview.View) {
 	any := false      // a flow in the stage: it then needs its priority-0 next
 	localnet := false // the switch has a localnet port
+	var localnets []string
+	var answered []string // the IPv4 addresses the responder answers
+	defer func() {
+		for _, name := range localnets {
+			what := "(arp.op == 1 || nd_ns)"
+			if d.has(release.LocalnetARPResponder) {
+				// only the requests a reply flow matches depend on
+				// the chassis (flags.localnet); the others go on
+				what = "(nd_ns || (arp.op == 1 && arp.tpa == {" + strings.Join(answered, ", ") + "}))"
+				if len(answered) == 0 {
+					what = "nd_ns"
+				}
+			}
+			d.notTracedFlow(lflow.InARPRsp, 65535, "inport == "+strconv.Quote(name)+" && "+what,
+				"ARP/ND request from localnet port "+name+": the responder's localnet rule depends on the version and the chassis")
+		}
+	}()
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		if p := d.ports[name]; p.Type == "localnet" {
 			any, localnet = true, true
-			d.notTracedFlow(lflow.InARPRsp, 65535, "inport == "+strconv.Quote(name)+" && (arp.op == 1 || nd_ns)",
-				"ARP/ND request from localnet port "+name+": the responder's localnet rule depends on the version and the chassis")
+			localnets = append(localnets, name)
 		}
 		if p := d.ports[name]; p.Options["arp_proxy"] != "" {
 			any = true
@@ -367,6 +383,7 @@ func (d *dpModel) modelARP(v *nbview.View) {
 					// port's requests (not traced above) need residency
 					m += " && ((flags.localnet == 1 && is_chassis_resident(" + strconv.Quote(name) + ")) || flags.localnet == 0)"
 				}
+				answered = append(answered, ip.String())
 				d.add(lflow.InARPRsp, 50, m, "eth.dst = eth.src; eth.src = "+mac+"; arp.op = 2; /* ARP reply */ arp.tha = arp.sha; arp.sha = "+mac+
 					"; arp.tpa = arp.spa; arp.spa = "+ip.String()+"; outport = inport; flags.loopback = 1; output;", p.UUID)
 				any = true

@@ -51,9 +51,10 @@ func parsePortSecurity(p *nbdb.LogicalSwitchPort) []psAddr {
 	return out
 }
 
-// modelPortSec adds the port security flows northd 23.03 writes for every
-// switch (build_lswitch_input_port_sec_od, build_lswitch_output_port_sec_od
-// and the per-port check_*_port_sec() calls).
+// modelPortSec adds the port security flows the release's northd writes
+// for every switch (build_lswitch_input_port_sec_od,
+// build_lswitch_output_port_sec_od and the per-port check_*_port_sec()
+// calls; the router-port bit from release.FromRouterPortBit on).
 func (d *dpModel) modelPortSec() {
 	d.add(lflow.InCheckPortSec, 100, "eth.src[40]", "drop;", "")
 	d.add(lflow.InCheckPortSec, 100, "vlan.present", "drop;", "")

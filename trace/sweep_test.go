@@ -136,6 +136,19 @@ func sweepFixtures(t *testing.T, sb *ovnsandbox.Sandbox, r *release.Release) {
 						pairs = append(pairs, [2]portAddr{ps[1], ps[0]})
 					}
 				}
+				// an ARP request from each localnet port for the first
+				// VIF's address (the responder's localnet rules)
+				for _, pid := range live.Switches[sw].Ports {
+					if ln := live.Ports[pid]; ln != nil && ln.Type == "localnet" && ps[0].ip4 != "" {
+						flow := fmt.Sprintf(`inport == %q && eth.src == 52:54:00:00:00:09 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == 52:54:00:00:00:09 && arp.spa == %s && arp.tpa == %s`, ln.Name, "192.0.2.9", ps[0].ip4)
+						total++
+						t.Run(ln.Name+">"+ps[0].name+"/arp", func(t *testing.T) {
+							if sweepOne(t, ctx, sb, tr, flow, nil) {
+								notTraced++
+							}
+						})
+					}
+				}
 				for _, pr := range pairs {
 					a, b := pr[0], pr[1]
 					dstMAC := b.mac

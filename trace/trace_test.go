@@ -203,9 +203,12 @@ func TestRecirculationBound(t *testing.T) {
 
 // TestLocalnetARPNotTraced: an ARP request from a localnet port meets
 // responder rules that differ from version to version (northd skipped the
-// responder for localnet-inport packets before 24.03.9/25.09.4/26.03.2 and
-// answers only for resident ports since), which aclc does not generate: the
-// trace ends "not traced" on every version instead of answering.
+// responder for localnet-inport packets before 24.03.9/25.09.4/26.03.2,
+// 26.03.0-26.03.1 check such requests in port security, and since those
+// versions the responder answers them only for resident ports), which aclc
+// does not generate: the trace ends "not traced" instead of answering — on
+// the versions with the resident-port rule only for the addresses the
+// responder answers (the others pass the stage, as in ovn-trace).
 func TestLocalnetARPNotTraced(t *testing.T) {
 	const ipToUnknown = `inport == "p1" && eth.src == 00:00:5e:00:00:01 && eth.dst == 00:00:5e:00:ff:ff && ip4.src == 10.0.0.1 && ip4.dst == 10.0.0.9 && ip.ttl == 64 && tcp && tcp.dst == 80`
 	const arp = `inport == "ln-acl" && eth.src == 00:00:00:00:00:09 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == 00:00:00:00:00:09 && arp.spa == 10.0.0.9 && arp.tpa == 10.0.0.1`
@@ -217,6 +220,21 @@ func TestLocalnetARPNotTraced(t *testing.T) {
 		res, err := trace.New(snap, compile.Compile(snap).Flows).Trace(arp, trace.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", r, err)
+		}
+		if r.Has(release.LocalnetARPResponder) {
+			// p1 has no address the responder answers: the request
+			// is flooded
+			if res.Verdict != trace.VerdictOutput {
+				t.Errorf("%s: ARP for an address no port has: verdict %s (%s), want output", r, res.Verdict, res.NotTraced)
+			}
+			for _, p := range snap.Ports {
+				if p.Name == "p1" {
+					p.Addresses = []string{"00:00:5e:00:00:01 10.0.0.1"}
+				}
+			}
+			if res, err = trace.New(snap, compile.Compile(snap).Flows).Trace(arp, trace.Options{}); err != nil {
+				t.Fatalf("%s: %v", r, err)
+			}
 		}
 		if res.Verdict != trace.VerdictNotTraced || !strings.Contains(res.NotTraced, "localnet port ln-acl") {
 			t.Errorf("%s: verdict %s (%s), want not traced naming the localnet port", r, res.Verdict, res.NotTraced)
