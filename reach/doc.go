@@ -93,9 +93,12 @@
 //     lookup itself is not modelled: a part that no eth.dst leading to to
 //     reaches is marked Undelivered). The port security stage's fixed drops
 //     (eth.src[40], vlan.present) are a drop part of their own, its ACL
-//     Default; a pair where either port has
-//     port_security, is mirrored, disabled or not a plain VIF (router,
-//     localnet, ...), is not exact; from == to is an input error.
+//     Default; so are, at ingress and egress, the packets the ports'
+//     port_security drops (nbview.PortSecurityOf: ovn-trace's check of
+//     it), except ICMPv6 ND from a port with port security, a not-exact
+//     part (port security checks ND options reach does not model). A
+//     pair where either port is mirrored, disabled or not a plain VIF
+//     (router, localnet, ...) is not exact; from == to is an input error.
 //   - A switch with load balancer VIPs (ls_in_lb, the hairpin stages) or
 //     whose tiers northd may order either way (FDP-1154) is not exact.
 //   - ARP and ND packets (the ARP/ND responder) and, on a switch with DNS

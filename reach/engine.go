@@ -279,8 +279,6 @@ func (e *Engine) portUnmodelled(sw *nbview.Switch, id string) string {
 	switch {
 	case p.Type != "":
 		return fmt.Sprintf("port %s is of type %q (only plain VIF ports are modelled)", p.Name, p.Type)
-	case len(p.PortSecurity) > 0:
-		return "port " + p.Name + " has port_security, which the port security stages check and reach does not model"
 	case p.Enabled != nil && !*p.Enabled:
 		return "port " + p.Name + " is disabled"
 	case len(e.view.LportMirrors(sw.LS, p)) > 0:
@@ -349,6 +347,32 @@ func (e *Engine) reachOne(sm *swModel, sw *nbview.Switch, from, to string, opt O
 	}
 	x.end(&state{set: x.m.And(in, psec)}, Drop, e.layout.Stage(lflow.InCheckPortSec).Name(), "")
 	in = x.m.Diff(in, psec)
+	// Port security: what from's drops at ingress (check_in_port_sec()),
+	// what to's drops at egress (check_out_port_sec(), after the
+	// ACLs; eth.mcast passes), both before any stage the aside list
+	// names.
+	if ps, ok := nbview.PortSecurityOf(e.snap.Ports[fid], true); ok {
+		allowed, err := x.portSecurity(ps)
+		if err != nil {
+			return nil, fmt.Errorf("port security of %s: %w", from, err)
+		}
+		x.end(&state{set: x.m.Diff(in, allowed)}, Drop, e.layout.Stage(lflow.InApplyPortSec).Name(), "")
+		in = x.m.And(in, allowed)
+		aside = append(aside, struct{ match, why string }{nbview.PortSecurityND,
+			"ICMPv6 neighbor solicitations and advertisements: port security also checks their link-layer options and target, which reach does not model"})
+	}
+	x.outDeny = pset.Empty
+	if ps, ok := nbview.PortSecurityOf(e.snap.Ports[tid], false); ok {
+		allowed, err := x.portSecurity(ps)
+		if err != nil {
+			return nil, fmt.Errorf("port security of %s: %w", to, err)
+		}
+		mcast, err := x.conv.Match("eth.mcast")
+		if err != nil {
+			return nil, err
+		}
+		x.outDeny = x.m.Not(x.m.Or(allowed, mcast))
+	}
 	for _, a := range aside {
 		s, err := x.conv.Match(a.match)
 		if err != nil {
@@ -376,6 +400,19 @@ func (e *Engine) reachOne(sm *swModel, sw *nbview.Switch, from, to string, opt O
 		r.Parts = append(r.Parts, p)
 	}
 	return r, nil
+}
+
+// portSecurity is the set of packets ps lets through.
+func (x *exec) portSecurity(ps nbview.PortSecurity) (pset.Set, error) {
+	var sets [3]pset.Set
+	for i, m := range []string{ps.Typed, ps.Other, ps.Known} {
+		s, err := x.conv.Match(m)
+		if err != nil {
+			return pset.Empty, err
+		}
+		sets[i] = s
+	}
+	return x.m.Or(sets[0], x.m.Diff(sets[1], sets[2])), nil
 }
 
 // describe sets p's Match: its set within the pair's entering packets.

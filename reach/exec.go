@@ -21,6 +21,9 @@ type exec struct {
 	parts map[key]*Part
 	order []key
 	steps int
+	// outDeny are the packets to's port security drops at egress
+	// (nbview.PortSecurityMatch; Empty without port security).
+	outDeny pset.Set
 }
 
 type tableKey struct {
@@ -154,6 +157,13 @@ func (x *exec) run(st *state) {
 			st.pipe, st.table = lflow.Egress, 0
 			continue
 		case lflow.OutApplyPortSec:
+			if d := x.m.And(st.set, x.outDeny); d != pset.Empty {
+				c := *st
+				c.set = d
+				c.dec[lflow.Egress] = "" // port security decides, not the ACLs
+				x.end(&c, Drop, sg.Name(), "")
+				st.set = x.m.Diff(st.set, d)
+			}
 			x.end(st, Allow, sg.Name(), "")
 			return
 		}
