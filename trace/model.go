@@ -183,8 +183,11 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 			var mac ethaddr.Addr
 			ok := false
 			if f[0] == "router" {
-				if rp := v.RouterPortPeer(p); rp != nil && len(rp.GatewayChassis) == 0 && rp.HaChassisGroup == nil {
-					// (a distributed gateway port's MAC: unmodelled.go)
+				if rp := v.RouterPortPeer(p); rp != nil {
+					if p.Enabled == nil || *p.Enabled {
+						d.modelRouterL2(v, p, rp)
+						continue
+					}
 					mac, _, ok = ethaddr.Scan(rp.MAC)
 				}
 			} else {
@@ -224,6 +227,64 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 		d.add(lflow.InL2Unknown, 50, `outport == "none"`, "drop;", "")
 	}
 	d.add(lflow.InL2Unknown, 0, "1", "output;", "")
+}
+
+// modelRouterL2 adds the ls_in_l2_lkup flows of switch port p of type
+// router for its peer rp's MAC (northd build_lswitch_ip_unicast_lookup):
+// one flow to p, with the arp_proxy MAC; when rp's router has distributed
+// gateway ports and the switch a localnet port, only on the chassis of the
+// gateway port's chassis-redirect port (rp's own, or, for a port with
+// reside-on-redirect-chassis, the router's only one); when p has a
+// switch-side chassis-redirect port (release.SwitchChassisRedirect), to
+// that port off its chassis. ovn-trace takes every port as resident on its
+// chassis (is_chassis_resident() is true), and so does the tracer, which
+// says so when such a flow decides (run.residency). A router with load
+// balancers is left to unmodelled.go: from 26.03 a distributed load
+// balancer makes northd treat the router as distributed.
+func (d *dpModel) modelRouterL2(v *nbview.View, p *nbdb.LogicalSwitchPort, rp *nbdb.LogicalRouterPort) {
+	hw, _, ok := ethaddr.Scan(rp.MAC)
+	if !ok {
+		return
+	}
+	mac := hw.String()
+	r := v.RouterOfPort(rp.Name)
+	if isDGP(rp) && r != nil && (len(r.LoadBalancer) > 0 || len(r.LoadBalancerGroup) > 0) {
+		return // (not traced: unmodelled.go)
+	}
+	match := "eth.dst == " + mac
+	if proxy, ok := d.arpProxyMAC(p); ok {
+		match = "eth.dst == { " + proxy + ", " + mac + " }"
+	}
+	var dgps []*nbdb.LogicalRouterPort
+	if r != nil {
+		for _, id := range r.Ports {
+			if q := v.Snapshot().RouterPorts[id]; q != nil && isDGP(q) {
+				dgps = append(dgps, q)
+			}
+		}
+	}
+	localnet := false
+	for _, q := range d.ports {
+		localnet = localnet || q.Type == "localnet"
+	}
+	out := "outport = " + strconv.Quote(p.Name) + "; output;"
+	switch cr, hasCR := v.SwitchChassisRedirect(p); {
+	case len(dgps) > 0 && localnet:
+		if isDGP(rp) {
+			match += " && is_chassis_resident(" + strconv.Quote("cr-"+rp.Name) + ")"
+		} else if rp.Options["reside-on-redirect-chassis"] == "true" && len(dgps) == 1 {
+			match += " && is_chassis_resident(" + strconv.Quote("cr-"+dgps[0].Name) + ")"
+		}
+	case hasCR:
+		d.add(lflow.InL2Lkup, 50, "eth.dst == "+mac+" && !is_chassis_resident("+strconv.Quote(cr)+")", "outport = "+strconv.Quote(cr)+"; output;", p.UUID)
+		match += " && is_chassis_resident(" + strconv.Quote(cr) + ")"
+	}
+	d.add(lflow.InL2Lkup, 50, match, out, p.UUID)
+}
+
+// isDGP reports whether a router port is a distributed gateway port.
+func isDGP(rp *nbdb.LogicalRouterPort) bool {
+	return len(rp.GatewayChassis) > 0 || rp.HaChassisGroup != nil
 }
 
 // arpProxyMAC is the MAC a router port's arp_proxy option starts with,

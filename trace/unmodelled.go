@@ -109,19 +109,21 @@ func (d *dpModel) modelUnmodelled(v *nbview.View) {
 		if lrp == nil {
 			continue
 		}
-		if len(lrp.GatewayChassis) > 0 || lrp.HaChassisGroup != nil {
+		r := v.RouterOfPort(lrp.Name)
+		if isDGP(lrp) && r != nil && (len(r.LoadBalancer) > 0 || len(r.LoadBalancerGroup) > 0) {
 			// the distributed gateway port's MAC is looked up only on
-			// the chassis of its chassis-redirect port
+			// the chassis of its chassis-redirect port, and from 26.03
+			// not when a distributed load balancer makes the router
+			// distributed (modelRouterL2 models the rest)
 			if mac, err := ethaddr.Parse(strings.Fields(lrp.MAC + " ")[0]); err == nil {
 				match := "eth.dst == " + mac.String()
 				if proxy, ok := d.arpProxyMAC(p); ok {
 					match = "eth.dst == {" + proxy + ", " + mac.String() + "}"
 				}
 				d.notTracedFlow(lflow.InL2Lkup, 50, match,
-					"packet to distributed gateway port "+lrp.Name+"'s MAC: is_chassis_resident(\"cr-"+lrp.Name+"\") is not modelled")
+					"packet to distributed gateway port "+lrp.Name+"'s MAC on a router with load balancers: is_chassis_resident(\"cr-"+lrp.Name+"\") and the router's distributed load balancers are not modelled")
 			}
 		}
-		r := v.RouterOfPort(lrp.Name)
 		if r == nil {
 			continue
 		}

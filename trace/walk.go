@@ -118,7 +118,18 @@ func (r *run) lookup(fs []*tflow, m *expr.Microflow) (*tflow, []*tflow) {
 			tie = append(tie, tf)
 		}
 	}
+	if best != nil && strings.Contains(best.f.Match, "is_chassis_resident(") {
+		r.residency(best)
+	}
 	return best, tie
+}
+
+// residency says what the tracer assumed for a flow that tests
+// is_chassis_resident(): as ovn-trace, that every port is resident on the
+// chassis the packet is on (which chassis hosts which port is the SB's;
+// the answer for a packet on another chassis may differ).
+func (r *run) residency(tf *tflow) {
+	r.warnf("%s priority %d match=(%s): is_chassis_resident() taken as true, as ovn-trace does (every port resident on the packet's chassis)", tf.f.Stage, tf.f.Priority, tf.f.Match)
 }
 
 func (r *run) matches(tf *tflow, m *expr.Microflow) bool {
