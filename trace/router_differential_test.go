@@ -92,6 +92,9 @@ func routerCases() []routerCase {
 	ds := func(src, dst, l4 string) string {
 		return routed("web", "00:00:00:00:91:01", "00:00:00:00:9f:01", src, dst, l4, 64)
 	}
+	learn := func(src, dst, l4 string) string {
+		return routed("la1", "00:00:00:00:6a:01", "00:00:00:00:6c:01", src, dst, l4, 64)
+	}
 	return []routerCase{
 		{fixture: "../testdata/routers/two-switches.yaml", packets: []packet{
 			{"tcp-stateful-to-stateless", sw0("10.1.0.3", "tcp && tcp.dst == 80"), []string{"new"}},
@@ -180,6 +183,12 @@ func routerCases() []routerCase {
 				"ecmp-v6-member-2":   ecmp2609,
 				"not-ecmp-connected": ecmp2609,
 			}}},
+		{fixture: "../testdata/routers/learn-v6.yaml", packets: []packet{
+			{"two-networks-v4", learn("10.60.1.10", "10.60.2.10", "tcp && tcp.dst == 80"), nil},
+			{"two-networks-v6", learn("fd60:1::10", "fd60:2::10", "udp && udp.dst == 53"), nil},
+			{"second-network-route-v4", learn("10.60.1.10", "10.60.30.5", "tcp && tcp.dst == 443"), nil},
+			{"v6-route-to-switch-port", learn("fd60:1::10", "fd60:30::5", "tcp && tcp.dst == 443"), nil},
+		}},
 		{fixture: "../testdata/routers/router-options.yaml",
 			packets: []packet{
 				{"learn-options-routed", routed("k1", "00:00:00:00:1e:01", "00:00:00:01:00:01", "192.168.1.10", "192.168.2.10", "tcp && tcp.dst == 80", 64), new4},
