@@ -84,11 +84,13 @@ func (p *RouterPort) memberIP(ip netip.Addr) (netAddr, bool) {
 	return netAddr{}, false
 }
 
-// Routers builds the flows of every logical router of s, as ovn-northd
-// 23.03.1 writes them, for the routers aclc models: distributed routers
-// without NAT, load balancers, gateway ports, IPv6 RA, BFD, multicast
-// relay, route tables or options. Others come back with Unsupported set
-// and no flows. Sorted by name.
+// Routers builds the flows of every logical router of s, as the ovn-northd
+// of s's release writes them (one of RouterReleases; the differences from
+// 23.03.1 are release.RouterFact facts, the tables s's RouterLayout), for
+// the routers aclc models: distributed routers without NAT, load
+// balancers, gateway ports, IPv6 RA, BFD, multicast relay, route tables or
+// options. Others come back with Unsupported set and no flows. Sorted by
+// name.
 func Routers(s *nbschema.Snapshot) []*Router {
 	ports := routerPorts(s)
 	layout := RouterLayout(s.Release)

@@ -438,7 +438,8 @@ func (r *run) generate(a action, m *expr.Microflow, p lflow.Pipeline, table int,
 	case "sctp_abort":
 		c.Set("ip.proto", 132)
 		if ip6 {
-			// ovn-trace 23.03's SCTP ABORT over IPv6 is a TCP segment
+			// ovn-trace's SCTP ABORT over IPv6 is a TCP segment (23.03
+			// through 26.09: execute_sctp6_abort)
 			c.Set("ip.proto", 6)
 		}
 	}
