@@ -312,19 +312,8 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 		}
 	}
 	if s.Release.Has(release.RouterECMPHashOrder) {
-		seen := map[string]bool{}
-		for _, id := range lr.StaticRoutes {
-			if rt := s.StaticRoutes[id]; rt != nil {
-				k := rt.IPPrefix
-				if rt.Policy != nil {
-					k += " " + string(*rt.Policy)
-				}
-				if seen[k] {
-					add(lflow.LRInIPRoutingECMP, "ECMP static routes %s on OVN %s (northd numbers the group and its members in a hash order)", rt.IPPrefix, s.Release)
-					break
-				}
-				seen[k] = true
-			}
+		if pfx, ok := ecmpGroup(s, lr); ok {
+			add(lflow.LRInIPRoutingECMP, "ECMP static routes %s on OVN %s (northd numbers the group and its members in a hash order)", pfx, s.Release)
 		}
 	}
 	for _, id := range lr.Policies {
@@ -340,6 +329,30 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 		}
 	}
 	return u
+}
+
+// ecmpGroup returns the prefix of the first static route of lr that
+// shares its prefix and policy with an earlier one (an ECMP group, as
+// buildStaticRouteFlows forms them).
+func ecmpGroup(s *nbschema.Snapshot, lr *nbdb.LogicalRouter) (string, bool) {
+	seen := map[string]bool{}
+	for _, id := range lr.StaticRoutes {
+		rt := s.StaticRoutes[id]
+		if rt == nil {
+			continue
+		}
+		pfx, err := parseCIDRAddr(rt.IPPrefix)
+		if err != nil {
+			continue
+		}
+		src := rt.Policy != nil && *rt.Policy == nbdb.LogicalRouterStaticRoutePolicySrcIP
+		k := (&parsedRoute{prefix: pfx.Masked(), src: src}).key()
+		if seen[k] {
+			return rt.IPPrefix, true
+		}
+		seen[k] = true
+	}
+	return "", false
 }
 
 // routerOptionsCompiled are the router options the compiled flows follow

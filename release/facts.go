@@ -393,5 +393,5 @@ var (
 	// kept the NB order). That order depends on the map's size history,
 	// which no NB says: aclc does not compile a router with an ECMP group
 	// on a version that has this.
-	RouterECMPHashOrder = newRouterFact("router-ecmp-hash-order", "655f7bfd8", "ECMP group and member ids follow a hash order the NB does not give", At("26.09.0"))
+	RouterECMPHashOrder = newRouterFact("router-ecmp-hash-order", "655f7bfd8 (6fd646b86, e9322719e)", "ECMP group and member ids follow a hash order the NB does not give", At("25.09.4", "26.03.2", "26.09.0"))
 )
