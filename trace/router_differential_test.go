@@ -254,7 +254,7 @@ func differentialRouters(t *testing.T, sb *ovnsandbox.Sandbox, r *release.Releas
 	for _, c := range routerCases() {
 		name := strings.TrimSuffix(c.fixture[strings.LastIndexByte(c.fixture, '/')+1:], ".yaml")
 		t.Run(name, func(t *testing.T) {
-			tr := releaseTracer(t, ctx, sb, c.fixture, r)
+			tr, _ := releaseTracer(t, ctx, sb, c.fixture, r)
 			fixtures[name] = true
 			for _, p := range c.packets {
 				t.Run(p.name, func(t *testing.T) {
@@ -328,8 +328,8 @@ func routerTables(detailed string) []string {
 }
 
 // releaseTracer loads fixture for release r into the sandbox NB (r's
-// northd writes its SB) and returns a tracer over that live NB.
-func releaseTracer(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, fixture string, r *release.Release) *trace.Tracer {
+// northd writes its SB) and returns a tracer over that live NB, and the NB.
+func releaseTracer(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, fixture string, r *release.Release) (*trace.Tracer, *nbschema.Snapshot) {
 	t.Helper()
 	snap, err := nbschema.LoadFixtureWith(fixture, nbschema.FixtureOptions{Release: r})
 	if err != nil {
@@ -340,7 +340,7 @@ func releaseTracer(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, fi
 	if err != nil {
 		t.Fatal(err)
 	}
-	return trace.New(live, compile.Compile(live).Flows)
+	return trace.New(live, compile.Compile(live).Flows), live
 }
 
 // TestCLINotTraced: `aclc trace` exits 3 and says "not traced" for a
