@@ -84,17 +84,20 @@ func (p *RouterPort) memberIP(ip netip.Addr) (netAddr, bool) {
 	return netAddr{}, false
 }
 
-// Routers builds the flows of every logical router of s, as ovn-northd
-// 23.03.1 writes them, for the routers aclc models: distributed routers
-// without NAT, load balancers, gateway ports, IPv6 RA, BFD, multicast
-// relay, route tables or options. Others come back with Unsupported set
-// and no flows. Sorted by name.
+// Routers builds the flows of every logical router of s, as the ovn-northd
+// of s's release writes them (one of RouterReleases; the differences from
+// 23.03.1 are release.RouterFact facts, the tables s's RouterLayout), for
+// the routers aclc models: distributed routers without NAT, load
+// balancers, gateway ports, IPv6 RA, BFD, multicast relay, route tables or
+// options. Others come back with Unsupported set and no flows. Sorted by
+// name.
 func Routers(s *nbschema.Snapshot) []*Router {
 	ports := routerPorts(s)
+	layout := RouterLayout(s.Release)
 	var out []*Router
 	for _, id := range nbschema.SortedKeys(s.Routers) {
 		lr := s.Routers[id]
-		r := &Router{RouterDatapath: lflow.RouterDatapath{Name: lr.Name, UUID: id}, Ports: map[string]*RouterPort{}}
+		r := &Router{RouterDatapath: lflow.RouterDatapath{Name: lr.Name, UUID: id, Layout: layout}, Ports: map[string]*RouterPort{}}
 		for _, pid := range lr.Ports {
 			if p := ports[pid]; p != nil {
 				r.Ports[p.Name] = p
@@ -102,7 +105,7 @@ func Routers(s *nbschema.Snapshot) []*Router {
 		}
 		r.Unsupported = routerUnsupported(s, lr, r)
 		if len(r.Unsupported) == 0 {
-			b := &routerBuilder{s: s, lr: lr, r: r, byName: portsByName(ports)}
+			b := &routerBuilder{s: s, lr: lr, r: r, byName: portsByName(ports), rel: s.Release}
 			b.build()
 			r.Sort()
 		}
@@ -166,7 +169,8 @@ func lrpNetworks(p *nbdb.LogicalRouterPort) (string, []netAddr, []netAddr) {
 	}
 	mac := hw.String()
 	var v4, v6 []netAddr
-	for _, n := range p.Networks {
+	// the IDL keeps the set column networks sorted
+	for _, n := range slices.Sorted(slices.Values(p.Networks)) {
 		pfx, err := netip.ParsePrefix(n)
 		if err != nil {
 			continue
@@ -202,11 +206,32 @@ func newNetAddr(a netip.Addr, plen int) netAddr {
 	return n
 }
 
+// routerVerified are the versions whose router pipeline aclc verifies:
+// TestRoutersNorthd runs each one's own northd on every router fixture
+// and requires router*.go's flows byte for byte. The router facts
+// (release.RouterFact) say how the others differ from 23.03.1, but a
+// version no test runs is not claimed: its router flows may differ in a
+// way no fact states yet.
+var routerVerified = []string{"23.03.1", "25.03.0", "26.03.1", "26.09.0"}
+
+// RouterReleases returns the versions whose router pipeline aclc
+// verifies, oldest first.
+func RouterReleases() []*release.Release {
+	var out []*release.Release
+	for _, v := range routerVerified {
+		out = append(out, release.MustLookup(v))
+	}
+	return out
+}
+
 // CompilesRouters reports whether aclc builds the router pipeline of
-// release r: router*.go write northd 23.03.1's router flows (checked by
-// TestRoutersNorthd), no other version's. This is what aclc can do, not a
-// fact of OVN's.
-func CompilesRouters(r *release.Release) bool { return r.Series() == "23.03" }
+// release r: one of RouterReleases. This is what aclc can do, not a fact
+// of OVN's.
+func CompilesRouters(r *release.Release) bool { return slices.Contains(routerVerified, r.Name()) }
+
+// RouterReleaseNames lists the versions of RouterReleases, "23.03.1,
+// 25.03.0, ...", for messages.
+func RouterReleaseNames() string { return strings.Join(routerVerified, ", ") }
 
 // routerUnsupported lists what lr has that aclc does not compile.
 func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) []Unsupported {
@@ -215,8 +240,7 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 		u = append(u, Unsupported{What: fmt.Sprintf(format, args...), Stage: st})
 	}
 	if !CompilesRouters(s.Release) {
-		// the router stages and flows here are 23.03.1's
-		add(lflow.LRInAdmission, "router pipeline of OVN %s (aclc compiles 23.03.1's)", s.Release)
+		add(lflow.LRInAdmission, "router pipeline of OVN %s (aclc compiles those of OVN %s)", s.Release, RouterReleaseNames())
 	}
 	if lr.Enabled != nil && !*lr.Enabled {
 		add(lflow.LRInAdmission, "disabled router")
@@ -287,6 +311,11 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 			add(lflow.LRInIPRouting, "static route %s options", rt.IPPrefix)
 		}
 	}
+	if s.Release.Has(release.RouterECMPHashOrder) {
+		if pfx, ok := ecmpGroup(s, lr); ok {
+			add(lflow.LRInIPRoutingECMP, "ECMP static routes %s on OVN %s (northd numbers the group and its members in a hash order)", pfx, s.Release)
+		}
+	}
 	for _, id := range lr.Policies {
 		pol := s.Policies[id]
 		if pol == nil {
@@ -302,6 +331,30 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 	return u
 }
 
+// ecmpGroup returns the prefix of the first static route of lr that
+// shares its prefix and policy with an earlier one (an ECMP group, as
+// buildStaticRouteFlows forms them).
+func ecmpGroup(s *nbschema.Snapshot, lr *nbdb.LogicalRouter) (string, bool) {
+	seen := map[string]bool{}
+	for _, id := range lr.StaticRoutes {
+		rt := s.StaticRoutes[id]
+		if rt == nil {
+			continue
+		}
+		pfx, err := parseCIDRAddr(rt.IPPrefix)
+		if err != nil {
+			continue
+		}
+		src := rt.Policy != nil && *rt.Policy == nbdb.LogicalRouterStaticRoutePolicySrcIP
+		k := (&parsedRoute{prefix: pfx.Masked(), src: src}).key()
+		if seen[k] {
+			return rt.IPPrefix, true
+		}
+		seen[k] = true
+	}
+	return "", false
+}
+
 // routerOptionsCompiled are the router options the compiled flows follow
 // (or that change no logical flow of a distributed router).
 var routerOptionsCompiled = map[string]bool{
@@ -312,6 +365,7 @@ var routerOptionsCompiled = map[string]bool{
 // routerBuilder collects the flows of one router.
 type routerBuilder struct {
 	s      *nbschema.Snapshot
+	rel    *release.Release
 	lr     *nbdb.LogicalRouter
 	r      *Router
 	byName map[string]*RouterPort
@@ -349,10 +403,13 @@ func (b *routerBuilder) build() {
 	b.add(lflow.LRInLargerPkts, 0, "1", "next;", "")
 	b.add(lflow.LRInGWRedirect, 0, "1", "next;", "")
 	b.buildARPRequestFlows()
+	b.buildECMPStatefulEgrFlows()
+	b.buildNetworkIDFlows()
 	b.buildMiscLocalTrafficDropFlows()
 	b.buildNATDefragAndLB()
 	b.add(lflow.LRInLBAffCheck, 0, "1", "next;", "")
 	b.add(lflow.LRInLBAffLearn, 0, "1", "next;", "")
+	b.buildNewStageDefaults()
 	for _, p := range b.ports() {
 		b.buildAdmCtrlFlowsPort(p)
 		b.buildNeighLearningFlowsPort(p)
@@ -361,12 +418,16 @@ func (b *routerBuilder) build() {
 		b.buildDHCPv6ReplyFlowsPort(p)
 		b.buildIPv6InputFlowsPort(p)
 		b.buildIPv4InputFlowsPort(p)
+		b.buildECMPStatefulEgrFlowsPort(p)
 	}
 	b.buildARPResolvePeerFlows()
 }
 
 // buildAdmCtrlFlows is build_adm_ctrl_flows_for_lrouter.
 func (b *routerBuilder) buildAdmCtrlFlows() {
+	if b.rel.Has(release.RouterPMTUDDrop) {
+		b.add(lflow.LRInAdmission, 110, "((ip4 && icmp4.type == 3 && icmp4.code == 4) || (ip6 && icmp6.type == 2 && icmp6.code == 0)) && flags.tunnel_rx == 1", "drop;", "")
+	}
 	b.add(lflow.LRInAdmission, 100, "vlan.present || eth.src[40]", "drop;", "")
 	b.add(lflow.LRInAdmission, 0, "1", "drop;", "")
 }
@@ -393,12 +454,29 @@ func (b *routerBuilder) buildNeighLearningFlows() {
 	b.add(lflow.LRInLookupNeighbor, 100, "arp.op == 2", "reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "+ipResult+"next;", "")
 	b.add(lflow.LRInLookupNeighbor, 100, "nd_na", "reg9[2] = lookup_nd(inport, nd.target, nd.tll); "+ipResult+"next;", "")
 	if !learn {
+		src := "ip6.src"
+		if b.rel.Has(release.RouterLookupNDTarget) {
+			src = "nd.target"
+		}
 		b.add(lflow.LRInLookupNeighbor, 110, "nd_na && ip6.src == fe80::/10 && ip6.dst == ff00::/8",
-			"reg9[2] = lookup_nd(inport, ip6.src, nd.tll); reg9[3] = lookup_nd_ip(inport, ip6.src); next;", "")
+			"reg9[2] = lookup_nd(inport, "+src+", nd.tll); reg9[3] = lookup_nd_ip(inport, "+src+"); next;", "")
 	}
-	b.add(lflow.LRInLookupNeighbor, 100, "nd_ns", "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); "+ndIPResult+"next;", "")
+	if b.rel.Has(release.RouterNDTllZeroLookup) {
+		b.add(lflow.LRInLookupNeighbor, 105, "nd_na && nd.tll == 0", "reg9[2] = lookup_nd(inport, nd.target, eth.src); "+ipResult+"next;", "")
+		if !learn {
+			b.add(lflow.LRInLookupNeighbor, 115, "nd_na && nd.tll == 0 && ip6.src == fe80::/10 && ip6.dst == ff00::/8",
+				"reg9[2] = lookup_nd(inport, nd.target, eth.src); reg9[3] = lookup_nd_ip(inport, nd.target); next;", "")
+		}
+	}
+	if !b.rel.Has(release.RouterNSLookupPerNetwork) {
+		b.add(lflow.LRInLookupNeighbor, 100, "nd_ns", "reg9[2] = lookup_nd(inport, ip6.src, nd.sll); "+ndIPResult+"next;", "")
+	}
 	b.add(lflow.LRInLookupNeighbor, 0, "1", "reg9[2] = 1; next;", "")
-	b.add(lflow.LRInLearnNeighbor, 100, "reg9[2] == 1"+skip, "next;", "")
+	known := "next;"
+	if b.rel.Has(release.RouterMACCacheUse) {
+		known = "mac_cache_use; next;"
+	}
+	b.add(lflow.LRInLearnNeighbor, 100, "reg9[2] == 1"+skip, known, "")
 	b.add(lflow.LRInLearnNeighbor, 90, "arp", "put_arp(inport, arp.spa, arp.sha); next;", "")
 	b.add(lflow.LRInLearnNeighbor, 95, "nd_ns && (ip6.src == 0 || nd.sll == 0)", "next;", "")
 	b.add(lflow.LRInLearnNeighbor, 95, "nd_na && nd.tll == 0", "put_nd(inport, nd.target, eth.src); next;", "")
@@ -421,6 +499,21 @@ func (b *routerBuilder) buildNeighLearningFlowsPort(p *RouterPort) {
 		b.add(lflow.LRInLookupNeighbor, 100,
 			fmt.Sprintf("inport == %s && arp.spa == %s/%d && arp.op == 1", p.Key, n.netS(), n.plen),
 			"reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "+ipResult+"next;", p.NB.UUID)
+	}
+	if !b.rel.Has(release.RouterNSLookupPerNetwork) {
+		return
+	}
+	for _, n := range p.V6[:len(p.V6)-1] { // but the link-local address
+		ipResult := ""
+		if !learn {
+			b.add(lflow.LRInLookupNeighbor, 110,
+				fmt.Sprintf("inport == %s && ip6.src == %s/%d && nd.target == %s && nd_ns", p.Key, n.netS(), n.plen, n.addrS()),
+				"reg9[2] = lookup_nd(inport, ip6.src, nd.sll); reg9[3] = 1; next;", p.NB.UUID)
+			ipResult = "reg9[3] = lookup_nd_ip(inport, ip6.src); "
+		}
+		b.add(lflow.LRInLookupNeighbor, 100,
+			fmt.Sprintf("inport == %s && ip6.src == %s/%d && nd_ns", p.Key, n.netS(), n.plen),
+			"reg9[2] = lookup_nd(inport, ip6.src, nd.sll); "+ipResult+"next;", p.NB.UUID)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/release"
 )
 
 // buildMiscLocalTrafficDropFlows is
@@ -19,12 +20,21 @@ func (b *routerBuilder) buildMiscLocalTrafficDropFlows() {
 	b.add(st, 82, "ip4.mcast || ip6.mcast", "drop;", "")
 	b.add(st, 50, "eth.bcast", "drop;", "")
 	b.add(st, 32, "ip.ttl == {0, 1} && !ip.later_frag && (ip4.mcast || ip6.mcast)", "drop;", "")
-	b.add(st, 30, "ip.ttl == {0, 1}", "drop;", "")
+	ttlDrop := 30
+	if b.rel.Has(release.RouterTTLExceeded) {
+		ttlDrop = 29
+	}
+	b.add(st, ttlDrop, "ip.ttl == {0, 1}", "drop;", "")
 	b.add(st, 0, "1", "next;", "")
 }
 
-// buildDHCPv6ReplyFlowsPort is build_dhcpv6_reply_flows_for_lrouter_port.
+// buildDHCPv6ReplyFlowsPort is build_dhcpv6_reply_flows_for_lrouter_port
+// (no port has options:prefix_delegation: those routers are not
+// compiled).
 func (b *routerBuilder) buildDHCPv6ReplyFlowsPort(p *RouterPort) {
+	if b.rel.Has(release.RouterDHCPv6PDOnly) {
+		return
+	}
 	for _, n := range p.V6 {
 		b.add(lflow.LRInIPInput, 100, "ip6.dst == "+n.addrS()+" && udp.src == 547 && udp.dst == 546",
 			"reg0 = 0; handle_dhcpv6_reply;", p.NB.UUID)
@@ -81,12 +91,58 @@ func (b *routerBuilder) buildIPv6InputFlowsPort(p *RouterPort) {
 	for _, n := range p.V6 {
 		b.unreachable(p, "ip6", n.addrS())
 	}
-	for _, n := range p.V6 {
-		if n.network.IsLinkLocalUnicast() {
+	b.ttlExceeded6(p)
+}
+
+// ttlExceededEth is how a TTL-exceeded reply of port p sets its Ethernet
+// addresses, and what its per-network flows print between the source
+// address and ";" (northd's "%s ;" before RouterTTLSourceMAC).
+func (b *routerBuilder) ttlExceededEth(p *RouterPort) (eth, sp string) {
+	if b.rel.Has(release.RouterTTLSourceMAC) {
+		return "eth.dst = eth.src; eth.src = " + p.MAC + ";", ""
+	}
+	return "eth.dst <-> eth.src;", " "
+}
+
+// ttlExceeded6 is build_lrouter_ipv6_default_ttl_expired_flows (or, before
+// RouterTTLExceeded, its loop in build_ipv6_input_flows_for_lrouter_port).
+func (b *routerBuilder) ttlExceeded6(p *RouterPort) {
+	st := lflow.LRInIPInput
+	newer := b.rel.Has(release.RouterTTLExceeded)
+	eth, sp := b.ttlExceededEth(p)
+	for i, n := range p.V6 {
+		if newer && i == len(p.V6)-1 || !newer && n.network.IsLinkLocalUnicast() {
 			continue
 		}
 		b.add(st, 31, fmt.Sprintf("inport == %s && ip6 && ip6.src == %s/%d && ip.ttl == {0, 1} && !ip.later_frag", p.Key, n.netS(), n.plen),
-			fmt.Sprintf("icmp6 {eth.dst <-> eth.src; ip6.dst = ip6.src; ip6.src = %s ; ip.ttl = 254; icmp6.type = 3; /* Time exceeded */ icmp6.code = 0; /* TTL exceeded in transit */ outport = %s; flags.loopback = 1; output; };", n.addrS(), p.Key),
+			fmt.Sprintf("icmp6 {%s ip6.dst = ip6.src; ip6.src = %s%s; ip.ttl = 254; icmp6.type = 3; /* Time exceeded */ icmp6.code = 0; /* TTL exceeded in transit */ outport = %s; flags.loopback = 1; output; };", eth, n.addrS(), sp, p.Key),
+			p.NB.UUID)
+	}
+	if newer {
+		b.add(st, 30, fmt.Sprintf("inport == %s && ip6 && ip.ttl == {0, 1} && !ip.later_frag", p.Key),
+			fmt.Sprintf("icmp6 {%s ip6.dst = ip6.src; ip6.src = %s; ip.ttl = 254; icmp6.type = 3; /* Time exceeded */ icmp6.code = 0; /* TTL exceeded in transit */ outport = %s; flags.loopback = 1; output; };", eth, p.V6[0].addrS(), p.Key),
+			p.NB.UUID)
+	}
+}
+
+// ttlExceeded4 is build_lrouter_ipv4_default_ttl_expired_flows (or, before
+// RouterTTLExceeded, its loop in build_lrouter_ipv4_ip_input).
+func (b *routerBuilder) ttlExceeded4(p *RouterPort) {
+	st := lflow.LRInIPInput
+	newer := b.rel.Has(release.RouterTTLExceeded)
+	eth, sp := b.ttlExceededEth(p)
+	for _, n := range p.V4 {
+		m := fmt.Sprintf("inport == %s && ip4 && ip.ttl == {0, 1} && !ip.later_frag", p.Key)
+		if newer {
+			m = fmt.Sprintf("inport == %s && ip4 && ip4.src == %s/%d && ip.ttl == {0, 1} && !ip.later_frag", p.Key, n.netS(), n.plen)
+		}
+		b.add(st, 31, m,
+			fmt.Sprintf("icmp4 {%s icmp4.type = 11; /* Time exceeded */ icmp4.code = 0; /* TTL exceeded in transit */ ip4.dst = ip4.src; ip4.src = %s%s; ip.ttl = 254; outport = %s; flags.loopback = 1; output; };", eth, n.addrS(), sp, p.Key),
+			p.NB.UUID)
+	}
+	if newer && len(p.V4) > 0 {
+		b.add(st, 30, fmt.Sprintf("inport == %s && ip4 && ip.ttl == {0, 1} && !ip.later_frag", p.Key),
+			fmt.Sprintf("icmp4 {%s icmp4.type = 11; /* Time exceeded */ icmp4.code = 0; /* TTL exceeded in transit */ ip4.dst = ip4.src; ip4.src = %s; ip.ttl = 254; outport = %s; flags.loopback = 1; output; };", eth, p.V4[0].addrS(), p.Key),
 			p.NB.UUID)
 	}
 }
@@ -100,11 +156,7 @@ func (b *routerBuilder) buildIPv4InputFlowsPort(p *RouterPort) {
 		b.add(st, 90, "ip4.dst == "+v4Networks(p, false)+" && icmp4.type == 8 && icmp4.code == 0",
 			"ip4.dst <-> ip4.src; ip.ttl = 255; icmp4.type = 0; flags.loopback = 1; next; ", p.NB.UUID)
 	}
-	for _, n := range p.V4 {
-		b.add(st, 31, fmt.Sprintf("inport == %s && ip4 && ip.ttl == {0, 1} && !ip.later_frag", p.Key),
-			fmt.Sprintf("icmp4 {eth.dst <-> eth.src; icmp4.type = 11; /* Time exceeded */ icmp4.code = 0; /* TTL exceeded in transit */ ip4.dst = ip4.src; ip4.src = %s ; ip.ttl = 254; outport = %s; flags.loopback = 1; output; };", n.addrS(), p.Key),
-			p.NB.UUID)
-	}
+	b.ttlExceeded4(p)
 	for _, n := range p.V4 {
 		b.add(st, 90, fmt.Sprintf("inport == %s && arp.op == 1 && arp.tpa == %s && arp.spa == %s/%d", p.Key, n.addrS(), n.netS(), n.plen),
 			"eth.dst = eth.src; eth.src = xreg0[0..47]; arp.op = 2; /* ARP reply */ arp.tha = arp.sha; arp.sha = xreg0[0..47]; arp.tpa <-> arp.spa; outport = inport; flags.loopback = 1; output;",

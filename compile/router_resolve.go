@@ -7,6 +7,7 @@ import (
 
 	"github.com/aclc/aclc/internal/ethaddr"
 	"github.com/aclc/aclc/lflow"
+	"github.com/aclc/aclc/release"
 
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
@@ -63,8 +64,12 @@ func lspAddresses(p *nbdb.LogicalSwitchPort) []lspAddress {
 // buildARPResolveFlows is build_arp_resolve_flows_for_lrouter.
 func (b *routerBuilder) buildARPResolveFlows() {
 	b.add(lflow.LRInARPResolve, 500, "ip4.mcast || ip6.mcast", "next;", "")
-	b.add(lflow.LRInARPResolve, 1, "ip4", "get_arp(outport, reg0); next;", "")
-	b.add(lflow.LRInARPResolve, 1, "ip6", "get_nd(outport, xxreg0); next;", "")
+	v4, v6 := "ip4", "ip6"
+	if b.rel.Has(release.RouterNexthopFamily) {
+		v4, v6 = "reg9[9] == 1", "reg9[9] == 0"
+	}
+	b.add(lflow.LRInARPResolve, 1, v4, "get_arp(outport, reg0); next;", "")
+	b.add(lflow.LRInARPResolve, 1, v6, "get_nd(outport, xxreg0); next;", "")
 	b.add(lflow.LRInARPResolve, 0, "1", "drop;", "")
 }
 
@@ -147,9 +152,22 @@ func (b *routerBuilder) buildARPResolvePeerFlows() {
 
 // buildARPRequestFlows is build_arp_request_flows_for_lrouter.
 func (b *routerBuilder) buildARPRequestFlows() {
+	// then: what follows the request (RouterARPRequestResume,
+	// RouterECMPStatefulEgr); v4, v6: the next hop's family.
+	then, v4, v6, last := "", " && ip4", " && ip6", "output;"
+	if b.rel.Has(release.RouterARPRequestResume) {
+		then = " output;"
+	}
+	if b.rel.Has(release.RouterECMPStatefulEgr) {
+		then, last = " next;", "next;"
+	}
+	if b.rel.Has(release.RouterNexthopFamily) {
+		v4, v6 = " && reg9[9] == 1", " && reg9[9] == 0"
+	}
+	_, srcReg := b.nextHopRegs(true)
 	for _, id := range b.lr.StaticRoutes {
 		rt := b.s.StaticRoutes[id]
-		if rt == nil {
+		if rt == nil || b.rel.Has(release.RouterNoRouteNDNS) {
 			continue
 		}
 		nh, err := parseCIDRAddr(rt.Nexthop)
@@ -159,11 +177,11 @@ func (b *routerBuilder) buildARPRequestFlows() {
 		a := nh.Addr().As16()
 		sn := netip.AddrFrom16([16]byte{0: 0xff, 1: 0x02, 11: 0x01, 12: 0xff, 13: a[13], 14: a[14], 15: a[15]})
 		mac := fmt.Sprintf("33:33:ff:%02x:%02x:%02x", a[13], a[14], a[15])
-		b.add(lflow.LRInARPRequest, 200, "eth.dst == 00:00:00:00:00:00 && ip6 && xxreg0 == "+rt.Nexthop,
-			"nd_ns { eth.dst = "+mac+"; ip6.dst = "+sn.String()+"; nd.target = "+rt.Nexthop+"; output; };", rt.UUID)
+		b.add(lflow.LRInARPRequest, 200, "eth.dst == 00:00:00:00:00:00"+v6+" && xxreg0 == "+rt.Nexthop,
+			"nd_ns { eth.dst = "+mac+"; ip6.dst = "+sn.String()+"; nd.target = "+rt.Nexthop+"; output; };"+then, rt.UUID)
 	}
-	b.add(lflow.LRInARPRequest, 100, "eth.dst == 00:00:00:00:00:00 && ip4",
-		"arp { eth.dst = ff:ff:ff:ff:ff:ff; arp.spa = reg1; arp.tpa = reg0; arp.op = 1; output; };", "")
-	b.add(lflow.LRInARPRequest, 100, "eth.dst == 00:00:00:00:00:00 && ip6", "nd_ns { nd.target = xxreg0; output; };", "")
-	b.add(lflow.LRInARPRequest, 0, "1", "output;", "")
+	b.add(lflow.LRInARPRequest, 100, "eth.dst == 00:00:00:00:00:00"+v4,
+		"arp { eth.dst = ff:ff:ff:ff:ff:ff; arp.spa = "+srcReg+"; arp.tpa = reg0; arp.op = 1; output; };"+then, "")
+	b.add(lflow.LRInARPRequest, 100, "eth.dst == 00:00:00:00:00:00"+v6, "nd_ns { nd.target = xxreg0; output; };"+then, "")
+	b.add(lflow.LRInARPRequest, 0, "1", last, "")
 }

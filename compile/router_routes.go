@@ -8,28 +8,54 @@ import (
 
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/release"
 )
 
-// Route priorities: northd's ROUTE_PRIO_OFFSET_MULTIPLIER and offsets.
+// routeSource is where a route comes from (northd's enum route_source).
+type routeSource uint8
+
 const (
-	routePrioMultiplier = 3
-	routePrioStatic     = 1
-	routePrioConnected  = 2
+	routeConnected routeSource = iota
+	routeStatic
 )
+
+// routePrio is a route's priority (build_route_match, calc_priority):
+// plen*3 + 1 (static) or 2 (connected); from RouterRoutePrio8 plen*8 + 4
+// or 6; from RouterRoutePrio12 (129 + plen)*12 + 4 or 6. A src-ip route
+// has offset 0.
+func (b *routerBuilder) routePrio(plen int, src bool, from routeSource) int {
+	mult, base, static, connected := 3, 0, 1, 2
+	switch {
+	case b.rel.Has(release.RouterRoutePrio12):
+		mult, base, static, connected = 12, 129*12, 4, 6
+	case b.rel.Has(release.RouterRoutePrio8):
+		mult, static, connected = 8, 4, 6
+	}
+	ofs := connected
+	if from == routeStatic {
+		ofs = static
+	}
+	if src {
+		ofs = 0
+	}
+	return base + plen*mult + ofs
+}
 
 // routeMatch is build_route_match (route table 0: no route tables on the
 // routers aclc compiles).
-func routeMatch(inport *RouterPort, network string, plen int, src, v4 bool, ofs int) (string, int) {
+func (b *routerBuilder) routeMatch(inport *RouterPort, network string, plen int, src, v4 bool, from routeSource) (string, int) {
 	dir := "dst"
 	if src {
-		dir, ofs = "src", 0
+		dir = "src"
 	}
-	prio := plen*routePrioMultiplier + ofs
+	prio := b.routePrio(plen, src, from)
 	var m strings.Builder
 	if inport != nil {
 		m.WriteString("inport == " + inport.Key + " && ")
 	}
-	if ofs == routePrioStatic {
+	// the route table: for every static route from RouterRoutePrio8's
+	// commit, before only for a dst-ip one (whose offset was "static")
+	if from == routeStatic && (!src || b.rel.Has(release.RouterRoutePrio8)) {
 		m.WriteString("reg7 == 0 && ")
 	}
 	fam := "6"
@@ -40,27 +66,56 @@ func routeMatch(inport *RouterPort, network string, plen int, src, v4 bool, ofs 
 	return m.String(), prio
 }
 
+// nextHopRegs are the registers a route to a next hop of family v4 loads:
+// REG_NEXT_HOP_IPV4/6 and REG_SRC_IPV4/6 (reg5 from RouterSrcReg5).
+func (b *routerBuilder) nextHopRegs(v4 bool) (nh, src string) {
+	if !v4 {
+		return "xxreg0", "xxreg1"
+	}
+	if b.rel.Has(release.RouterSrcReg5) {
+		return "reg0", "reg5"
+	}
+	return "reg0", "reg1"
+}
+
+// nextHopFamily is the REGBIT_NEXTHOP_IS_IPV4 assignment a route's
+// actions end with (RouterNexthopFamily), "" before.
+func (b *routerBuilder) nextHopFamily(v4 bool) string {
+	if !b.rel.Has(release.RouterNexthopFamily) {
+		return ""
+	}
+	if v4 {
+		return "reg9[9] = 1; "
+	}
+	return "reg9[9] = 0; "
+}
+
 // addRoute is add_route.
-func (b *routerBuilder) addRoute(op *RouterPort, lrpAddr string, network netip.Addr, plen int, gateway string, src, discard bool, ofs int, source string) {
+func (b *routerBuilder) addRoute(op *RouterPort, lrpAddr string, network netip.Addr, plen int, gateway string, src, discard bool, from routeSource, source string) {
 	v4 := network.Is4()
 	var inport *RouterPort
 	if !v4 && network.IsLinkLocalUnicast() && !discard {
 		inport = op
 	}
-	m, prio := routeMatch(inport, network.String(), plen, src, v4, ofs)
+	m, prio := b.routeMatch(inport, network.String(), plen, src, v4, from)
 	if discard {
 		b.add(lflow.LRInIPRouting, prio, m, "drop;", source)
 		return
 	}
-	nh, srcReg, dst := "xxreg0", "xxreg1", "ip6.dst"
+	nhV4 := v4
+	if gateway != "" {
+		nhV4 = strings.Contains(gateway, ".")
+	}
+	nh, srcReg := b.nextHopRegs(nhV4)
+	dst := "ip6.dst"
 	if v4 {
-		nh, srcReg, dst = "reg0", "reg1", "ip4.dst"
+		dst = "ip4.dst"
 	}
 	if gateway != "" {
 		dst = gateway
 	}
-	a := fmt.Sprintf("ip.ttl--; reg8[0..15] = 0; %s = %s; %s = %s; eth.src = %s; outport = %s; flags.loopback = 1; next;",
-		nh, dst, srcReg, lrpAddr, op.MAC, op.Key)
+	a := fmt.Sprintf("ip.ttl--; reg8[0..15] = 0; %s = %s; %s = %s; eth.src = %s; outport = %s; flags.loopback = 1; %snext;",
+		nh, dst, srcReg, lrpAddr, op.MAC, op.Key, b.nextHopFamily(nhV4))
 	b.add(lflow.LRInIPRouting, prio, m, a, source)
 }
 
@@ -68,10 +123,10 @@ func (b *routerBuilder) addRoute(op *RouterPort, lrpAddr string, network netip.A
 // a router port: its connected routes.
 func (b *routerBuilder) buildIPRoutingFlowsPort(p *RouterPort) {
 	for _, n := range p.V4 {
-		b.addRoute(p, n.addrS(), n.network, n.plen, "", false, false, routePrioConnected, p.NB.UUID)
+		b.addRoute(p, n.addrS(), n.network, n.plen, "", false, false, routeConnected, p.NB.UUID)
 	}
 	for _, n := range p.V6 {
-		b.addRoute(p, n.addrS(), n.network, n.plen, "", false, false, routePrioConnected, p.NB.UUID)
+		b.addRoute(p, n.addrS(), n.network, n.plen, "", false, false, routeConnected, p.NB.UUID)
 	}
 }
 
@@ -212,31 +267,29 @@ func (b *routerBuilder) buildStaticRouteFlow(pr *parsedRoute) {
 	if pr.discard {
 		out = &RouterPort{}
 	}
-	b.addRoute(out, lrpAddr, pr.prefix.Addr(), pr.prefix.Bits(), pr.nb.Nexthop, pr.src, pr.discard, routePrioStatic, pr.nb.UUID)
+	b.addRoute(out, lrpAddr, pr.prefix.Addr(), pr.prefix.Bits(), pr.nb.Nexthop, pr.src, pr.discard, routeStatic, pr.nb.UUID)
 }
 
 // buildECMPRouteFlow is build_ecmp_route_flow (group ids from 1 in the
 // order the groups were formed).
 func (b *routerBuilder) buildECMPRouteFlow(id int, g []*parsedRoute) {
 	v4 := g[0].prefix.Addr().Is4()
-	m, prio := routeMatch(nil, g[0].prefix.Addr().String(), g[0].prefix.Bits(), g[0].src, v4, routePrioStatic)
+	m, prio := b.routeMatch(nil, g[0].prefix.Addr().String(), g[0].prefix.Bits(), g[0].src, v4, routeStatic)
 	var ids []string
 	for i := range g {
 		ids = append(ids, strconv.Itoa(i+1))
 	}
 	b.add(lflow.LRInIPRouting, prio, m,
 		fmt.Sprintf("ip.ttl--; flags.loopback = 1; reg8[0..15] = %d; reg8[16..31] = select(%s);", id, strings.Join(ids, ", ")), "")
-	nh, srcReg := "xxreg0", "xxreg1"
-	if v4 {
-		nh, srcReg = "reg0", "reg1"
-	}
 	for i, pr := range g {
 		out, lrpAddr, ok := b.staticRouteOutport(pr.nb, v4)
 		if !ok {
 			continue
 		}
+		nhV4 := strings.Contains(pr.nb.Nexthop, ".")
+		nh, srcReg := b.nextHopRegs(nhV4)
 		b.add(lflow.LRInIPRoutingECMP, 100, fmt.Sprintf("reg8[0..15] == %d && reg8[16..31] == %d", id, i+1),
-			fmt.Sprintf("%s = %s; %s = %s; eth.src = %s; outport = %s; next;", nh, pr.nb.Nexthop, srcReg, lrpAddr, out.MAC, out.Key), pr.nb.UUID)
+			fmt.Sprintf("%s = %s; %s = %s; eth.src = %s; outport = %s; %snext;", nh, pr.nb.Nexthop, srcReg, lrpAddr, out.MAC, out.Key, b.nextHopFamily(nhV4)), pr.nb.UUID)
 	}
 }
 
@@ -275,12 +328,10 @@ func (b *routerBuilder) buildIngressPolicyFlows() {
 			if out == nil {
 				continue
 			}
-			nhReg, srcReg := "xxreg0", "xxreg1"
-			if strings.Contains(nexthop, ".") {
-				nhReg, srcReg = "reg0", "reg1"
-			}
-			a = fmt.Sprintf("%s = %s; %s = %s; eth.src = %s; outport = %s; flags.loopback = 1; reg8[0..15] = 0; next;",
-				nhReg, nexthop, srcReg, lrpAddr, out.MAC, out.Key)
+			v4 := strings.Contains(nexthop, ".")
+			nhReg, srcReg := b.nextHopRegs(v4)
+			a = fmt.Sprintf("%s = %s; %s = %s; eth.src = %s; outport = %s; flags.loopback = 1; reg8[0..15] = 0; %snext;",
+				nhReg, nexthop, srcReg, lrpAddr, out.MAC, out.Key, b.nextHopFamily(v4))
 		case nbdb.LogicalRouterPolicyActionDrop:
 			a = "drop;"
 		case nbdb.LogicalRouterPolicyActionAllow:

@@ -17,6 +17,9 @@ type Layout struct {
 	byName map[string]Stage
 	// byTable[pipeline][table]
 	byTable [2][]Stage
+	// routers are the series' router stages (its newest version's; see
+	// Routers).
+	routers []RouterStage
 }
 
 type stageInfo struct {
@@ -32,8 +35,13 @@ type stageDef struct {
 	name string
 }
 
-func newLayout(id uint8, series string, defs []stageDef) *Layout {
-	l := &Layout{Series: series, id: id, byName: map[string]Stage{}}
+func newLayout(id uint8, series string, defs []stageDef, routers []RouterStage) *Layout {
+	for i := 1; i < len(routers); i++ {
+		if routers[i] <= routers[i-1] {
+			panic(fmt.Sprintf("lflow: layout %s: %s out of kind order", series, routers[i]))
+		}
+	}
+	l := &Layout{Series: series, id: id, byName: map[string]Stage{}, routers: routers}
 	for k := range l.info {
 		l.info[k].table = -1
 	}

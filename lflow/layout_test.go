@@ -121,3 +121,51 @@ func TestRenumberACLIDs(t *testing.T) {
 		t.Errorf("renumbered: %q", got)
 	}
 }
+
+// The router table numbers of northd.h's PIPELINE_STAGES at v25.03.0 and
+// v26.03.1, from each series' stage list less the backported stages a
+// version lacks.
+func TestRouterLayoutTables(t *testing.T) {
+	all := func(RouterStage) bool { return true }
+	before2503x := func(k RouterStage) bool { return k != LRInNetworkID && k != LRInECMPStatefulEgr }
+	for _, c := range []struct {
+		rl    *RouterLayout
+		kind  RouterStage
+		table int
+	}{
+		{Layout2303.Routers("23.03.1", all), LRInIPRouting, 13},
+		{Layout2303.Routers("23.03.1", all), LRInARPRequest, 21},
+		{Layout2303.Routers("23.03.1", all), LRInCtExtract, -1},
+		{Layout2503.Routers("25.03.0", before2503x), LRInDHCPRelayReq, 4},
+		{Layout2503.Routers("25.03.0", before2503x), LRInIPRouting, 15},
+		{Layout2503.Routers("25.03.0", before2503x), LRInARPRequest, 25},
+		{Layout2503.Routers("25.03.0", before2503x), LRInNetworkID, -1},
+		{Layout2603.Routers("26.03.1", all), LRInCtExtract, 8},
+		{Layout2603.Routers("26.03.1", all), LRInIPRouting, 16},
+		{Layout2603.Routers("26.03.1", all), LRInNetworkID, 26},
+		{Layout2603.Routers("26.03.1", all), LRInARPRequest, 27},
+		{Layout2603.Routers("26.03.1", all), LRInECMPStatefulEgr, 28},
+		{Layout2603.Routers("26.03.1", all), LROutDelivery, 6},
+	} {
+		if got := c.rl.Table(c.kind); got != c.table {
+			t.Errorf("%s %s: table %d, want %d", c.rl, c.kind, got, c.table)
+		}
+		if c.table < 0 {
+			if c.rl.Has(c.kind) {
+				t.Errorf("%s has %s", c.rl, c.kind)
+			}
+			continue
+		}
+		if st, ok := c.rl.StageAt(c.kind.Pipeline(), c.table); !ok || st != c.kind {
+			t.Errorf("%s StageAt(%s, %d) = %s, want %s", c.rl, c.kind.Pipeline(), c.table, st, c.kind)
+		}
+	}
+	for _, l := range Layouts() {
+		rl := l.Routers(l.Series, all)
+		for _, st := range rl.Stages() {
+			if k, ok := RouterStageByName(st.Name()); !ok || k != st {
+				t.Errorf("%s: %s does not name its stage", l, st)
+			}
+		}
+	}
+}

@@ -44,7 +44,7 @@ var (
 		{OutStateful, "ls_out_stateful"},
 		{OutCheckPortSec, "ls_out_check_port_sec"},
 		{OutApplyPortSec, "ls_out_apply_port_sec"},
-	})
+	}, routers2303)
 
 	Layout2403 = newLayout(1, "24.03", []stageDef{
 		{InCheckPortSec, "ls_in_check_port_sec"},
@@ -87,7 +87,7 @@ var (
 		{OutStateful, "ls_out_stateful"},
 		{OutCheckPortSec, "ls_out_check_port_sec"},
 		{OutApplyPortSec, "ls_out_apply_port_sec"},
-	})
+	}, routers2403)
 
 	Layout2503 = newLayout(2, "25.03", []stageDef{
 		{InCheckPortSec, "ls_in_check_port_sec"},
@@ -133,7 +133,7 @@ var (
 		{OutStateful, "ls_out_stateful"},
 		{OutCheckPortSec, "ls_out_check_port_sec"},
 		{OutApplyPortSec, "ls_out_apply_port_sec"},
-	})
+	}, routers2503)
 
 	Layout2509 = newLayout(3, "25.09", []stageDef{
 		{InCheckPortSec, "ls_in_check_port_sec"},
@@ -182,7 +182,7 @@ var (
 		{OutStateful, "ls_out_stateful"},
 		{OutCheckPortSec, "ls_out_check_port_sec"},
 		{OutApplyPortSec, "ls_out_apply_port_sec"},
-	})
+	}, routers2509)
 
 	Layout2603 = newLayout(4, "26.03", []stageDef{
 		{InCheckPortSec, "ls_in_check_port_sec"},
@@ -235,7 +235,7 @@ var (
 		{OutNF, "ls_out_network_function"},
 		{OutCheckPortSec, "ls_out_check_port_sec"},
 		{OutApplyPortSec, "ls_out_apply_port_sec"},
-	})
+	}, routers2603)
 
 	Layout2609 = newLayout(5, "26.09", []stageDef{
 		{InCheckPortSec, "ls_in_check_port_sec"},
@@ -289,7 +289,7 @@ var (
 		{OutNF, "ls_out_network_function"},
 		{OutCheckPortSec, "ls_out_check_port_sec"},
 		{OutApplyPortSec, "ls_out_apply_port_sec"},
-	})
+	}, routers2609)
 )
 
 // layouts is indexed by a Stage's layout id.

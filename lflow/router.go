@@ -7,20 +7,26 @@ import (
 	"strings"
 )
 
-// RouterStage is one logical router pipeline stage of OVN 23.03.
-//
-// Router stages are a type of their own so that the switch stage table
-// (Stage, Stages, StageByName) keeps meaning "logical switch".
+// RouterStage is one logical router stage kind: the same stage in every
+// release, whose table number its release's RouterLayout gives. Router
+// stages are a type of their own so that the switch stage table (Stage,
+// Stages, StageByName) keeps meaning "logical switch". Unlike the switch
+// stages, a router stage keeps its name in every release.
 type RouterStage uint8
 
-// The logical router stages of ovn-northd 23.03, in pipeline order.
+// The logical router stage kinds of every supported release, in pipeline
+// order (northd.h's PIPELINE_STAGES, the ROUTER half; each release's
+// stages are a subsequence).
 const (
 	LRInAdmission RouterStage = iota
 	LRInLookupNeighbor
 	LRInLearnNeighbor
 	LRInIPInput
+	LRInDHCPRelayReq
 	LRInUnsnat
+	LRInPostUnsnat
 	LRInDefrag
+	LRInCtExtract
 	LRInLBAffCheck
 	LRInDNAT
 	LRInLBAffLearn
@@ -32,11 +38,15 @@ const (
 	LRInIPRoutingECMP
 	LRInPolicy
 	LRInPolicyECMP
+	LRInDHCPRelayRespChk
+	LRInDHCPRelayResp
 	LRInARPResolve
 	LRInChkPktLen
 	LRInLargerPkts
 	LRInGWRedirect
+	LRInNetworkID
 	LRInARPRequest
+	LRInECMPStatefulEgr
 	LROutChkDNATLocal
 	LROutUndnat
 	LROutPostUndnat
@@ -47,47 +57,44 @@ const (
 	numRouterStages
 )
 
-// routerStageInfo places a router stage: name, pipeline, table.
-type routerStageInfo struct {
-	name     string
-	pipeline Pipeline
-	table    int
-}
-
-// routerStages is the 23.03 router stage table (northd.h
-// PIPELINE_STAGES, the ROUTER half). Other releases number their router
-// tables differently: this is data to be put in a release layout when
-// trace across routers becomes release-aware.
-var routerStages = [numRouterStages]routerStageInfo{
-	LRInAdmission:      {"lr_in_admission", Ingress, 0},
-	LRInLookupNeighbor: {"lr_in_lookup_neighbor", Ingress, 1},
-	LRInLearnNeighbor:  {"lr_in_learn_neighbor", Ingress, 2},
-	LRInIPInput:        {"lr_in_ip_input", Ingress, 3},
-	LRInUnsnat:         {"lr_in_unsnat", Ingress, 4},
-	LRInDefrag:         {"lr_in_defrag", Ingress, 5},
-	LRInLBAffCheck:     {"lr_in_lb_aff_check", Ingress, 6},
-	LRInDNAT:           {"lr_in_dnat", Ingress, 7},
-	LRInLBAffLearn:     {"lr_in_lb_aff_learn", Ingress, 8},
-	LRInECMPStateful:   {"lr_in_ecmp_stateful", Ingress, 9},
-	LRInNDRAOptions:    {"lr_in_nd_ra_options", Ingress, 10},
-	LRInNDRAResponse:   {"lr_in_nd_ra_response", Ingress, 11},
-	LRInIPRoutingPre:   {"lr_in_ip_routing_pre", Ingress, 12},
-	LRInIPRouting:      {"lr_in_ip_routing", Ingress, 13},
-	LRInIPRoutingECMP:  {"lr_in_ip_routing_ecmp", Ingress, 14},
-	LRInPolicy:         {"lr_in_policy", Ingress, 15},
-	LRInPolicyECMP:     {"lr_in_policy_ecmp", Ingress, 16},
-	LRInARPResolve:     {"lr_in_arp_resolve", Ingress, 17},
-	LRInChkPktLen:      {"lr_in_chk_pkt_len", Ingress, 18},
-	LRInLargerPkts:     {"lr_in_larger_pkts", Ingress, 19},
-	LRInGWRedirect:     {"lr_in_gw_redirect", Ingress, 20},
-	LRInARPRequest:     {"lr_in_arp_request", Ingress, 21},
-	LROutChkDNATLocal:  {"lr_out_chk_dnat_local", Egress, 0},
-	LROutUndnat:        {"lr_out_undnat", Egress, 1},
-	LROutPostUndnat:    {"lr_out_post_undnat", Egress, 2},
-	LROutSNAT:          {"lr_out_snat", Egress, 3},
-	LROutPostSNAT:      {"lr_out_post_snat", Egress, 4},
-	LROutEgrLoop:       {"lr_out_egr_loop", Egress, 5},
-	LROutDelivery:      {"lr_out_delivery", Egress, 6},
+// routerStageNames names each kind.
+var routerStageNames = [numRouterStages]string{
+	LRInAdmission:        "lr_in_admission",
+	LRInLookupNeighbor:   "lr_in_lookup_neighbor",
+	LRInLearnNeighbor:    "lr_in_learn_neighbor",
+	LRInIPInput:          "lr_in_ip_input",
+	LRInDHCPRelayReq:     "lr_in_dhcp_relay_req",
+	LRInUnsnat:           "lr_in_unsnat",
+	LRInPostUnsnat:       "lr_in_post_unsnat",
+	LRInDefrag:           "lr_in_defrag",
+	LRInCtExtract:        "lr_in_ct_extract",
+	LRInLBAffCheck:       "lr_in_lb_aff_check",
+	LRInDNAT:             "lr_in_dnat",
+	LRInLBAffLearn:       "lr_in_lb_aff_learn",
+	LRInECMPStateful:     "lr_in_ecmp_stateful",
+	LRInNDRAOptions:      "lr_in_nd_ra_options",
+	LRInNDRAResponse:     "lr_in_nd_ra_response",
+	LRInIPRoutingPre:     "lr_in_ip_routing_pre",
+	LRInIPRouting:        "lr_in_ip_routing",
+	LRInIPRoutingECMP:    "lr_in_ip_routing_ecmp",
+	LRInPolicy:           "lr_in_policy",
+	LRInPolicyECMP:       "lr_in_policy_ecmp",
+	LRInDHCPRelayRespChk: "lr_in_dhcp_relay_resp_chk",
+	LRInDHCPRelayResp:    "lr_in_dhcp_relay_resp",
+	LRInARPResolve:       "lr_in_arp_resolve",
+	LRInChkPktLen:        "lr_in_chk_pkt_len",
+	LRInLargerPkts:       "lr_in_larger_pkts",
+	LRInGWRedirect:       "lr_in_gw_redirect",
+	LRInNetworkID:        "lr_in_network_id",
+	LRInARPRequest:       "lr_in_arp_request",
+	LRInECMPStatefulEgr:  "lr_in_ecmp_stateful_egr",
+	LROutChkDNATLocal:    "lr_out_chk_dnat_local",
+	LROutUndnat:          "lr_out_undnat",
+	LROutPostUndnat:      "lr_out_post_undnat",
+	LROutSNAT:            "lr_out_snat",
+	LROutPostSNAT:        "lr_out_post_snat",
+	LROutEgrLoop:         "lr_out_egr_loop",
+	LROutDelivery:        "lr_out_delivery",
 }
 
 // Name returns the stage name, e.g. "lr_in_ip_routing".
@@ -95,37 +102,89 @@ func (s RouterStage) Name() string {
 	if s >= numRouterStages {
 		return fmt.Sprintf("router-stage(%d)", s)
 	}
-	return routerStages[s].name
+	return routerStageNames[s]
 }
 
 // String is Name.
 func (s RouterStage) String() string { return s.Name() }
 
 // Pipeline returns the pipeline the stage belongs to.
-func (s RouterStage) Pipeline() Pipeline { return routerStages[s].pipeline }
-
-// Table returns the logical table number of the stage in OVN 23.03.
-func (s RouterStage) Table() int { return routerStages[s].table }
-
-// RouterStageAt returns the router stage at table in pipeline p.
-func RouterStageAt(p Pipeline, table int) (RouterStage, bool) {
-	for i := range routerStages {
-		if routerStages[i].pipeline == p && routerStages[i].table == table {
-			return RouterStage(i), true
-		}
+func (s RouterStage) Pipeline() Pipeline {
+	if s >= LROutChkDNATLocal {
+		return Egress
 	}
-	return 0, false
+	return Ingress
 }
 
 // RouterStageByName returns the router stage called name.
 func RouterStageByName(name string) (RouterStage, bool) {
-	for i := range routerStages {
-		if routerStages[i].name == name {
+	for i, n := range routerStageNames {
+		if n == name {
 			return RouterStage(i), true
 		}
 	}
 	return 0, false
 }
+
+// RouterLayout is one OVN release's logical router pipelines: which
+// router stages it has and their table numbers. Unlike the switch stages,
+// router stages came with backports inside a series (lr_in_network_id in
+// 24.03.6 and 25.03.1), so a layout is a release's: its series' stage list
+// (Layout.Routers) less the stages the release lacks, which the release
+// facts say (compile.RouterLayout).
+type RouterLayout struct {
+	// Name is the release the layout is of ("26.03.1").
+	Name    string
+	table   [numRouterStages]int // -1: the release has no such stage
+	byTable [2][]RouterStage
+}
+
+// Routers returns the router layout of release name of l's series: l's
+// router stages that keep accepts, numbered in order within each
+// pipeline.
+func (l *Layout) Routers(name string, keep func(RouterStage) bool) *RouterLayout {
+	rl := &RouterLayout{Name: name}
+	for k := range rl.table {
+		rl.table[k] = -1
+	}
+	for _, k := range l.routers {
+		if !keep(k) {
+			continue
+		}
+		p := k.Pipeline()
+		rl.table[k] = len(rl.byTable[p])
+		rl.byTable[p] = append(rl.byTable[p], k)
+	}
+	return rl
+}
+
+// Has reports whether the release has router stage k.
+func (rl *RouterLayout) Has(k RouterStage) bool { return k < numRouterStages && rl.table[k] >= 0 }
+
+// Table returns the logical table number of stage k in the release, -1
+// when it lacks it.
+func (rl *RouterLayout) Table(k RouterStage) int {
+	if k >= numRouterStages {
+		return -1
+	}
+	return rl.table[k]
+}
+
+// StageAt returns the router stage at table in pipeline p.
+func (rl *RouterLayout) StageAt(p Pipeline, table int) (RouterStage, bool) {
+	if table < 0 || table >= len(rl.byTable[p]) {
+		return 0, false
+	}
+	return rl.byTable[p][table], true
+}
+
+// Stages returns the release's router stages in pipeline order.
+func (rl *RouterLayout) Stages() []RouterStage {
+	return append(append([]RouterStage(nil), rl.byTable[Ingress]...), rl.byTable[Egress]...)
+}
+
+// String is the release's name.
+func (rl *RouterLayout) String() string { return rl.Name }
 
 // RouterFlow is one logical flow of a logical router datapath.
 type RouterFlow struct {
@@ -143,17 +202,18 @@ type RouterDatapath struct {
 	Name  string
 	UUID  string // NB Logical_Router UUID
 	Flows []RouterFlow
+	// Layout numbers the flows' stages (the release's router tables).
+	Layout *RouterLayout
 }
 
 // Sort puts the flows in lflow-list order and removes exact duplicates,
 // as northd does.
 func (d *RouterDatapath) Sort() {
 	slices.SortStableFunc(d.Flows, func(a, b RouterFlow) int {
-		sa, sb := routerStages[a.Stage], routerStages[b.Stage]
-		if c := cmp.Compare(sa.pipeline, sb.pipeline); c != 0 {
+		if c := cmp.Compare(a.Stage.Pipeline(), b.Stage.Pipeline()); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(sa.table, sb.table); c != 0 {
+		if c := cmp.Compare(d.Layout.Table(a.Stage), d.Layout.Table(b.Stage)); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(b.Priority, a.Priority); c != 0 {
@@ -179,7 +239,7 @@ func (d *RouterDatapath) Text() string {
 			b = appendHeader(b, &Datapath{Name: d.Name, UUID: d.UUID}, p)
 			prev = p
 		}
-		b = appendFlowLine(b, f.Stage.Table(), f.Stage.Name(), f.Priority, f.Match, f.Actions)
+		b = appendFlowLine(b, d.Layout.Table(f.Stage), f.Stage.Name(), f.Priority, f.Match, f.Actions)
 	}
 	return string(b)
 }

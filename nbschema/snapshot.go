@@ -42,7 +42,7 @@ type Snapshot struct {
 	StaticRoutes map[string]*nbdb.LogicalRouterStaticRoute
 	Policies     map[string]*nbdb.LogicalRouterPolicy
 	NATs         map[string]*nbdb.NAT
-	// StaticMACBindings: northd 23.03 writes no flows for them and
+	// StaticMACBindings: northd writes no router flows for them and
 	// ovn-trace ignores them; trace names them when it stops at an
 	// unresolved next hop.
 	StaticMACBindings map[string]*nbdb.StaticMACBinding

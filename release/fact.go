@@ -36,6 +36,11 @@ const (
 	// TraceFact: a behaviour of the stages aclc models for trace (and
 	// ovn-trace's own); pinned by the live trace differential tests.
 	TraceFact
+	// RouterFact: how northd builds the flows of the logical routers
+	// aclc compiles (a router stage, a flow of one); pinned by
+	// compile's TestRoutersNorthd on each version whose router pipeline
+	// aclc verifies (compile.CompilesRouters), byte for byte.
+	RouterFact
 )
 
 // facts lists every fact, in declaration order.
@@ -49,6 +54,11 @@ func newFact(name, commits, what string, since Since) *Fact {
 // newTraceFact declares a behaviour of the stages trace models.
 func newTraceFact(name, commits, what string, since Since) *Fact {
 	return declare(&Fact{kind: TraceFact, name: name, what: what, commits: commits, since: since})
+}
+
+// newRouterFact declares how northd builds a logical router's flows.
+func newRouterFact(name, commits, what string, since Since) *Fact {
+	return declare(&Fact{kind: RouterFact, name: name, what: what, commits: commits, since: since})
 }
 
 // newInput declares an NB input that the ACL stages read from Since on.

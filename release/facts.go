@@ -305,3 +305,107 @@ func DialectFact(name string) *Fact {
 	}
 	return nil
 }
+
+// northd's construction of the logical router pipeline, for the routers
+// aclc compiles (compile/router*.go reads these): every difference
+// between 23.03.1's router flows and a later version's.
+var (
+	// RouterNetworkID: the router stage lr_in_network_id, between
+	// lr_in_gw_redirect and lr_in_arp_request ("northd: Use next-hop
+	// network for SNAT when lb_force_snat_ip=router_ip").
+	RouterNetworkID = newRouterFact("router-network-id", "af6e83707 (c9a2a6357, 73a236071, 6756ece39)", "the router stage lr_in_network_id", At("24.03.6", "24.09.3", "25.03.1", "25.09.0"))
+	// RouterECMPStatefulEgr: the router stage lr_in_ecmp_stateful_egr,
+	// the last of the ingress pipeline ("northd: Commit ECMP symmetric
+	// egress traffic earlier").
+	RouterECMPStatefulEgr = newRouterFact("router-ecmp-stateful-egr", "c7b845f49 (86075a018, e97f7caf4)", "the router stage lr_in_ecmp_stateful_egr", At("25.03.3", "25.09.3", "26.03.0"))
+)
+
+// The router flows' changes (compile/router*.go reads these).
+var (
+	// RouterPMTUDDrop: lr_in_admission drops, at priority 110, an ICMP
+	// "fragmentation needed"/"packet too big" that came in from a tunnel
+	// ("ovn: Add tunnel PMTUD support").
+	RouterPMTUDDrop = newRouterFact("router-pmtud-drop", "221476a01 (6d2f9d607)", "lr_in_admission drops tunnelled ICMP too-big at priority 110", At("23.09.2", "24.03.0"))
+	// RouterMACCacheUse: the lr_in_learn_neighbor priority-100 flow for a
+	// known neighbour does mac_cache_use ("northd, controller: Use the
+	// MAC cache table").
+	RouterMACCacheUse = newRouterFact("router-mac-cache-use", "c23059318", "lr_in_learn_neighbor 100: mac_cache_use; next;", At("23.09.0"))
+	// RouterLookupNDTarget: with always_learn_from_arp_request=false the
+	// link-local NA lookup (lr_in_lookup_neighbor 110) looks up nd.target,
+	// not ip6.src ("northd: Use proper field for lookup_nd"). Also
+	// backported to 23.03.3 (56a755211), a version aclc does not support.
+	RouterLookupNDTarget = newRouterFact("router-lookup-nd-target", "e3b798bec (7e812349d, 8e25c1c37)", "the link-local NA lookup uses nd.target", At("23.06.3", "23.09.2", "24.03.0"))
+	// RouterDHCPv6PDOnly: the handle_dhcpv6_reply flows only for a port
+	// with prefix delegation ("northd: Don't generate IPv6 prefix
+	// delegation flows if not configured").
+	RouterDHCPv6PDOnly = newRouterFact("router-dhcpv6-pd-only", "3e177f726 (81ef85707, 20d28fcc3)", "DHCPv6 reply flows only with prefix delegation", At("24.03.5", "24.09.2", "25.03.0"))
+	// RouterNexthopFamily: routes and reroute policies set reg9[9]
+	// (REGBIT_NEXTHOP_IS_IPV4), which lr_in_arp_resolve and
+	// lr_in_arp_request match instead of ip4/ip6 ("northd: Handle routing
+	// for other address families").
+	RouterNexthopFamily = newRouterFact("router-nexthop-family", "559924291", "routes set reg9[9], ARP resolve/request match it", At("25.03.0"))
+	// RouterSrcReg5: the router's source address for ARP requests,
+	// REG_SRC_IPV4, is reg5 (was reg1) ("northd: Move REG_SRC_IPV4 from
+	// reg1 to reg5").
+	RouterSrcReg5 = newRouterFact("router-src-reg5", "1db758ecc", "REG_SRC_IPV4 is reg5 (was reg1)", At("25.03.0"))
+	// RouterRoutePrio8: a route's priority is prefix length * 8 plus 4
+	// (static) or 6 (connected), was * 3 plus 1 or 2, and a src-ip static
+	// route matches the route table (reg7 == 0) too ("northd: Handle
+	// learned routes"). 25.09.0 through 25.09.x ranked every src-ip route
+	// below all dst-ip ones (27cc274e6), later reverted; aclc verifies no
+	// 25.09 router.
+	RouterRoutePrio8 = newRouterFact("router-route-prio-8", "966ca1c91", "route priority = plen*8 + 4 (static) or 6 (connected)", At("25.03.0"))
+	// RouterTTLExceeded: lr_in_ip_input answers TTL exceeded for IPv4
+	// and IPv6 from any source at priority 30 (from the port's first
+	// address), the IPv4 priority-31 flows match the source network like
+	// the IPv6 ones, and the TTL drop is at 29 (was 30) ("northd:
+	// Improvements of ICMP TTL exceeded behavior").
+	RouterTTLExceeded = newRouterFact("router-ttl-exceeded", "213d1bae5 (b56d5097c, 153440f0c, 33dfbceab)", "TTL exceeded from any source (30), networks' (31), drop at 29", At("24.03.8", "25.03.3", "25.09.3", "26.03.0"))
+)
+
+var (
+	// RouterARPRequestResume: the lr_in_arp_request actions go on with
+	// the packet after the ARP/ND request (`arp { ... }; output;`; was
+	// `arp { ... };`) ("northd, controller: Use paused controller action
+	// for packet buffering").
+	RouterARPRequestResume = newRouterFact("router-arp-request-resume", "c141d8b19 (e5c3331cb, 1e89d06e6)", "ARP/ND requests continue the packet (`}; output;`)", At("23.09.4", "24.03.2", "24.09.0"))
+)
+
+// The router flows' changes of 26.09 (main only).
+var (
+	// RouterRoutePrio12: a route's priority is (129 + prefix length) * 12
+	// plus 4 (static) or 6 (connected) ("northd, ovn-ic: Add support for
+	// east-west traffic PBR": ROUTE_PRIO_OFFSET_MULTIPLIER 12 and
+	// ROUTE_PRIO_BASE_SHIFT).
+	RouterRoutePrio12 = newRouterFact("router-route-prio-12", "ca4f75e38", "route priority = (129 + plen)*12 + 4 (static) or 6 (connected)", At("26.09.0"))
+	// RouterTTLSourceMAC: the TTL-exceeded replies set eth.src to the
+	// port's MAC (`eth.dst = eth.src; eth.src = MAC;`, was `eth.dst <->
+	// eth.src;`) ("northd: Use source IP for TTL expire on gw ports").
+	RouterTTLSourceMAC = newRouterFact("router-ttl-source-mac", "f5025f58e", "TTL-exceeded replies come from the port's MAC", At("26.09.0"))
+	// RouterNoRouteNDNS: no priority-200 lr_in_arp_request nd_ns flow per
+	// IPv6 static route next hop ("northd: Remove per-IPv6-route
+	// priority-200 nd_ns flows").
+	RouterNoRouteNDNS = newRouterFact("router-no-route-nd-ns", "796071dc8", "no per-IPv6-route nd_ns flows in lr_in_arp_request", At("26.09.0"))
+	// RouterNDTllZeroLookup: lr_in_lookup_neighbor looks up an NA
+	// without a target link-layer address by eth.src (priority 105, and
+	// 115 for the link-local one when learning only from its own
+	// requests) ("northd: Make sure lookup_nd works with ND if nd.tll is
+	// 0").
+	RouterNDTllZeroLookup = newRouterFact("router-nd-tll-zero-lookup", "2d80cdf08", "NA lookup by eth.src when nd.tll is 0", At("26.09.0"))
+	// RouterNSLookupPerNetwork: lr_in_lookup_neighbor looks up an NS only
+	// from a port's own IPv6 networks (`inport == P && ip6.src == NET &&
+	// nd_ns`), not from anywhere (`nd_ns`). The commit is after the
+	// fetched main; the flows are 26.09.0's observed ones.
+	RouterNSLookupPerNetwork = newRouterFact("router-ns-lookup-per-network", "", "NS lookup only from the port's IPv6 networks", At("26.09.0"))
+)
+
+var (
+	// RouterECMPHashOrder: northd numbers ECMP route groups and their
+	// members in the iteration order of its parsed-route hash map, now
+	// hashed by each route's own UUID ("northd: Use uuid hash from source
+	// of parsed route"; before, every route of a router hashed alike and
+	// kept the NB order). That order depends on the map's size history,
+	// which no NB says: aclc does not compile a router with an ECMP group
+	// on a version that has this.
+	RouterECMPHashOrder = newRouterFact("router-ecmp-hash-order", "655f7bfd8 (6fd646b86, e9322719e)", "ECMP group and member ids follow a hash order the NB does not give", At("25.09.4", "26.03.2", "26.09.0"))
+)

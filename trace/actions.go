@@ -108,6 +108,9 @@ var keywordActions = map[string]actKind{
 	// for a network function's return traffic: ovn-trace prints it and
 	// goes on.
 	"nf_learn_orig_inport": aNoop,
+	// mac_cache_use (23.09+ routers) refreshes a MAC binding's age in
+	// ovn-controller: ovn-trace does nothing for it.
+	"mac_cache_use": aNoop,
 }
 
 func parseAction(st string) (action, error) {

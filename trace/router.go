@@ -64,7 +64,7 @@ func (t *Tracer) routerSet() (*routerSet, error) {
 		m := &rtModel{r: r, tables: map[tableKey][]*tflow{}, res: routerResolver{Resolver: res, ports: ports}, nb: t.routerRows(r)}
 		for _, f := range r.Flows {
 			tf := newTflow(lflow.Flow{Priority: f.Priority, Match: f.Match, Actions: f.Actions, Source: f.Source}, originCompiled)
-			k := tableKey{f.Stage.Pipeline(), f.Stage.Table()}
+			k := tableKey{f.Stage.Pipeline(), r.Layout.Table(f.Stage)}
 			m.tables[k] = append(m.tables[k], tf) // r.Flows is sorted: priority descending
 		}
 		rs.byName[r.Name] = m
@@ -131,8 +131,10 @@ func (r *run) enterRouter(m *expr.Microflow, lrp string, super *Node) {
 		return
 	}
 	if !compile.CompilesRouters(r.t.snap.Release) {
-		// aclc models routers as northd 23.03 writes them only.
-		r.stopNotTraced(super, fmt.Sprintf("router %s: aclc traces routers of OVN 23.03 only, the NB is OVN %s's", rt.r.Name, r.dp.layout))
+		// aclc models routers only as the northd of a version whose router
+		// pipeline it verifies writes them.
+		r.stopNotTraced(super, fmt.Sprintf("router %s: aclc traces routers of OVN %s only, the NB is OVN %s's",
+			rt.r.Name, compile.RouterReleaseNames(), r.t.snap.Release))
 		return
 	}
 	if len(rt.r.Unsupported) > 0 {
@@ -201,7 +203,7 @@ func (t *Tracer) switchModel(id, outport string) (*dpModel, error) {
 // table by table.
 func (r *run) traceRouter(m *expr.Microflow, p lflow.Pipeline, table int, super *Node) {
 	for {
-		st, ok := lflow.RouterStageAt(p, table)
+		st, ok := r.rt.r.Layout.StageAt(p, table)
 		if !ok {
 			super.add(NodeTable, fmt.Sprintf("%2d. no match (implicit drop)", table))
 			return
@@ -436,7 +438,8 @@ func (r *run) generate(a action, m *expr.Microflow, p lflow.Pipeline, table int,
 	case "sctp_abort":
 		c.Set("ip.proto", 132)
 		if ip6 {
-			// ovn-trace 23.03's SCTP ABORT over IPv6 is a TCP segment
+			// ovn-trace's SCTP ABORT over IPv6 is a TCP segment (23.03
+			// through 26.09: execute_sctp6_abort)
 			c.Set("ip.proto", 6)
 		}
 	}
@@ -495,7 +498,8 @@ func setICMPUnreach(c *expr.Microflow, v6 bool) {
 // notModelledWhat says what the not-modelled action a stands for; for
 // get_arp/get_nd, which next hop on which port, and the NB
 // Static_MAC_Binding for it if there is one (ovn-controller would use it;
-// northd 23.03 writes no flow for it and ovn-trace ignores it).
+// northd writes no router flow for it and ovn-trace, which reads no SB
+// Static_MAC_Binding, ignores it).
 func (r *run) notModelledWhat(a action, m *expr.Microflow) string {
 	w := word(a.text)
 	if w != "get_arp" && w != "get_nd" {
@@ -510,7 +514,7 @@ func (r *run) notModelledWhat(a action, m *expr.Microflow) string {
 	what := fmt.Sprintf("next hop %s on %s: MAC from the SB MAC_Binding table", nh, out)
 	for _, id := range nbschema.SortedKeys(r.t.snap.StaticMACBindings) {
 		if b := r.t.snap.StaticMACBindings[id]; b.LogicalPort == out && b.IP == nh {
-			what += fmt.Sprintf(" (NB Static_MAC_Binding %s: ovn-controller uses it, ovn-trace 23.03 does not)", b.MAC)
+			what += fmt.Sprintf(" (NB Static_MAC_Binding %s: ovn-controller uses it, ovn-trace does not)", b.MAC)
 		}
 	}
 	return what

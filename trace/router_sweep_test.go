@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/aclc/aclc/internal/ovnsandbox"
 	"github.com/aclc/aclc/internal/testenv"
 	"github.com/aclc/aclc/nbschema"
+	"github.com/aclc/aclc/release"
 	"github.com/aclc/aclc/trace"
 )
 
@@ -44,16 +46,26 @@ func gatewayMAC(snap *nbschema.Snapshot, sw string) string {
 // states; aclc and ovn-trace must agree on the --minimal text, the
 // conntrack actions and the verdict. Where aclc says "not traced",
 // ovn-trace must have gone into the router aclc does not compile or asked
-// the SB for a MAC binding.
+// the SB for a MAC binding. It runs on 23.03.1; ACLC_TRACE_SWEEP=full
+// runs it on every version whose router pipeline aclc verifies too (about
+// a minute each).
 func TestDifferentialRoutedSweep(t *testing.T) {
-	sb := startSandbox(t)
+	for _, r := range compile.RouterReleases() {
+		if r.Name() != "23.03.1" && os.Getenv("ACLC_TRACE_SWEEP") != "full" {
+			continue
+		}
+		t.Run(r.Name(), func(t *testing.T) { routedSweep(t, releaseSandbox(t, r), r) })
+	}
+}
+
+func routedSweep(t *testing.T, sb *ovnsandbox.Sandbox, r *release.Release) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	files, _ := filepath.Glob("../testdata/routers/*.yaml")
 	total, notTraced := 0, 0
 	for _, fx := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(fx), ".yaml"), func(t *testing.T) {
-			tr, live := liveTracer(t, ctx, sb, fx)
+			tr, live := releaseTracer(t, ctx, sb, fx, r)
 			for _, swA := range nbschema.SortedKeys(live.Switches) {
 				gw := gatewayMAC(live, swA)
 				if gw == "" {
@@ -93,7 +105,7 @@ func TestDifferentialRoutedSweep(t *testing.T) {
 	if total < 200 {
 		t.Errorf("routed sweep too small: %d packets", total)
 	}
-	t.Logf("%d routed packets (%d not traced by aclc, each checked against ovn-trace's path)", total, notTraced)
+	t.Logf("OVN %s: %d routed packets (%d not traced by aclc, each checked against ovn-trace's path)", r, total, notTraced)
 }
 
 // realAddrs are a switch's VM ports with the addresses the fixture gives
@@ -286,20 +298,4 @@ func startSandbox(t *testing.T) *ovnsandbox.Sandbox {
 	}
 	t.Cleanup(sb.Stop)
 	return sb
-}
-
-// liveTracer loads fixture into the sandbox NB (northd writes its SB) and
-// returns a tracer over that live NB.
-func liveTracer(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, fixture string) (*trace.Tracer, *nbschema.Snapshot) {
-	t.Helper()
-	snap, err := loadFixture(fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loadNB(t, ctx, sb, snap)
-	live, err := nbschema.LoadLive(ctx, nbschema.Options{Remotes: sb.NB})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return trace.New(live, compile.Compile(live).Flows), live
 }

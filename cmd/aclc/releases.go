@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/internal/ovnroot"
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/release"
@@ -27,14 +28,16 @@ whether the test command runs it live ("live": its Debian package installs
 on a fresh machine, so aclc is compared with that northd in every run) or
 checks aclc against its committed goldens ("goldens"), the distributions
 known to ship it, and notes (LTS; default: what a fixture naming no
-version is compiled for).
+version is compiled for; routers: a version whose logical router pipeline
+aclc compiles and verifies against its northd, so that trace goes across
+routers).
 
 A version between the oldest and the newest verified of its series (none
 today: every patch release of each series is verified) is computed from
 the facts; a newer patch, an older one or another series is refused.
 
---facts lists every dated fact aclc knows of northd, the match language
-and the NB inputs, with the first version of each upstream branch that has
+--facts lists every dated fact aclc knows of northd (the router-* facts:
+its router flows), the match language and the NB inputs, with the first version of each upstream branch that has
 it. --oracles prints "VERSION KIND ARGS..." lines for scripts (KIND host,
 debian SUITE PACKAGE, or source TAG COMMIT OVS-COMMIT). --acl-stages
 VERSION prints that version's ACL stage names, separated by "|".`,
@@ -136,6 +139,9 @@ func releaseRow(r *release.Release) releaseJSON {
 	}
 	if r == release.Default() {
 		row.Notes = append(row.Notes, "default")
+	}
+	if compile.CompilesRouters(r) {
+		row.Notes = append(row.Notes, "routers")
 	}
 	return row
 }

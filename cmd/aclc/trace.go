@@ -55,8 +55,9 @@ The flows are those of the NB's OVN release: --ovn-version, else a live
 NB's, detected from its schema version (an unknown one is refused unless
 --ovn-version is given), or the fixture's ovn: key, else
 ` + release.Default().Series() + ` (the newest LTS, as for compile). Logical routers are
-traced on 23.03 only; on later releases a packet that reaches a router
-ends "not traced".
+traced on ` + compile.RouterReleaseNames() + ` (the versions whose router
+pipeline aclc verifies); on any other a packet that reaches a router ends
+"not traced".
 
 Stages outside aclc's set (DHCP and ND responders, FDB, ...) pass the
 packet through; --detailed says which. A few are modelled from
