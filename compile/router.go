@@ -263,9 +263,8 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 		// debug_drop_action() samples the router's drops too
 		add(lflow.LRInAdmission, "NB_Global options:debug_drop_collector_set")
 	}
-	if lr.Copp != nil {
-		add(lflow.LRInIPInput, "copp")
-	}
+	// (a copp's meters go to the SB flows' controller_meter column,
+	// which neither the flows' text nor a trace shows)
 	for _, name := range slices.Sorted(maps.Keys(r.Ports)) {
 		p := r.Ports[name]
 		switch {

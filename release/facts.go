@@ -257,6 +257,12 @@ var (
 	// distributed gw ports"; join_logical_ports
 	// peer_needs_cr_port_creation).
 	SwitchChassisRedirect = newTraceFact("switch-chassis-redirect", "8d13579bf", "switch-side chassis-redirect port of a router's only distributed gateway port", At("24.09.0"))
+	// RouterL2PeerMAC: a switch port of type router with a peer router
+	// port gets one L2 lookup flow for the peer's MAC, whatever its
+	// addresses ("northd: Don't reparse lport's addresses while adding
+	// L2_LKUP flows"); before it, one per address ("router": the peer's
+	// MAC; a MAC: that MAC).
+	RouterL2PeerMAC = newTraceFact("router-l2-peer-mac", "373c458e2", "a router port's L2 lookup flow is its peer's MAC whatever its addresses", At("24.09.0"))
 	// SvcMonitorMACDst: northd adds svc_monitor_mac_dst to the
 	// svc_monitor_mac address set ("Network Function Health monitoring").
 	SvcMonitorMACDst = newTraceFact("svc-monitor-mac-dst", "b42edf4a4", "svc_monitor_mac_dst in the svc_monitor_mac address set", At("26.03.0"))

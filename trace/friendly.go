@@ -58,6 +58,18 @@ func friendlyDP(ls *nbdb.LogicalSwitch) string {
 	return shortenUUID(ls.Name)
 }
 
+// friendlyLR is the name ovn-trace prints for a router: its
+// neutron:router_name (northd's Datapath_Binding name2), or its name,
+// UUIDs shortened.
+func friendlyLR(lr *nbdb.LogicalRouter, name string) string {
+	if lr != nil {
+		if n := lr.ExternalIDs["neutron:router_name"]; n != "" {
+			return shortenUUID(n)
+		}
+	}
+	return shortenUUID(name)
+}
+
 // fport returns the friendly name of the port called name on the traced
 // switch.
 func (r *run) fport(name string) string {

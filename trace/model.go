@@ -170,6 +170,10 @@ func (d *dpModel) modelL2(v *nbview.View, outport string) {
 	macs := map[string][]*nbdb.LogicalSwitchPort{} // the ports of each MAC, in name order
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]
+		if rp := v.RouterPortPeer(p); p.Type == "router" && rp != nil && d.has(release.RouterL2PeerMAC) && (p.Enabled == nil || *p.Enabled) {
+			d.modelRouterL2(v, p, rp) // (its addresses are not read)
+			continue
+		}
 		for _, a := range p.Addresses {
 			if a == "dynamic" && p.DynamicAddresses != nil {
 				a = *p.DynamicAddresses

@@ -141,7 +141,7 @@ func (r *run) enterRouter(m *expr.Microflow, lrp string, super *Node) {
 		r.stopNotTraced(super, rt.r.Name+" "+rt.r.Unsupported[0].String())
 		return
 	}
-	node := super.add(NodePipeline, fmt.Sprintf("ingress(dp=%q, inport=%q)", shortenUUID(rt.r.Name), shortenUUID(lrp)))
+	node := super.add(NodePipeline, fmt.Sprintf("ingress(dp=%q, inport=%q)", friendlyLR(r.t.snap.Routers[rt.r.UUID], rt.r.Name), shortenUUID(lrp)))
 	if !r.hop(node, Hop{Datapath: rt.r.Name, Type: "router", Inport: lrp}) {
 		return
 	}
@@ -312,7 +312,7 @@ func (r *run) routerOutput(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 	}
 	// Not a recirculation: a routing loop is bounded by maxHops and
 	// maxTables (ovn-trace follows it until the TTL runs out).
-	node := super.add(NodePipeline, fmt.Sprintf("egress(dp=%q, inport=%q, outport=%q)", shortenUUID(rt.Name), shortenUUID(in), shortenUUID(out)))
+	node := super.add(NodePipeline, fmt.Sprintf("egress(dp=%q, inport=%q, outport=%q)", friendlyLR(r.t.snap.Routers[rt.UUID], rt.Name), shortenUUID(in), shortenUUID(out)))
 	r.trace(e, lflow.Egress, 0, node)
 }
 

@@ -165,9 +165,10 @@ func (d *dpModel) modelUnmodelled(v *nbview.View) {
 				d.notTracedFlow(lflow.InL2Lkup, 50, "eth.dst == "+mac,
 					"packet to external port "+name+"'s MAC: northd's flows for external ports are not modelled")
 			}
-		case p.Type == "router" && !slices.Contains(p.Addresses, "router"):
+		case p.Type == "router" && !slices.Contains(p.Addresses, "router") && !d.has(release.RouterL2PeerMAC):
 			// a router port without "router" among its addresses: some
-			// releases look up its peer's MAC all the same
+			// releases look up its peer's MAC all the same (from
+			// release.RouterL2PeerMAC on, modelRouterL2 models it)
 			if lrp := v.RouterPortPeer(p); lrp != nil {
 				for _, mac := range portMACs([]string{lrp.MAC}, nil) {
 					d.notTracedFlow(lflow.InL2Lkup, 50, "eth.dst == "+mac,
