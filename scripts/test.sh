@@ -77,7 +77,7 @@ go vet ./...
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-go test -count=1 -timeout 25m -v ./... >"$log" 2>&1 || status=$?
+go test -count=1 -timeout 35m -v ./... >"$log" 2>&1 || status=$?
 if [ "$status" -ne 0 ]; then
   grep -vE '^\s*(=== (RUN|PAUSE|CONT|NAME)|--- PASS)' "$log" || true
 else

@@ -19,8 +19,8 @@ import (
 // ovn-kubernetes and Neutron write: testdata/topologies) and every live
 // release that can express it, the packets of a real cluster's day with
 // the real ovn-trace and with aclc trace on the same live NB: east-west
-// on one switch (TCP to a service port and to SSH, UDP DNS, ICMP echo;
-// no conntrack, new, and replies), across the switch's router to every
+// on one switch (TCP to a service port with no conntrack, new and replies;
+// SSH, UDP DNS and ICMP echo with no conntrack and new), across the switch's router to every
 // VM of another switch and to the outside, to a load balancer VIP, ARP
 // requests for a neighbour and for the gateway, a DHCP discover, and
 // traffic arriving from the physical network at a localnet port for the
@@ -149,8 +149,9 @@ func topologyPackets(snap *nbschema.Snapshot) []sweepPacket {
 					continue
 				}
 				base := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64`, a.name, a.mac, b.mac, a.ip4, b.ip4)
-				for _, l4 := range []string{"tcp && tcp.dst == 8080", "tcp && tcp.dst == 22", "udp && udp.dst == 53", "icmp4 && icmp4.type == 8"} {
-					add(a.name+">"+b.name+"/"+l4, base+" && "+l4, states...)
+				add(a.name+">"+b.name+"/tcp-8080", base+" && tcp && tcp.dst == 8080", states...)
+				for _, l4 := range []string{"tcp && tcp.dst == 22", "udp && udp.dst == 53", "icmp4 && icmp4.type == 8"} {
+					add(a.name+">"+b.name+"/"+l4, base+" && "+l4, states[:2]...)
 				}
 				add(a.name+">"+b.name+"/arp", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == %s && arp.spa == %s && arp.tpa == %s`, a.name, a.mac, a.mac, a.ip4, b.ip4))
 			}
