@@ -14,7 +14,7 @@ import (
 
 // consolePages are the docs pages whose ```console examples
 // TestDocsConsoleExamples runs.
-var consolePages = []string{"docs/reach.md"}
+var consolePages = []string{"docs/reach.md", "docs/trace.md"}
 
 // docPrograms are the programs a console example may start with: the
 // aclc under test and the shell tools an operator's session uses around
