@@ -43,8 +43,9 @@ func TestModelCoversNorthd(t *testing.T) {
 		defer cancel()
 		for _, fx := range files {
 			t.Run(strings.TrimSuffix(filepath.Base(fx), ".yaml"), func(t *testing.T) {
-				live, tr := liveTopology(t, ctx, sb, fx, r)
-				checkModelCovers(t, ctx, sb, live, tr)
+				if live, tr := liveTopology(t, ctx, sb, fx, r); live != nil {
+					checkModelCovers(t, ctx, sb, live, tr)
+				}
 			})
 		}
 	}
@@ -53,13 +54,18 @@ func TestModelCoversNorthd(t *testing.T) {
 }
 
 // liveTopology loads fixture fx, as release r writes it, into sb's NB
-// (northd writes the SB) and returns the live NB and a tracer over it; it
-// skips the test when r cannot express the fixture.
+// (northd writes the SB) and returns the live NB and a tracer over it;
+// when r cannot express the fixture (23.03 has no ACL tiers), it logs so
+// and returns nils: that release has nothing to check there.
 func liveTopology(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, fx string, r *release.Release) (*nbschema.Snapshot, *trace.Tracer) {
 	t.Helper()
 	snap, err := nbschema.LoadFixtureWith(fx, nbschema.FixtureOptions{Release: r})
 	if err != nil {
-		t.Skipf("OVN %s cannot express it: %v", r.Name(), err)
+		if !loadsOnAnother(fx, r) {
+			t.Fatalf("a topology fixture does not load: %v", err)
+		}
+		t.Logf("OVN %s cannot express it: %v", r.Name(), err)
+		return nil, nil
 	}
 	loadNB(t, ctx, sb, snap)
 	live, err := nbschema.LoadLive(ctx, nbschema.Options{Remotes: sb.NB})
