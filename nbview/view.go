@@ -356,20 +356,10 @@ func (v *View) SwitchChassisRedirect(p *nbdb.LogicalSwitchPort) (string, bool) {
 		return "", false
 	}
 	lrp := v.RouterPortPeer(p)
-	if lrp == nil || (len(lrp.GatewayChassis) == 0 && lrp.HaChassisGroup == nil) {
+	if lrp == nil || !IsGatewayPort(lrp) {
 		return "", false
 	}
-	r := v.routerOfPort(lrp.Name)
-	if r == nil {
-		return "", false
-	}
-	dgps := 0
-	for _, id := range r.Ports {
-		if rp := v.s.RouterPorts[id]; rp != nil && (len(rp.GatewayChassis) > 0 || rp.HaChassisGroup != nil) {
-			dgps++
-		}
-	}
-	if dgps != 1 {
+	if r := v.routerOfPort(lrp.Name); r == nil || len(v.GatewayPorts(r)) != 1 {
 		return "", false
 	}
 	for _, ls := range v.s.Switches {
@@ -383,4 +373,22 @@ func (v *View) SwitchChassisRedirect(p *nbdb.LogicalSwitchPort) (string, bool) {
 		}
 	}
 	return "cr-" + p.Name, true
+}
+
+// IsGatewayPort reports whether a router port is a distributed gateway
+// port (northd's l3dgw ports: gateway_chassis or an HA chassis group).
+func IsGatewayPort(rp *nbdb.LogicalRouterPort) bool {
+	return len(rp.GatewayChassis) > 0 || rp.HaChassisGroup != nil
+}
+
+// GatewayPorts returns the distributed gateway ports of router r, in its
+// ports' order.
+func (v *View) GatewayPorts(r *nbdb.LogicalRouter) []*nbdb.LogicalRouterPort {
+	var out []*nbdb.LogicalRouterPort
+	for _, id := range r.Ports {
+		if rp := v.s.RouterPorts[id]; rp != nil && IsGatewayPort(rp) {
+			out = append(out, rp)
+		}
+	}
+	return out
 }

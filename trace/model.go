@@ -252,7 +252,7 @@ func (d *dpModel) modelRouterL2(v *nbview.View, p *nbdb.LogicalSwitchPort, rp *n
 	}
 	mac := hw.String()
 	r := v.RouterOfPort(rp.Name)
-	if isDGP(rp) && r != nil && (len(r.LoadBalancer) > 0 || len(r.LoadBalancerGroup) > 0) {
+	if nbview.IsGatewayPort(rp) && r != nil && (len(r.LoadBalancer) > 0 || len(r.LoadBalancerGroup) > 0) {
 		return // (not traced: unmodelled.go)
 	}
 	match := "eth.dst == " + mac
@@ -261,11 +261,7 @@ func (d *dpModel) modelRouterL2(v *nbview.View, p *nbdb.LogicalSwitchPort, rp *n
 	}
 	var dgps []*nbdb.LogicalRouterPort
 	if r != nil {
-		for _, id := range r.Ports {
-			if q := v.Snapshot().RouterPorts[id]; q != nil && isDGP(q) {
-				dgps = append(dgps, q)
-			}
-		}
+		dgps = v.GatewayPorts(r)
 	}
 	localnet := false
 	for _, q := range d.ports {
@@ -274,7 +270,7 @@ func (d *dpModel) modelRouterL2(v *nbview.View, p *nbdb.LogicalSwitchPort, rp *n
 	out := "outport = " + strconv.Quote(p.Name) + "; output;"
 	switch cr, hasCR := v.SwitchChassisRedirect(p); {
 	case len(dgps) > 0 && localnet:
-		if isDGP(rp) {
+		if nbview.IsGatewayPort(rp) {
 			match += " && is_chassis_resident(" + strconv.Quote("cr-"+rp.Name) + ")"
 		} else if rp.Options["reside-on-redirect-chassis"] == "true" && len(dgps) == 1 {
 			match += " && is_chassis_resident(" + strconv.Quote("cr-"+dgps[0].Name) + ")"
@@ -284,11 +280,6 @@ func (d *dpModel) modelRouterL2(v *nbview.View, p *nbdb.LogicalSwitchPort, rp *n
 		match += " && is_chassis_resident(" + strconv.Quote(cr) + ")"
 	}
 	d.add(lflow.InL2Lkup, 50, match, out, p.UUID)
-}
-
-// isDGP reports whether a router port is a distributed gateway port.
-func isDGP(rp *nbdb.LogicalRouterPort) bool {
-	return len(rp.GatewayChassis) > 0 || rp.HaChassisGroup != nil
 }
 
 // arpProxyMAC is the MAC a router port's arp_proxy option starts with,

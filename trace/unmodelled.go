@@ -110,7 +110,7 @@ func (d *dpModel) modelUnmodelled(v *nbview.View) {
 			continue
 		}
 		r := v.RouterOfPort(lrp.Name)
-		if isDGP(lrp) && r != nil && (len(r.LoadBalancer) > 0 || len(r.LoadBalancerGroup) > 0) {
+		if nbview.IsGatewayPort(lrp) && r != nil && (len(r.LoadBalancer) > 0 || len(r.LoadBalancerGroup) > 0) {
 			// the distributed gateway port's MAC is looked up only on
 			// the chassis of its chassis-redirect port, and from 26.03
 			// not when a distributed load balancer makes the router
