@@ -13,6 +13,8 @@ import (
 // to it, check_out_port_sec(), which the egress stage skips for eth.mcast
 // packets, not part of this set), in matches: Typed ∪ (Other − Known).
 // (OVN's language cannot say eth.type ∉ {...}: eth.type is nominal.)
+// PortSecPacket.Allowed is the same rules for one packet, with the
+// ICMPv6 ND checks too; a test holds the two forms equal.
 //
 // The rules are ovn-trace's execute_check_in_port_sec and
 // execute_check_out_port_sec, which ovn-controller's port security flows
@@ -30,39 +32,61 @@ type PortSecurity struct {
 	Known string // the checked ethertypes
 }
 
-// PortSecurityOf returns p's port security at ingress or egress; ok is
-// false when p has no usable port_security entry: nothing is checked.
-func PortSecurityOf(p *nbdb.LogicalSwitchPort, ingress bool) (ps PortSecurity, ok bool) {
-	var alts, macs []string
-	seen := map[string]bool{}
+// PortSecEntry is one port_security entry as OVN parses it
+// (extract_lsp_addresses into struct lport_addresses): a MAC and the
+// addresses given with it. Only the addresses of prefixes count, as in
+// ovn-trace.
+type PortSecEntry struct {
+	MAC      ethaddr.Addr
+	IP4, IP6 []netip.Addr
+}
+
+// anyIP reports whether the entry names no address: then only its MAC is
+// checked.
+func (e PortSecEntry) anyIP() bool { return len(e.IP4) == 0 && len(e.IP6) == 0 }
+
+// PortSecurityEntries returns p's usable port_security entries, the first
+// of each MAC only (the first entry whose MAC is the packet's decides), in
+// NB order; none: nothing is checked.
+func PortSecurityEntries(p *nbdb.LogicalSwitchPort) []PortSecEntry {
+	var out []PortSecEntry
+	seen := map[ethaddr.Addr]bool{}
 	for _, s := range p.PortSecurity {
 		f := strings.Fields(s)
 		if len(f) == 0 {
 			continue
 		}
 		hw, err := ethaddr.Parse(f[0])
-		if err != nil {
+		if err != nil || seen[hw] {
 			continue
 		}
-		mac := hw.String()
-		if seen[mac] {
-			continue // the first entry of a MAC decides
-		}
-		seen[mac] = true
-		macs = append(macs, mac)
-		var ip4, ip6 []string
+		seen[hw] = true
+		e := PortSecEntry{MAC: hw}
 		for _, ipf := range f[1:] {
 			ip, err := netip.ParseAddr(strings.SplitN(ipf, "/", 2)[0])
 			switch {
 			case err != nil:
 			case ip.Is4():
-				ip4 = append(ip4, ip.String())
+				e.IP4 = append(e.IP4, ip)
 			default:
-				ip6 = append(ip6, ip.String())
+				e.IP6 = append(e.IP6, ip)
 			}
 		}
-		lla := linkLocal(hw).String()
-		any := len(ip4) == 0 && len(ip6) == 0
+		out = append(out, e)
+	}
+	return out
+}
+
+// PortSecurityOf returns p's port security at ingress or egress; ok is
+// false when p has no usable port_security entry: nothing is checked.
+func PortSecurityOf(p *nbdb.LogicalSwitchPort, ingress bool) (ps PortSecurity, ok bool) {
+	var alts, macs []string
+	for _, e := range PortSecurityEntries(p) {
+		mac := e.MAC.String()
+		macs = append(macs, mac)
+		ip4, ip6 := addrStrings(e.IP4), addrStrings(e.IP6)
+		lla := linkLocal(e.MAC).String()
+		any := e.anyIP()
 		if ingress {
 			alts = append(alts, "(eth.src == "+mac+" && ((eth.type == 0x800 && "+inIP4(any, ip4)+") || (eth.type == 0x806 && arp.sha == "+mac+inARP(ip4)+
 				") || (eth.type == 0x86dd && "+inIP6(any, lla, ip6)+")))")
@@ -79,6 +103,14 @@ func PortSecurityOf(p *nbdb.LogicalSwitchPort, ingress bool) (ps PortSecurity, o
 		ps.Other, ps.Known = "eth.dst == {"+strings.Join(macs, ", ")+"}", "eth.type == {0x800, 0x86dd}"
 	}
 	return ps, true
+}
+
+func addrStrings(as []netip.Addr) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = a.String()
+	}
+	return out
 }
 
 // inIP4 is the ingress IPv4 rule of one entry.
