@@ -32,6 +32,7 @@ const (
 	aLog                               // log(...);
 	aDecTTL                            // ip.ttl--;
 	aLookupNeighbor                    // reg9[2] = lookup_arp(...); lookup_nd(...)
+	aGetNeighbor                       // get_arp(outport, reg0); get_nd(outport, xxreg0)
 	aNFLookupOrigInport                // reg8[24] = nf_lookup_orig_inport() (26.09)
 	aSelect                            // reg8[16..31] = select(1, 2): an ECMP member
 	aGenerate                          // icmp4 { ... }; icmp6, tcp_reset, sctp_abort (a router's own packets)
@@ -94,7 +95,7 @@ func inner(s string, open, close byte) (string, bool) {
 // generated are the actions that make a new packet and run their nested
 // actions on it (ovn-trace execute_icmp4, execute_tcp_reset, ...).
 var generated = map[string]bool{"icmp4": true, "icmp6": true, "icmp4_error": true, "icmp6_error": true,
-	"tcp_reset": true, "sctp_abort": true}
+	"tcp_reset": true, "sctp_abort": true, "arp": true}
 
 // keywordActions are the actions whose leading word says all the tracer
 // needs to know about them (arguments, if any, do not matter to it).
@@ -182,6 +183,10 @@ func parseAction(st string) (action, error) {
 	}
 	if st == "ip.ttl--" {
 		a.kind = aDecTTL
+		return a, nil
+	}
+	if w == "get_arp" || w == "get_nd" {
+		a.kind, a.name = aGetNeighbor, w
 		return a, nil
 	}
 	if why, ok := notModelledAction(st); ok {

@@ -73,7 +73,7 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 				text := a.lhs + " = " + a.rhs
 				if n, ok := v.(*big.Int); ok {
 					// a move: ovn-trace prints the value moved
-					text = a.lhs + " = " + formatField(a.lhs, n)
+					text = a.lhs + " = " + movedValue(a.rhs, n)
 				}
 				super.add(NodeModify, text)
 			}
@@ -88,7 +88,7 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 				// ovn-trace's summarize_move, once per direction
 				for _, mv := range [][2]string{{a.lhs, a.rhs}, {a.rhs, a.lhs}} {
 					if n, ok := map[string]any{a.lhs: va, a.rhs: vb}[mv[1]].(*big.Int); ok {
-						super.add(NodeModify, mv[0]+" = "+formatField(mv[0], n))
+						super.add(NodeModify, mv[0]+" = "+movedValue(mv[1], n))
 					}
 				}
 			}
@@ -187,18 +187,17 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 			r.generate(a, m, p, table, super, fi)
 			passed = true
 		case aLookupNeighbor:
-			// Whether the sender's MAC is already bound only decides
-			// whether the router learns it (put_arp): not the packet's
-			// fate. aclc has no SB; it answers as ovn-trace does with an
-			// empty MAC_Binding table.
-			m.Set(a.lhs, 0)
-			super.add(NodeAction, "/* lookup failed - No MAC binding. */")
+			r.lookupMACBind(a, m, super)
+		case aGetNeighbor:
+			if !r.getMACBind(a, m, super, fi.Stage) {
+				return true
+			}
 		case aNFLookupOrigInport:
 			// ovn-trace 26.09 has no learnt inports: a miss.
 			m.Set(a.lhs, 0)
 			super.add(NodeAction, "/* Assumed nf_lookup_orig_inport miss. */")
 		case aNotModelled:
-			r.stopNotTraced(super, r.dpName()+" "+r.notModelledWhat(a, m)+" ("+fi.Stage+")")
+			r.stopNotTraced(super, r.dpName()+" "+a.name+" ("+fi.Stage+")")
 			return true
 		case aUnsupported:
 			super.add(NodeError, "*** aclc trace does not execute this action: "+a.text)
@@ -497,6 +496,19 @@ func (r *run) flood(m *expr.Microflow, super *Node, group string, ports []string
 
 // formatField prints v the way OVS prints a value of field: MACs, IPv4 and
 // IPv6 addresses in their notation, other values in decimal.
+// movedValue is how ovn-trace's summarize_move prints the value a move
+// takes from src: as src's field formats it when src is a whole field,
+// in hexadecimal (ds_put_hex) when it is a register or a subfield.
+func movedValue(src string, v *big.Int) string {
+	if strings.Contains(src, "[") || isRegister(src) {
+		if v.Sign() == 0 {
+			return "0"
+		}
+		return "0x" + v.Text(16)
+	}
+	return formatField(src, v)
+}
+
 func formatField(field string, v *big.Int) string {
 	switch field {
 	case "eth.src", "eth.dst", "arp.sha", "arp.tha", "nd.sll", "nd.tll":

@@ -2,7 +2,6 @@ package trace
 
 import (
 	"maps"
-	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,9 +92,9 @@ func portSecPacket(m *expr.Microflow) nbview.PortSecPacket {
 	u := func(f string) uint64 { return getInt(m, f).Uint64() }
 	return nbview.PortSecPacket{
 		EthSrc: macOf(m, "eth.src"), EthDst: macOf(m, "eth.dst"), EthType: uint16(u("eth.type")), IPProto: uint8(u("ip.proto")),
-		IP4Src: addrOf(m, "ip4.src"), IP4Dst: addrOf(m, "ip4.dst"), IP6Src: addrOf(m, "ip6.src"), IP6Dst: addrOf(m, "ip6.dst"),
-		UDPSrc: uint16(u("udp.src")), UDPDst: uint16(u("udp.dst")), ARPSha: macOf(m, "arp.sha"), ARPSpa: addrOf(m, "arp.spa"),
-		ICMP6Type: uint8(u("icmp6.type")), NDSll: macOf(m, "nd.sll"), NDTll: macOf(m, "nd.tll"), NDTarget: addrOf(m, "nd.target"),
+		IP4Src: ipOf(m, "ip4.src"), IP4Dst: ipOf(m, "ip4.dst"), IP6Src: ipOf(m, "ip6.src"), IP6Dst: ipOf(m, "ip6.dst"),
+		UDPSrc: uint16(u("udp.src")), UDPDst: uint16(u("udp.dst")), ARPSha: macOf(m, "arp.sha"), ARPSpa: ipOf(m, "arp.spa"),
+		ICMP6Type: uint8(u("icmp6.type")), NDSll: macOf(m, "nd.sll"), NDTll: macOf(m, "nd.tll"), NDTarget: ipOf(m, "nd.target"),
 	}
 }
 
@@ -103,16 +102,4 @@ func macOf(m *expr.Microflow, field string) ethaddr.Addr {
 	var a ethaddr.Addr
 	getInt(m, field).FillBytes(a[:])
 	return a
-}
-
-func addrOf(m *expr.Microflow, field string) netip.Addr {
-	n := getInt(m, field)
-	if strings.HasPrefix(field, "ip4") || field == "arp.spa" {
-		var b [4]byte
-		n.FillBytes(b[:])
-		return netip.AddrFrom4(b)
-	}
-	var b [16]byte
-	n.FillBytes(b[:])
-	return netip.AddrFrom16(b)
 }

@@ -34,6 +34,10 @@ type Options struct {
 	// MaxRecirculations bounds recirculations (DefaultMaxRecirculations
 	// when 0).
 	MaxRecirculations int
+	// SB is what the trace reads of the Southbound database (aclc trace
+	// --sb): the learned neighbours. nil: an SB with none, as ovn-trace
+	// sees one without them.
+	SB *SB
 }
 
 // InputError is a problem with what the user asked to trace (unknown

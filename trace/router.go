@@ -9,7 +9,6 @@ import (
 	"github.com/aclc/aclc/acl/expr"
 	"github.com/aclc/aclc/compile"
 	"github.com/aclc/aclc/lflow"
-	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
@@ -340,9 +339,6 @@ func decTTL(m *expr.Microflow, super *Node) {
 // notModelled names the router actions aclc trace does not execute and
 // what they stand for.
 var notModelled = map[string]string{
-	"get_arp":             "next-hop MAC lookup in the SB MAC_Binding table",
-	"get_nd":              "next-hop MAC lookup in the SB MAC_Binding table",
-	"arp":                 "ARP request for an unresolved next hop",
 	"nd_ns":               "ND solicitation for an unresolved next hop",
 	"nd_na":               "ND advertisement",
 	"nd_na_router":        "ND advertisement",
@@ -442,8 +438,21 @@ func (r *run) generate(a action, m *expr.Microflow, p lflow.Pipeline, table int,
 			// through 26.09: execute_sctp6_abort)
 			c.Set("ip.proto", 6)
 		}
+	case "arp":
+		// execute_arp: an ARP request from the packet's addresses,
+		// which the nested actions address
+		c.Set("ip.ttl", 0)
+		c.Set("tcp.flags", 0)
+		c.Set("eth.type", 0x806)
+		c.Set("arp.op", 1)
+		c.Set("arp.sha", getInt(m, "eth.src"))
+		c.Set("arp.tha", 0)
+		c.Set("arp.spa", getInt(m, "ip4.src"))
+		c.Set("arp.tpa", getInt(m, "ip4.dst"))
 	}
-	c.Set("ip.ttl", 255)
+	if name != "arp" {
+		c.Set("ip.ttl", 255)
+	}
 	node := super.add(NodeTransformation, name)
 	if r.frozen == 0 && r.rt != nil {
 		r.terminal, r.terminalPipeline, r.terminalIsDecision = fi, dpPipe{r.rt.r.Name, p}, false
@@ -493,29 +502,4 @@ func setICMPUnreach(c *expr.Microflow, v6 bool) {
 	c.Set("ip.proto", 1)
 	c.Set("icmp4.type", 3)
 	c.Set("icmp4.code", 1)
-}
-
-// notModelledWhat says what the not-modelled action a stands for; for
-// get_arp/get_nd, which next hop on which port, and the NB
-// Static_MAC_Binding for it if there is one (ovn-controller would use it;
-// northd writes no router flow for it and ovn-trace, which reads no SB
-// Static_MAC_Binding, ignores it).
-func (r *run) notModelledWhat(a action, m *expr.Microflow) string {
-	w := word(a.text)
-	if w != "get_arp" && w != "get_nd" {
-		return a.name
-	}
-	reg, field := "reg0", "ip4.dst"
-	if w == "get_nd" {
-		reg, field = "xxreg0", "ip6.dst"
-	}
-	nh := formatField(field, getInt(m, reg))
-	out := getString(m, "outport")
-	what := fmt.Sprintf("next hop %s on %s: MAC from the SB MAC_Binding table", nh, out)
-	for _, id := range nbschema.SortedKeys(r.t.snap.StaticMACBindings) {
-		if b := r.t.snap.StaticMACBindings[id]; b.LogicalPort == out && b.IP == nh {
-			what += fmt.Sprintf(" (NB Static_MAC_Binding %s: ovn-controller uses it, ovn-trace does not)", b.MAC)
-		}
-	}
-	return what
 }

@@ -2,16 +2,20 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/aclc/aclc/compile"
+	"github.com/aclc/aclc/internal/ovsdbconn"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/release"
+	"github.com/aclc/aclc/sbschema"
 	"github.com/aclc/aclc/trace"
 )
 
@@ -25,6 +29,7 @@ var traceOpts struct {
 	format    string
 	maxRecirc int
 	selectID  int
+	sb        string
 	release   string
 	chassis   chassisFlag
 }
@@ -73,9 +78,16 @@ ls_in_arp_rsp answers ARP requests for the ports' IPv4 addresses.
 A packet sent to a router port goes on through the logical router (the
 flows aclc compiles for it, identical to northd's: routes, policies, TTL,
 MAC rewrite) into the next switch, as in ovn-trace. What aclc does not
-model (NAT, load balancers or gateway ports on a router, ARP/ND
-resolution through the SB MAC_Binding table, ...) ends the trace with the
-verdict "not traced: WHAT (STAGE)" and exit status 3.
+model (NAT and load balancers on a router, gateway routers, ...) ends the
+trace with the verdict "not traced: WHAT (STAGE)" and exit status 3.
+
+A router's next-hop lookup (get_arp, get_nd) reads the SB MAC_Binding
+table, as ovn-trace does: give the SB with --sb to read the neighbours
+ovn-controller learned. Without --sb the table is taken as empty, as
+ovn-trace sees an SB with no bindings: the router sends an ARP request for
+the next hop, and a warning says so. A next hop known only by an NB
+Static_MAC_Binding is "not traced" (ovn-controller uses it, ovn-trace does
+not).
 
 Output (text):
   --detailed (default) every table, the flow that matched (priority, match,
@@ -95,6 +107,7 @@ unparsable microflow, a microflow missing a field the trace needs, unknown
     'inport == "lsp1" && eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:00:02 && ip4.src == 42.42.42.1 && ip4.dst == 66.66.66.66 && udp && udp.dst == 80' \
     --ct new --ct new --minimal
   aclc trace --nb unix:/var/run/ovn/ovnnb_db.sock 'inport == "vm1" && ...' --summary
+  aclc trace --nb unix:/var/run/ovn/ovnnb_db.sock --sb unix:/var/run/ovn/ovnsb_db.sock 'inport == "vm1" && ...' --minimal
   aclc trace fixture.yaml 'inport == "p1" && ...' --ct est,rpl --format json`,
 	Args: func(cmd *cobra.Command, args []string) error {
 		if len(args) < 1 || len(args) > 3 {
@@ -116,10 +129,24 @@ func init() {
 	f.BoolVar(&traceOpts.detailed, "detailed", false, "print every table with its matching flow and NB ACL (default)")
 	f.StringVar(&traceOpts.format, "format", "text", "output format: text or json")
 	f.StringVar(&traceOpts.release, "ovn-version", "", "OVN version to trace as: a series ("+releaseNames()+") or an exact version (default: a live NB's own, from NB_Global options:northd_internal_version or its schema, or the FIXTURE's ovn: key, else "+release.Default().Name()+"); over a live NB's it warns when they differ")
+	f.StringVar(&traceOpts.sb, "sb", "", "read what only the SB knows from this live SB (remote(s), comma-separated), as ovn-trace does: the neighbours ovn-controller learned (MAC_Binding), which a router's next-hop lookup reads; never its logical flows. Without it the table is taken as empty (a router asks for its next hop), with a warning")
 	f.IntVar(&traceOpts.maxRecirc, "max-recirculations", trace.DefaultMaxRecirculations, "stop a trace after this many recirculations")
 	traceOpts.chassis.register(traceCmd)
 	traceNB.register(traceCmd)
 	rootCmd.AddCommand(traceCmd)
+}
+
+// loadTraceSB reads what a trace takes from the live SB: its MAC_Binding
+// table.
+func loadTraceSB(ctx context.Context, sbo ovsdbconn.Options) (*trace.SB, error) {
+	rows, bad, err := sbschema.LoadMACBindings(ctx, sbo)
+	if err != nil {
+		return nil, err
+	}
+	if bad != "" {
+		slog.Warn("SB: skipped a MAC binding that does not parse, as ovn-trace does", "row", bad)
+	}
+	return &trace.SB{MACBindings: rows}, nil
 }
 
 // traceFixtureArg reports whether arg names a fixture file rather than a
@@ -191,6 +218,11 @@ func runTrace(cmd *cobra.Command, args []string) error {
 	lacking, err := traceOpts.chassis.lackingFor(snap)
 	if err != nil {
 		return err
+	}
+	if cmd.Flags().Changed("sb") {
+		if opt.SB, err = loadTraceSB(cmd.Context(), sbOptions(traceOpts.sb, &traceNB)); err != nil {
+			return err
+		}
 	}
 	flows := compile.CompileWith(snap, compile.Options{Release: snap.Release, Lacking: lacking}).Flows
 	res, err := trace.New(snap, flows).Trace(microflow, opt)
