@@ -129,15 +129,10 @@ func (r *run) enterRouter(m *expr.Microflow, lrp string, super *Node) {
 		super.add(NodeError, fmt.Sprintf("*** unknown router port %q", lrp))
 		return
 	}
-	if !compile.CompilesRouters(r.t.snap.Release) {
-		// aclc models routers only as the northd of a version whose router
-		// pipeline it verifies writes them.
-		r.stopNotTraced(super, fmt.Sprintf("router %s: aclc traces routers of OVN %s only, the NB is OVN %s's",
-			rt.r.Name, compile.RouterReleaseNames(), r.t.snap.Release))
-		return
-	}
-	if len(rt.r.Unsupported) > 0 {
-		r.stopNotTraced(super, rt.r.Name+" "+rt.r.Unsupported[0].String())
+	if why := r.t.routerNotTraced(rt); why != "" {
+		// aclc models routers only as the northd of a version whose
+		// router pipeline it verifies writes them
+		r.stopNotTraced(super, why)
 		return
 	}
 	node := super.add(NodePipeline, fmt.Sprintf("ingress(dp=%q, inport=%q)", friendlyLR(r.t.snap.Routers[rt.r.UUID], rt.r.Name), shortenUUID(lrp)))

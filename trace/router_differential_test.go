@@ -109,6 +109,11 @@ func routerCases() []routerCase {
 			{"to-router-ip-icmp", sw0("10.0.0.254", "icmp4 && icmp4.type == 8 && icmp4.code == 0"), []string{"new"}},
 			{"ttl-1-time-exceeded", routed("p1", "00:00:00:00:00:01", "00:00:00:00:ff:01", "10.0.0.1", "10.1.0.3", "tcp && tcp.dst == 80", 1), []string{"new"}},
 			{"ipv6-hop-limit-1", routed("p1", "00:00:00:00:00:01", "00:00:00:00:ff:01", "fd00::1", "fd01::3", "udp && udp.dst == 53", 1), []string{"new"}},
+			// starting at a router port, as `ovn-trace 'inport == "lrp1" && ...'`
+			{"from-router-port", routed("lrp1", "00:00:00:00:01:03", "00:00:00:00:ff:02", "10.1.0.3", "10.0.0.1", "tcp && tcp.dst == 80", 64), new2},
+			{"from-router-port-v6", routed("lrp1", "00:00:00:00:01:03", "00:00:00:00:ff:02", "fd01::3", "fd00::2", "udp && udp.dst == 53", 64), new2},
+			{"from-router-port-to-router", routed("lrp1", "00:00:00:00:01:03", "00:00:00:00:ff:02", "10.1.0.3", "10.1.0.254", "icmp4 && icmp4.type == 8 && icmp4.code == 0", 64), nil},
+			{"from-router-port-wrong-mac", routed("lrp1", "00:00:00:00:01:03", "00:00:00:00:ff:99", "10.1.0.3", "10.0.0.1", "tcp && tcp.dst == 80", 64), nil},
 			{"tcp-to-router-ip-reset", sw0("10.1.0.254", "tcp && tcp.dst == 22"), []string{"new"}},
 			{"udp-to-router-ip-unreachable", sw0("10.0.0.254", "udp && udp.dst == 161"), []string{"new", "new"}},
 			{"hairpin-same-subnet-via-router", sw0("10.0.0.2", "tcp && tcp.dst == 80"), []string{"new", "new"}},

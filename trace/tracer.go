@@ -195,6 +195,12 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 	}
 	pdp, ok := t.portSwitch(inport)
 	if !ok {
+		if rt, err := t.routerOfPort(inport); err != nil || rt != nil {
+			if err != nil {
+				return nil, err
+			}
+			return t.traceFromRouter(rt, inport, microflow, opt)
+		}
 		return nil, inputErrorf("unknown port %q", inport)
 	}
 	if dpID == "" {
@@ -231,28 +237,25 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 	if outport == "" && getInt(m, "eth.dst").Sign() == 0 {
 		return nil, inputErrorf("microflow: eth.dst is not set, and ls_in_l2_lkup needs it to choose the output port (give eth.dst == MAC, or --outport PORT)")
 	}
-	r := &run{t: t, dp: dp, opt: opt, passed: map[string]bool{},
-		decided: map[dpPipe]*FlowInfo{}, bypass: map[dpPipe]*FlowInfo{}, lastEval: map[dpPipe]*FlowInfo{}}
-	if r.opt.MaxRecirculations <= 0 {
-		r.opt.MaxRecirculations = DefaultMaxRecirculations
+	r, res, err := t.newRun(dp, nil, m, microflow, opt)
+	if err != nil {
+		return nil, err
 	}
-	if opt.LBDst != "" {
-		ip, port, ok := nbview.ParseLBKey(strings.TrimSpace(opt.LBDst))
-		if !ok {
-			return nil, inputErrorf("--lb-dst %s: bad address (want IP or IP:PORT)", opt.LBDst)
-		}
-		r.lbDst, r.lbPort = ip, port
-	}
-	res := &Result{Datapath: dp.name, Microflow: microflow, Packet: m.String()}
-	for _, s := range opt.CT {
-		res.CTStates = append(res.CTStates, s.String())
-		if w := s.Validate(); w != "" {
-			res.Warnings = append(res.Warnings, w)
-		}
-	}
+	res.Datapath = dp.name
 	root := &Node{}
 	node := root.add(NodePipeline, fmt.Sprintf("ingress(dp=%q, inport=%q)", friendlyDP(dp.ls), friendlyPort(dp.ports[inport], inport)))
 	r.trace(m, lflow.Ingress, 0, node)
+	res.Modelled = dp.modelled
+	for _, st := range dp.layout.Stages() {
+		if r.passed[st.Name()] {
+			res.PassThrough = append(res.PassThrough, st.Name())
+		}
+	}
+	return r.finish(res, root), nil
+}
+
+// finish fills res from the finished run r whose nodes are under root.
+func (r *run) finish(res *Result, root *Node) *Result {
 	res.Root = root.Subs
 	res.CTOps = r.ops
 	if res.CTOps == nil {
@@ -260,12 +263,6 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 	}
 	res.Truncated = r.truncated
 	res.Warnings = append(res.Warnings, r.warnings...)
-	res.Modelled = dp.modelled
-	for _, st := range dp.layout.Stages() {
-		if r.passed[st.Name()] {
-			res.PassThrough = append(res.PassThrough, st.Name())
-		}
-	}
 	res.Verdict, res.Outputs = verdictOf(res.Root), r.outputs
 	for _, k := range r.seen {
 		if f := r.decided[k]; f != nil {
@@ -289,7 +286,31 @@ func (t *Tracer) Trace(microflow string, opt Options) (*Result, error) {
 	if r.notTraced != "" {
 		res.Verdict = VerdictNotTraced
 	}
-	return res, nil
+	return res
+}
+
+// newRun starts a run of microflow m at switch dp or router rt.
+func (t *Tracer) newRun(dp *dpModel, rt *rtModel, m *expr.Microflow, microflow string, opt Options) (*run, *Result, error) {
+	r := &run{t: t, dp: dp, rt: rt, opt: opt, passed: map[string]bool{},
+		decided: map[dpPipe]*FlowInfo{}, bypass: map[dpPipe]*FlowInfo{}, lastEval: map[dpPipe]*FlowInfo{}}
+	if r.opt.MaxRecirculations <= 0 {
+		r.opt.MaxRecirculations = DefaultMaxRecirculations
+	}
+	if opt.LBDst != "" {
+		ip, port, ok := nbview.ParseLBKey(strings.TrimSpace(opt.LBDst))
+		if !ok {
+			return nil, nil, inputErrorf("--lb-dst %s: bad address (want IP or IP:PORT)", opt.LBDst)
+		}
+		r.lbDst, r.lbPort = ip, port
+	}
+	res := &Result{Microflow: microflow, Packet: m.String()}
+	for _, s := range opt.CT {
+		res.CTStates = append(res.CTStates, s.String())
+		if w := s.Validate(); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
+	}
+	return r, res, nil
 }
 
 // verdictOf classifies a finished trace as ovn-trace's output shows it: a

@@ -54,7 +54,9 @@ OVN_NB_DB). MICROFLOW is an ovn-trace microflow, e.g.
   inport == "lsp1" && eth.src == 00:00:00:00:00:01 && eth.dst == 00:00:00:00:00:02 &&
   ip4.src == 10.0.0.1 && ip4.dst == 10.0.0.2 && tcp && tcp.dst == 80
 DATAPATH (logical switch name or UUID) may be left out: the inport's
-switch is used.
+switch is used. An inport naming a router port starts the trace in that
+router's ingress pipeline (a packet from a peer router or from the
+physical network behind a gateway port), as ovn-trace does.
 
 The flows are those of the NB's OVN release: --ovn-version, else a live
 NB's, detected from its schema version (an unknown one is refused unless
