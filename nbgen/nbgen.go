@@ -35,6 +35,12 @@ type Params struct {
 	// ClusterACLFrac is, in ShapeCluster, the fraction of the port-group
 	// ACLs on the cluster-wide port group (default 0.1).
 	ClusterACLFrac float64
+	// ClusterRouter joins every switch to one distributed router,
+	// ovn-kubernetes' ovn_cluster_router: a router port rtos-<switch> with
+	// the switch's /24 (its .254) and the switch's router-type port
+	// stor-<switch>, so that traffic between switches is routed (what
+	// trace benchmarks across a router need).
+	ClusterRouter bool
 }
 
 // Shape is how port groups are laid out over the switches.
@@ -109,10 +115,6 @@ func Generate(p Params) *nbschema.Snapshot {
 	fm.Bands = []string{fband.UUID}
 	s.Meters[fm.UUID], s.MeterBands[fband.UUID] = fm, fband
 
-	type sw struct {
-		ls    *nbdb.LogicalSwitch
-		ports []*nbdb.LogicalSwitchPort
-	}
 	sws := make([]sw, p.Switches)
 	for i := range sws {
 		name := fmt.Sprintf("sw%d", i)
@@ -128,6 +130,10 @@ func Generate(p Params) *nbschema.Snapshot {
 		}
 		sws[i].ls = ls
 		s.Switches[ls.UUID] = ls
+	}
+
+	if p.ClusterRouter {
+		clusterRouter(s, sws)
 	}
 
 	asNames := make([]string, p.AddressSets)
@@ -261,6 +267,37 @@ func Generate(p Params) *nbschema.Snapshot {
 	}
 	return s
 }
+
+// sw is a generated switch and its VM ports (not its router port).
+type sw struct {
+	ls    *nbdb.LogicalSwitch
+	ports []*nbdb.LogicalSwitchPort
+}
+
+// clusterRouter adds ovn_cluster_router with a port to each switch of
+// sws, as ovn-kubernetes writes them (rtos-<node> on the router,
+// stor-<node> of type router with addresses "router" on the switch):
+// switch i's ports are 10.i/250.i%250.j+1, its router port .254/24.
+func clusterRouter(s *nbschema.Snapshot, sws []sw) {
+	id := func(table, key string) string { return nbschema.DerivedUUID(table, key) }
+	lr := &nbdb.LogicalRouter{UUID: id("Logical_Router", ClusterRouterName), Name: ClusterRouterName}
+	for i, w := range sws {
+		name := w.ls.Name
+		lrp := &nbdb.LogicalRouterPort{UUID: id("Logical_Router_Port", "rtos-"+name), Name: "rtos-" + name,
+			MAC:      fmt.Sprintf("0a:58:%02x:%02x:%02x:fe", i>>16&0xff, i>>8&0xff, i&0xff),
+			Networks: []string{fmt.Sprintf("10.%d.%d.254/24", i/250, i%250)}}
+		s.RouterPorts[lrp.UUID] = lrp
+		lr.Ports = append(lr.Ports, lrp.UUID)
+		lsp := &nbdb.LogicalSwitchPort{UUID: id("Logical_Switch_Port", "stor-"+name), Name: "stor-" + name,
+			Type: "router", Addresses: []string{"router"}, Options: map[string]string{"router-port": lrp.Name}}
+		s.Ports[lsp.UUID] = lsp
+		w.ls.Ports = append(w.ls.Ports, lsp.UUID)
+	}
+	s.Routers[lr.UUID] = lr
+}
+
+// ClusterRouterName is the router Params.ClusterRouter adds.
+const ClusterRouterName = "ovn_cluster_router"
 
 // clusterLayout fills ShapeCluster's port groups: pgs[0] holds every port
 // and gets the default-deny ACLs, every port joins one random namespace

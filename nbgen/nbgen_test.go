@@ -203,3 +203,43 @@ func TestRandomSpan(t *testing.T) {
 		t.Errorf("match fragments seen: %v", matches)
 	}
 }
+
+// TestClusterRouter: with ClusterRouter every switch has one router port
+// to ovn_cluster_router, whose port there holds the switch's /24 (the
+// subnet of its VM ports), and the rest of the NB is unchanged.
+func TestClusterRouter(t *testing.T) {
+	p := small()
+	plain := nbgen.Generate(p)
+	p.ClusterRouter = true
+	s := nbgen.Generate(p)
+	if len(s.Routers) != 1 || len(s.ACLs) != len(plain.ACLs) || len(s.Ports) != len(plain.Ports)+p.Switches {
+		t.Fatalf("%d routers, %d ACLs (plain %d), %d ports (plain %d)", len(s.Routers), len(s.ACLs), len(plain.ACLs), len(s.Ports), len(plain.Ports))
+	}
+	lrps := map[string]string{} // name -> network
+	for _, id := range s.Routers[nbschema.SortedKeys(s.Routers)[0]].Ports {
+		lrps[s.RouterPorts[id].Name] = s.RouterPorts[id].Networks[0]
+	}
+	for _, id := range nbschema.SortedKeys(s.Switches) {
+		ls := s.Switches[id]
+		var routerPorts []string
+		var vmIP string
+		for _, pid := range ls.Ports {
+			lsp := s.Ports[pid]
+			if lsp.Type == "router" {
+				routerPorts = append(routerPorts, lsp.Options["router-port"])
+			} else if f := strings.Fields(lsp.Addresses[0]); len(f) > 1 {
+				vmIP = f[1]
+			}
+		}
+		if len(routerPorts) != 1 {
+			t.Fatalf("switch %s: router ports %v", ls.Name, routerPorts)
+		}
+		nw, ok := lrps[routerPorts[0]]
+		if !ok || routerPorts[0] != "rtos-"+ls.Name {
+			t.Fatalf("switch %s: router port %s is not the router's rtos-%s", ls.Name, routerPorts[0], ls.Name)
+		}
+		if pfx := strings.TrimSuffix(nw, "254/24"); !strings.HasPrefix(vmIP, pfx) {
+			t.Errorf("switch %s: VM %s outside its router port's network %s", ls.Name, vmIP, nw)
+		}
+	}
+}

@@ -67,6 +67,7 @@ func init() {
 	f.IntVar(&genParams.LoadBalancers, "load-balancers", genParams.LoadBalancers, "load balancers, each on one switch")
 	f.StringVar((*string)(&genParams.Shape), "shape", string(nbgen.ShapeConsecutive), "port group layout: consecutive (each spans --switches-per-pg consecutive switches), cluster (ovn-kubernetes: one port group of every port with default-deny ACLs, the others namespaces over all switches) or random-span (a large cluster: the default-deny port group of every port, the others each over 2-8 random switches, address sets mixing pod IPs, /24s and outside addresses)")
 	f.Float64Var(&genParams.ClusterACLFrac, "cluster-acls", 0.1, "with --shape cluster: fraction of the port-group ACLs on the cluster-wide port group (0..1)")
+	f.BoolVar(&genParams.ClusterRouter, "cluster-router", false, "join every switch to one distributed router, ovn-kubernetes' ovn_cluster_router (router port rtos-SWITCH with the switch's .254/24, switch port stor-SWITCH)")
 	f.Uint64Var(&genParams.Seed, "seed", genParams.Seed, "random seed")
 	f.StringVarP(&genOutput, "output", "o", "", "write the fixture to FILE (atomically) instead of stdout")
 	f.BoolVar(&genReplace, "replace", false, "with --nb: replace the NB's existing rows in the same transaction")

@@ -308,14 +308,22 @@ func (s *Sandbox) Env() []string {
 // sandbox and returns stdout. Arguments naming files under Dir (such as
 // "--db="+s.SB) are rewritten for a release that runs in a root.
 func (s *Sandbox) Run(ctx context.Context, bin string, args ...string) (string, error) {
-	cmd := s.commandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "OVN_NB_DB="+s.in(s.NB), "OVN_SB_DB="+s.in(s.SB))
+	cmd := s.Command(ctx, bin, args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		return out.String(), fmt.Errorf("%s %s: %w: %s", bin, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
 	}
 	return out.String(), nil
+}
+
+// Command prepares an OVN command line tool of the sandbox's release for
+// the caller to run (to time it or read its resource use), with the
+// environment and argument rewriting of Run.
+func (s *Sandbox) Command(ctx context.Context, bin string, args ...string) *exec.Cmd {
+	cmd := s.commandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "OVN_NB_DB="+s.in(s.NB), "OVN_SB_DB="+s.in(s.SB))
+	return cmd
 }
 
 // NBCtl runs ovn-nbctl against the sandbox NB.
