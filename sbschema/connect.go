@@ -17,7 +17,7 @@ const DefaultRemote = "unix:/var/run/ovn/ovnsb_db.sock"
 
 var sbTarget = ovsdbconn.Target{
 	DB: "OVN_Southbound", Label: "SB", EnvVar: "OVN_SB_DB", DefaultRemote: DefaultRemote,
-	Schema: "the OVN 23.03 SB schema (20.27.0)",
+	Schema: "the SB columns aclc reads (OVN 23.03's SB schema 20.27.0, which later schemas extend)",
 	Hint:   "; the SB is ovnsb_db.sock or port 6642",
 }
 

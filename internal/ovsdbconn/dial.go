@@ -34,7 +34,7 @@ type Target struct {
 	// DefaultRemote is used when neither the options nor EnvVar give one.
 	DefaultRemote string
 	// Schema describes the schema aclc was built for, for a mismatch
-	// message: "the OVN 23.03 NB schema (7.0.0)".
+	// message: "the OVN NB schema of a supported release".
 	Schema string
 	// Hint is added when a remote turns out to serve another database:
 	// where the right one usually is.
