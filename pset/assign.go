@@ -89,6 +89,18 @@ func (m *Manager) Exists(s Set, b Bits) Set { return m.ExistsAll(s, []Bits{b}) }
 // (!inside: the projection of s on lo..hi). The result is over all
 // assignments (port codes outside the domain included).
 func (m *Manager) quantify(s Set, lo, hi int32, inside bool) Set {
+	if inside {
+		return m.forget(s, func(l int32) bool { return l >= lo }, hi, false)
+	}
+	return m.forget(s, func(l int32) bool { return l < lo }, hi, true)
+}
+
+// forget quantifies s existentially over the levels gone reports, in one
+// walk of s (the part of the diagram above the lowest forgotten level is
+// copied once). gone is asked only of levels up to last; the levels after
+// last are kept, or, with restGone, forgotten too (what is left of a
+// non-empty rest of the diagram is then every packet).
+func (m *Manager) forget(s Set, gone func(int32) bool, last int32, restGone bool) Set {
 	memo := map[Set]Set{}
 	var ex func(Set) Set
 	ex = func(x Set) Set {
@@ -101,11 +113,11 @@ func (m *Manager) quantify(s Set, lo, hi int32, inside bool) Set {
 		n := m.nodes[x]
 		var r Set
 		switch {
-		case inside && n.level > hi:
-			r = x // no quantified level below
-		case !inside && n.level > hi:
-			r = all // a set (not Empty) has a packet: true on lo..hi
-		case (n.level >= lo && n.level <= hi) == inside:
+		case n.level > last && restGone:
+			r = all
+		case n.level > last:
+			r = x
+		case gone(n.level):
 			r = m.Or(ex(n.lo), ex(n.hi))
 		default:
 			r = m.mk(n.level, ex(n.lo), ex(n.hi))

@@ -16,27 +16,5 @@ func (m *Manager) ExistsAll(s Set, bs []Bits) Set {
 			hi = max(hi, l)
 		}
 	}
-	memo := map[Set]Set{}
-	var ex func(Set) Set
-	ex = func(x Set) Set {
-		if x <= all {
-			return x
-		}
-		if r, ok := memo[x]; ok {
-			return r
-		}
-		n := m.nodes[x]
-		var r Set
-		switch {
-		case n.level > hi:
-			r = x // no forgotten bit below
-		case q[n.level]:
-			r = m.Or(ex(n.lo), ex(n.hi))
-		default:
-			r = m.mk(n.level, ex(n.lo), ex(n.hi))
-		}
-		memo[x] = r
-		return r
-	}
-	return m.And(ex(s), m.univ)
+	return m.And(m.forget(s, func(l int32) bool { return q[l] }, hi, false), m.univ)
 }
