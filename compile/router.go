@@ -160,6 +160,20 @@ func routerPorts(s *nbschema.Snapshot) map[string]*RouterPort {
 	return out
 }
 
+// RouterPortNetworks is extract_lrp_networks of p: its MAC as northd
+// prints it ("" when it does not parse) and its IPv4 and IPv6 addresses
+// (the IPv6 link-local one last).
+func RouterPortNetworks(p *nbdb.LogicalRouterPort) (mac string, v4, v6 []string) {
+	mac, a4, a6 := lrpNetworks(p)
+	for _, n := range a4 {
+		v4 = append(v4, n.addrS())
+	}
+	for _, n := range a6 {
+		v6 = append(v6, n.addrS())
+	}
+	return mac, v4, v6
+}
+
 // lrpNetworks is extract_lrp_networks: the MAC as northd prints it and
 // the networks in NB order, plus the IPv6 link-local address.
 func lrpNetworks(p *nbdb.LogicalRouterPort) (string, []netAddr, []netAddr) {

@@ -256,7 +256,27 @@ var (
 	// the gateway chassis ("Add support for centralize routing for
 	// distributed gw ports"; join_logical_ports
 	// peer_needs_cr_port_creation).
-	SwitchChassisRedirect = newTraceFact("switch-chassis-redirect", "8d13579bf", "switch-side chassis-redirect port of a router's only distributed gateway port", At("24.09.0"))
+	SwitchChassisRedirect = newTraceFact("switch-chassis-redirect", "8d13579bf (24.03: 04533ea43)", "switch-side chassis-redirect port of a router's only distributed gateway port", At("24.03.6", "24.09.0"))
+	// RportARPBroadcast: the L2 lookup sends an ARP request for a router
+	// port's address to the router only when it is broadcast ("northd:
+	// Restrict ARP/ND_NS L2 lookup flows to broadcast"; arp_nd_ns_match).
+	// Backported to branch-25.09 (484480bcb) and branch-26.03 (31447d9fa)
+	// after 25.09.4 and 26.03.2: add their first releases here.
+	RportARPBroadcast = newTraceFact("rport-arp-broadcast", "ff4abb271", "ARP requests for a router port's address go to the router only when broadcast", At("26.09.0"))
+	// RportARPUnknown: on a switch with other ports, an ARP request for a
+	// router port's address is flooded to _MC_unknown besides the copy
+	// for the router, and one whose sender is that address too (a GARP)
+	// to _MC_flood_l2 only, ten priorities higher ("northd: Use MC_UNKNOWN
+	// for broadcast ARP requests"; build_lswitch_rport_arp_req_flow).
+	// Backported to branch-25.09 (f2557ab57) and branch-26.03 (8aa51920d)
+	// after 25.09.4 and 26.03.2: add their first releases here.
+	RportARPUnknown = newTraceFact("rport-arp-unknown", "1872d61e3", "ARP requests for a router port's address flooded to _MC_unknown; GARPs of it to _MC_flood_l2", At("26.09.0"))
+	// SelfOrigBroadcast: the L2 lookup floods a router's own ARP
+	// requests, RARPs and neighbour solicitations to _MC_flood_l2 only
+	// when they are broadcast (eth.dst == ff:ff:ff:ff:ff:ff); before, any
+	// with the router's MAC as source ("northd: Limit flooding the self
+	// originated neigh disc packets"; build_lswitch_rport_arp_req_self_orig_flow).
+	SelfOrigBroadcast = newTraceFact("self-orig-broadcast", "6f7f86942 (655381c6a, c05c56554, fe5740e2c)", "a router's own ARP/ND is flooded to _MC_flood_l2 only when broadcast", At("24.03.6", "24.09.3", "25.03.1", "25.09.0"))
 	// RouterL2PeerMAC: a switch port of type router with a peer router
 	// port gets one L2 lookup flow for the peer's MAC, whatever its
 	// addresses ("northd: Don't reparse lport's addresses while adding

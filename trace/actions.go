@@ -36,6 +36,7 @@ const (
 	aNFLookupOrigInport                // reg8[24] = nf_lookup_orig_inport() (26.09)
 	aSelect                            // reg8[16..31] = select(1, 2): an ECMP member
 	aGenerate                          // icmp4 { ... }; icmp6, tcp_reset, sctp_abort (a router's own packets)
+	aClone                             // clone { ... }: the nested actions on a copy, then the rest
 	aNotModelled                       // router actions aclc trace does not execute (get_arp, arp { }, ...)
 	aUnsupported                       // anything else
 )
@@ -166,6 +167,19 @@ func parseAction(st string) (action, error) {
 	case "sample":
 		a.kind = aSample
 		a.args, _ = inner(rest, '(', ')')
+		return a, nil
+	}
+	if w == "clone" && strings.HasPrefix(rest, "{") {
+		body, ok := inner(rest, '{', '}')
+		if !ok {
+			return a, fmt.Errorf("bad clone: %q", st)
+		}
+		nested, err := parseActions(body)
+		if err != nil {
+			return a, err
+		}
+		a.kind, a.name, a.nested = aClone, w, nested
+		a.text = "clone { " + joinActions(nested) + " };"
 		return a, nil
 	}
 	if generated[w] && strings.HasPrefix(rest, "{") {

@@ -186,6 +186,11 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 		case aGenerate:
 			r.generate(a, m, p, table, super, fi)
 			passed = true
+		case aClone:
+			// execute_clone: the nested actions on a copy of the
+			// packet, then the rest on the packet as it was
+			r.actions(a.nested, r.clone(m), p, table, super.add(NodeTransformation, "clone"), fi, st)
+			passed = true
 		case aLookupNeighbor:
 			r.lookupMACBind(a, m, super)
 		case aGetNeighbor:

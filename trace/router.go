@@ -341,7 +341,6 @@ var notModelled = map[string]string{
 	"chk_ecmp_nh":         "ECMP symmetric reply",
 	"chk_ecmp_nh_mac":     "ECMP symmetric reply",
 	"check_pkt_larger":    "gateway MTU check",
-	"clone":               "multicast relay",
 	"ct_dnat":             "NAT",
 	"ct_snat":             "NAT",
 }

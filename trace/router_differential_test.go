@@ -217,16 +217,9 @@ func routerCases() []routerCase {
 				{"subnet-broadcast-arps", sw0("10.1.0.255", "udp && udp.dst == 9"), []string{"new"}},
 			},
 			notTraced: map[string]string{
-				// the router's ARP request for the next hop reaches sw1
-				"unresolved-next-hop":   arpFromRouter,
-				"subnet-broadcast-arps": arpFromRouter,
-				"static-mac-binding":    "lr0 next hop 10.1.0.98 on lrp1: NB Static_MAC_Binding 00:00:00:00:01:98 (ovn-controller uses it, ovn-trace does not) (lr_in_arp_resolve)"}},
+				"static-mac-binding": "lr0 next hop 10.1.0.98 on lrp1: NB Static_MAC_Binding 00:00:00:00:01:98 (ovn-controller uses it, ovn-trace does not) (lr_in_arp_resolve)"}},
 	}
 }
-
-// arpFromRouter is where the ARP request a router sends for a next hop
-// with no MAC binding ends on two-switches.yaml's sw1.
-const arpFromRouter = "sw1 ARP/ND request for or from a router's address at the L2 lookup: northd's flows for the routers' addresses are not modelled (ls_in_l2_lkup)"
 
 // routerReleases are the versions TestDifferentialRouters runs: 23.03.1
 // and 26.03.1 always, and the other versions whose router pipeline aclc

@@ -90,8 +90,11 @@ func (d *dpModel) modelUnmodelled(v *nbview.View) {
 		// requests to _MC_flood_l2. A superset of those addresses: every
 		// network, NAT external IP and VIP of the routers, every MAC of
 		// their ports and NATs.
+		// (rportarp.go models those of routers without NAT or load
+		// balancers)
+		d.modelRouterARP(v)
 		ips, macs := routerAddresses(v, d.ports)
-		why := "ARP/ND request for or from a router's address at the L2 lookup: northd's flows for the routers' addresses are not modelled"
+		why := "ARP/ND request for or from the address of a router with NAT or load balancers at the L2 lookup: northd's flows for its addresses are not modelled"
 		if len(ips) > 0 {
 			d.notTracedFlow(lflow.InL2Lkup, 90, "arp.op == 1 && arp.tpa == {"+strings.Join(ips, ", ")+"}", why)
 		}
@@ -252,7 +255,8 @@ func portIPv4s(addrs []string, dynamic *string) []string {
 
 // routerAddresses returns the IPv4 addresses (networks, NAT external IPs,
 // load balancer VIPs) and the MACs (ports, NAT external MACs) of the
-// routers whose ports are peers of ports, sorted.
+// routers with NAT or load balancers whose ports are peers of ports,
+// sorted.
 func routerAddresses(v *nbview.View, ports map[string]*nbdb.LogicalSwitchPort) (ips, macs []string) {
 	s := v.Snapshot()
 	ipSet, macSet := map[string]bool{}, map[string]bool{}
@@ -273,7 +277,7 @@ func routerAddresses(v *nbview.View, ports map[string]*nbdb.LogicalSwitchPort) (
 			continue
 		}
 		r := v.RouterOfPort(lrp.Name)
-		if r == nil || seen[r.UUID] {
+		if r == nil || seen[r.UUID] || simpleRouter(r) {
 			continue
 		}
 		seen[r.UUID] = true
