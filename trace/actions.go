@@ -148,18 +148,7 @@ func parseAction(st string) (action, error) {
 		}
 		return a, nil
 	case "reject":
-		a.kind = aReject
-		body, ok := inner(rest, '{', '}')
-		if !ok {
-			return a, fmt.Errorf("bad reject: %q", st)
-		}
-		nested, err := parseActions(body)
-		if err != nil {
-			return a, err
-		}
-		a.nested = nested
-		a.text = "reject { " + joinActions(nested) + " };"
-		return a, nil
+		return nestedAction(a, aReject, w, rest, st)
 	case "log":
 		a.kind = aLog
 		a.args, _ = inner(rest, '(', ')')
@@ -170,30 +159,10 @@ func parseAction(st string) (action, error) {
 		return a, nil
 	}
 	if w == "clone" && strings.HasPrefix(rest, "{") {
-		body, ok := inner(rest, '{', '}')
-		if !ok {
-			return a, fmt.Errorf("bad clone: %q", st)
-		}
-		nested, err := parseActions(body)
-		if err != nil {
-			return a, err
-		}
-		a.kind, a.name, a.nested = aClone, w, nested
-		a.text = "clone { " + joinActions(nested) + " };"
-		return a, nil
+		return nestedAction(a, aClone, w, rest, st)
 	}
 	if generated[w] && strings.HasPrefix(rest, "{") {
-		body, ok := inner(rest, '{', '}')
-		if !ok {
-			return a, fmt.Errorf("bad %s: %q", w, st)
-		}
-		nested, err := parseActions(body)
-		if err != nil {
-			return a, err
-		}
-		a.kind, a.name, a.nested = aGenerate, w, nested
-		a.text = w + " { " + joinActions(nested) + " };"
-		return a, nil
+		return nestedAction(a, aGenerate, w, rest, st)
 	}
 	if st == "ip.ttl--" {
 		a.kind = aDecTTL
@@ -238,6 +207,22 @@ func parseAction(st string) (action, error) {
 		return a, nil
 	}
 	a.kind = aUnsupported
+	return a, nil
+}
+
+// nestedAction parses "W { ACTIONS }" (reject, clone, icmp4, ...) into a
+// of kind k named w.
+func nestedAction(a action, k actKind, w, rest, st string) (action, error) {
+	body, ok := inner(rest, '{', '}')
+	if !ok {
+		return a, fmt.Errorf("bad %s: %q", w, st)
+	}
+	nested, err := parseActions(body)
+	if err != nil {
+		return a, err
+	}
+	a.kind, a.name, a.nested = k, w, nested
+	a.text = w + " { " + joinActions(nested) + " };"
 	return a, nil
 }
 
