@@ -54,13 +54,23 @@ func (d *dpModel) modelDHCP(s *nbschema.Snapshot) {
 		}
 		any = true
 		if p.Dhcpv6Options != nil {
-			d.notDHCP(name, "(udp.src == 546 && udp.dst == 547)", "OVN's DHCPv6 responder is not modelled")
+			d.notDHCP(name, "(udp.src == 546 && udp.dst == 547)", "it has DHCPv6 options: OVN's DHCPv6 responder is not modelled")
+		}
+		if p.Type == "external" {
+			// (its flows match the requests from the switch's
+			// localnet ports, on the chassis of its HA group)
+			for _, ln := range slices.Sorted(maps.Keys(d.ports)) {
+				if d.ports[ln].Type == "localnet" {
+					d.notDHCP(ln, "((udp.src == 68 && udp.dst == 67) || (udp.src == 546 && udp.dst == 547))",
+						"external port "+name+" has DHCP options: OVN's DHCP responder for it is not modelled")
+				}
+			}
 		}
 		if p.Dhcpv4Options == nil {
 			continue
 		}
 		if reason := d.dhcpv4Flows(s, p); reason != "" {
-			d.notDHCP(name, "(udp.src == 68 && udp.dst == 67)", reason)
+			d.notDHCP(name, "(udp.src == 68 && udp.dst == 67)", "it has DHCP options, but "+reason)
 		}
 	}
 	if any {
@@ -72,7 +82,7 @@ func (d *dpModel) modelDHCP(s *nbschema.Snapshot) {
 // notDHCP ends the DHCP requests (match) from port name not traced.
 func (d *dpModel) notDHCP(name, match, why string) {
 	m := "inport == " + strconv.Quote(name) + " && " + match
-	why = "DHCP request from port " + name + ", which has DHCP options: " + why
+	why = "DHCP request from port " + name + ": " + why
 	d.notTracedFlow(lflow.InDHCPOptions, 65535, m, why)
 	d.notTracedFlow(lflow.InDHCPResponse, 65535, m, why)
 }
@@ -84,7 +94,7 @@ func (d *dpModel) dhcpv4Flows(s *nbschema.Snapshot, p *nbdb.LogicalSwitchPort) s
 	case opts == nil:
 		return "its DHCP_Options row is missing"
 	case p.Type != "":
-		return "a port of type " + p.Type + ": OVN's DHCP responder for it is not modelled"
+		return "its DHCP flows as a port of type " + p.Type + " are not modelled"
 	case p.Enabled != nil && !*p.Enabled:
 		return "the port is disabled"
 	case hasKey(d.ls.OtherConfig, "dhcp_relay_port"):
