@@ -62,6 +62,10 @@ var (
 	// ip4.dst == {SERVER, 255.255.255.255})") instead of two ("Reduce
 	// number of DHCP responder flows for LSPs").
 	DHCPOneRequestFlow = newTraceFact("dhcp-one-request-flow", "2132acb16 (faeb96968)", "one ls_in_dhcp_options flow per port for discover and renewal", At("24.03.0"))
+	// DHCPv6Multicast: the DHCPv6 responder's flows match ip6.mcast before
+	// ip6.dst == ff02::1:2 ("northd: Add missing multicast match to DHCPv6
+	// options flows").
+	DHCPv6Multicast = newTraceFact("dhcpv6-multicast", "03ef56f9c (120ba7d87, f90dc351d)", "the DHCPv6 responder flows match ip6.mcast", At("24.03.5", "24.09.2", "25.03.0"))
 	// DHCPRelaySkip: a switch with other_config:dhcp_relay_port has no
 	// DHCP server flows ("DHCP Relay Agent support for overlay IPv4
 	// subnets").

@@ -14,14 +14,14 @@ import (
 	"github.com/aclc/aclc/release"
 )
 
-// This file models OVN's native DHCPv4 responder on a switch: the
-// ls_in_dhcp_options flow whose put_dhcp_opts() makes ovn-controller
-// answer a port's DHCP requests, and the ls_in_dhcp_response flow that
-// sends the answer back out of the port (northd
-// build_lswitch_dhcp_options_and_response). ovn-trace assumes the request
-// is a DHCPDISCOVER or DHCPREQUEST and put_dhcp_opts() succeeds.
-// DHCPv6, external ports, relays and options the model does not read as
-// OVN's action parser does stay not traced.
+// This file models OVN's native DHCP responder on a switch: the
+// ls_in_dhcp_options flow whose put_dhcp_opts() (put_dhcpv6_opts()) makes
+// ovn-controller answer a port's DHCP requests, and the
+// ls_in_dhcp_response flow that sends the answer back out of the port
+// (northd build_lswitch_dhcp_options_and_response). ovn-trace assumes the
+// request is a DHCPDISCOVER or DHCPREQUEST and the action succeeds.
+// External ports, relays and options the model does not read as OVN's
+// action parser does stay not traced.
 
 // dhcpv4OptionTypes are the DHCPv4 options OVN knows (lib/ovn-l7.h, the
 // same in every release aclc verifies) by the kind of value its action
@@ -39,12 +39,20 @@ var dhcpv4OptionTypes = map[string]string{
 	"tcp_keepalive_interval": "num", "next_server": "num",
 }
 
+// dhcpv6OptionTypes are the DHCPv6 options every release aclc verifies
+// knows (lib/ovn-l7.h; later ones, such as bootfile_name and fqdn, are
+// not modelled).
+var dhcpv6OptionTypes = map[string]string{
+	"server_id": "num", "ia_addr": "num", "dns_server": "num", "domain_search": "str",
+}
+
 // modelDHCP adds the DHCP responder flows of switch d's ports: for each
-// port with DHCPv4 options, the flows northd writes for the first of its
-// IPv4 addresses in the options' cidr (build_dhcpv4_options_flows); what
-// the model does not write as northd does (DHCPv6 options, an external or
-// disabled port, a DHCP relay on the switch, several address entries, an
-// option it cannot read) ends a DHCP request from the port "not traced".
+// port with DHCPv4 (DHCPv6) options, the flows northd writes for the first
+// of its IPv4 (IPv6) addresses in the options' cidr
+// (build_dhcpv4_options_flows, build_dhcpv6_options_flows); what the model
+// does not write as northd does (an external or disabled port, a DHCP
+// relay on the switch, several address entries, an option it cannot read)
+// ends a DHCP request from the port "not traced".
 func (d *dpModel) modelDHCP(s *nbschema.Snapshot) {
 	any := false
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
@@ -53,9 +61,6 @@ func (d *dpModel) modelDHCP(s *nbschema.Snapshot) {
 			continue
 		}
 		any = true
-		if p.Dhcpv6Options != nil {
-			d.notDHCP(name, "(udp.src == 546 && udp.dst == 547)", "it has DHCPv6 options: OVN's DHCPv6 responder is not modelled")
-		}
 		if p.Type == "external" {
 			// (its flows match the requests from the switch's
 			// localnet ports, on the chassis of its HA group)
@@ -66,11 +71,17 @@ func (d *dpModel) modelDHCP(s *nbschema.Snapshot) {
 				}
 			}
 		}
-		if p.Dhcpv4Options == nil {
-			continue
-		}
-		if reason := d.dhcpv4Flows(s, p); reason != "" {
-			d.notDHCP(name, "(udp.src == 68 && udp.dst == 67)", "it has DHCP options, but "+reason)
+		for _, v6 := range []bool{false, true} {
+			id, req := p.Dhcpv4Options, "(udp.src == 68 && udp.dst == 67)"
+			if v6 {
+				id, req = p.Dhcpv6Options, "(udp.src == 546 && udp.dst == 547)"
+			}
+			if id == nil {
+				continue
+			}
+			if reason := d.dhcpFlows(s.DHCPOptions[*id], p, v6); reason != "" {
+				d.notDHCP(name, req, "it has DHCP options, but "+reason)
+			}
 		}
 	}
 	if any {
@@ -87,9 +98,9 @@ func (d *dpModel) notDHCP(name, match, why string) {
 	d.notTracedFlow(lflow.InDHCPResponse, 65535, m, why)
 }
 
-// dhcpv4Flows adds port p's DHCPv4 flows, or says why it cannot.
-func (d *dpModel) dhcpv4Flows(s *nbschema.Snapshot, p *nbdb.LogicalSwitchPort) string {
-	opts := s.DHCPOptions[*p.Dhcpv4Options]
+// dhcpFlows adds port p's DHCPv4 (v6: DHCPv6) flows for options opts, or
+// says why it cannot.
+func (d *dpModel) dhcpFlows(opts *nbdb.DHCPOptions, p *nbdb.LogicalSwitchPort, v6 bool) string {
 	switch {
 	case opts == nil:
 		return "its DHCP_Options row is missing"
@@ -124,7 +135,7 @@ func (d *dpModel) dhcpv4Flows(s *nbschema.Snapshot, p *nbdb.LogicalSwitchPort) s
 		return "its address " + strconv.Quote(strings.Join(entries[0], " ")) + " is not read as northd does"
 	}
 	cidr, err := netip.ParsePrefix(opts.Cidr)
-	if err != nil || !cidr.Addr().Is4() {
+	if err != nil || cidr.Addr().Is4() == v6 {
 		return "its DHCP options' cidr " + strconv.Quote(opts.Cidr) + " is not read as northd does"
 	}
 	var offer netip.Addr
@@ -133,21 +144,34 @@ func (d *dpModel) dhcpv4Flows(s *nbschema.Snapshot, p *nbdb.LogicalSwitchPort) s
 		if err != nil {
 			return "its address " + strconv.Quote(strings.Join(entries[0], " ")) + " is not read as northd does"
 		}
-		if ip.Is4() && cidr.Masked().Contains(ip) && !offer.IsValid() {
+		if ip.Is4() != v6 && cidr.Masked().Contains(ip) && !offer.IsValid() {
 			offer = ip
 		}
 	}
+	if !offer.IsValid() {
+		return "" // (no address in the cidr: northd writes no flow)
+	}
+	in := "inport == " + strconv.Quote(p.Name) + " && eth.src == " + mac.String()
+	if v6 {
+		return d.dhcpv6Flows(opts, in, offer)
+	}
+	return d.dhcpv4Flows(opts, p, in, offer, cidr)
+}
+
+// dhcpv4Flows adds the DHCPv4 flows of build_dhcpv4_action for the port
+// whose match starts with in, offering offer.
+func (d *dpModel) dhcpv4Flows(opts *nbdb.DHCPOptions, p *nbdb.LogicalSwitchPort, in string, offer netip.Addr, cidr netip.Prefix) string {
 	serverID, hasID := opts.Options["server_id"]
 	serverMAC, hasMAC := opts.Options["server_mac"]
 	_, hasLease := opts.Options["lease_time"]
-	if !offer.IsValid() || !hasID || !hasMAC || !hasLease {
+	if !hasID || !hasMAC || !hasLease {
 		return "" // build_dhcpv4_action: no flow
 	}
 	if _, ok := opts.Options["netmask"]; ok {
 		return "its options set netmask, which northd adds too: not modelled"
 	}
-	// build_dhcpv4_action: the options less server_mac, with the cidr's
-	// netmask and the port's hostname, sorted by name
+	// the options less server_mac, with the cidr's netmask and the
+	// port's hostname, sorted by name
 	args := map[string]string{}
 	for k, v := range opts.Options {
 		if k != "server_mac" {
@@ -160,13 +184,12 @@ func (d *dpModel) dhcpv4Flows(s *nbschema.Snapshot, p *nbdb.LogicalSwitchPort) s
 	}
 	act := "reg0[3] = put_dhcp_opts(offerip = " + offer.String()
 	for _, k := range slices.Sorted(maps.Keys(args)) {
-		if _, why := formatDHCPValue(k, args[k]); why != "" {
+		if _, why := formatDHCPValue(dhcpv4OptionTypes, k, args[k]); why != "" {
 			return why
 		}
 		act += ", " + k + " = " + args[k]
 	}
 	act += "); next;"
-	in := "inport == " + strconv.Quote(p.Name) + " && eth.src == " + mac.String()
 	if d.has(release.DHCPOneRequestFlow) {
 		d.add(lflow.InDHCPOptions, 100, in+" && (ip4.src == {"+offer.String()+", 0.0.0.0} && ip4.dst == {"+serverID+", 255.255.255.255}) && udp.src == 68 && udp.dst == 67", act, opts.UUID)
 	} else {
@@ -175,6 +198,43 @@ func (d *dpModel) dhcpv4Flows(s *nbschema.Snapshot, p *nbdb.LogicalSwitchPort) s
 	}
 	d.add(lflow.InDHCPResponse, 100, in+" && ip4 && udp.src == 68 && udp.dst == 67 && reg0[3]",
 		"eth.dst = eth.src; eth.src = "+serverMAC+"; ip4.src = "+serverID+"; udp.src = 67; udp.dst = 68; outport = inport; flags.loopback = 1; output;", opts.UUID)
+	return ""
+}
+
+// dhcpv6Flows adds the DHCPv6 flows of build_dhcpv6_action for the port
+// whose match starts with in, offering offer: put_dhcpv6_opts with
+// ia_addr (unless options:dhcpv6_stateless) and the options sorted by
+// name, answered from server_id's link-local address.
+func (d *dpModel) dhcpv6Flows(opts *nbdb.DHCPOptions, in string, offer netip.Addr) string {
+	serverMAC, ok := opts.Options["server_id"]
+	hw, err := ethaddr.Parse(serverMAC)
+	if _, _, scans := ethaddr.Scan(serverMAC); !ok || err != nil {
+		if ok && scans {
+			return "its server_id " + strconv.Quote(serverMAC) + " is not read as northd does"
+		}
+		return "" // build_dhcpv6_action: no flow
+	}
+	var args []string
+	if !strings.EqualFold(opts.Options["dhcpv6_stateless"], "true") {
+		args = append(args, "ia_addr = "+offer.String())
+	}
+	for _, k := range slices.Sorted(maps.Keys(opts.Options)) {
+		if k == "dhcpv6_stateless" {
+			continue
+		}
+		if _, why := formatDHCPValue(dhcpv6OptionTypes, k, opts.Options[k]); why != "" {
+			return why
+		}
+		args = append(args, k+" = "+opts.Options[k])
+	}
+	act := "reg0[3] = put_dhcpv6_opts(" + strings.Join(args, ", ") + "); next;"
+	m := in + " && ip6.dst == ff02::1:2 && udp.src == 546 && udp.dst == 547"
+	if d.has(release.DHCPv6Multicast) {
+		m = in + " && ip6.mcast && ip6.dst == ff02::1:2 && udp.src == 546 && udp.dst == 547"
+	}
+	d.add(lflow.InDHCPOptions, 100, m, act, opts.UUID)
+	d.add(lflow.InDHCPResponse, 100, m+" && reg0[3]",
+		"eth.dst = eth.src; eth.src = "+serverMAC+"; ip6.dst = ip6.src; ip6.src = "+hw.LinkLocal().String()+"; udp.src = 547; udp.dst = 546; outport = inport; flags.loopback = 1; output;", opts.UUID)
 	return ""
 }
 
@@ -193,8 +253,8 @@ func net4Mask(bits int) string {
 // kind, or a token it does not print the way OVN's lexer would (only
 // canonical IPv4 addresses and networks, decimal numbers, MACs and plain
 // quoted strings are read).
-func formatDHCPValue(name, v string) (string, string) {
-	kind, ok := dhcpv4OptionTypes[name]
+func formatDHCPValue(types map[string]string, name, v string) (string, string) {
+	kind, ok := types[name]
 	if !ok {
 		return "", "DHCP option " + name + ": not modelled"
 	}
@@ -234,7 +294,8 @@ func formatDHCPValue(name, v string) (string, string) {
 
 // canonicalNum reports whether tok is a number OVN's lexer prints back
 // unchanged: a decimal without leading zeros, an IPv4 address (with a
-// prefix length) or a MAC in ETH_ADDR_FMT.
+// prefix length), an IPv6 address in inet_ntop's form or a MAC in
+// ETH_ADDR_FMT.
 func canonicalNum(tok string) bool {
 	if n, err := strconv.ParseUint(tok, 10, 64); err == nil && strconv.FormatUint(n, 10) == tok {
 		return true
@@ -244,6 +305,9 @@ func canonicalNum(tok string) bool {
 	}
 	addr, plen, masked := strings.Cut(tok, "/")
 	ip, err := netip.ParseAddr(addr)
+	if err == nil && !ip.Is4() && !masked && ip.Zone() == "" && ip.String() == addr {
+		return true // (an IPv6 address, as inet_ntop prints it)
+	}
 	if err != nil || !ip.Is4() || ip.String() != addr {
 		return false
 	}
@@ -267,10 +331,14 @@ func printableASCII(s string) bool {
 	return true
 }
 
-// formatPutDHCPOpts is put_dhcp_opts()'s arguments as ovn-trace prints
-// them (execute_put_opts: each option's name and value, re-read), or ok
-// false.
-func formatPutDHCPOpts(args string) (string, bool) {
+// formatPutDHCPOpts is put_dhcp_opts()'s (v6: put_dhcpv6_opts()'s)
+// arguments as ovn-trace prints them (execute_put_opts: each option's name
+// and value, re-read), or ok false.
+func formatPutDHCPOpts(args string, v6 bool) (string, bool) {
+	types := dhcpv4OptionTypes
+	if v6 {
+		types = dhcpv6OptionTypes
+	}
 	var out []string
 	depth, start := 0, 0
 	args += ","
@@ -295,7 +363,7 @@ func formatPutDHCPOpts(args string) (string, bool) {
 				return "", false
 			}
 			k = strings.TrimSpace(k)
-			f, why := formatDHCPValue(k, v)
+			f, why := formatDHCPValue(types, k, v)
 			if why != "" {
 				return "", false
 			}

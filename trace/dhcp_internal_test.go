@@ -17,7 +17,7 @@ func TestFormatDHCPValue(t *testing.T) {
 		{"tftp_server", `"boot.example"`, `"boot.example"`},
 	}
 	for _, c := range ok {
-		if got, why := formatDHCPValue(c.name, c.v); why != "" || got != c.want {
+		if got, why := formatDHCPValue(dhcpv4OptionTypes, c.name, c.v); why != "" || got != c.want {
 			t.Errorf("formatDHCPValue(%s, %q) = %q (%s), want %q", c.name, c.v, got, why, c.want)
 		}
 	}
@@ -33,7 +33,7 @@ func TestFormatDHCPValue(t *testing.T) {
 		{"domain_name", `"a\"b"`},
 		{"dns_server", "{10.0.0.2"},
 	} {
-		if got, why := formatDHCPValue(c.name, c.v); why == "" {
+		if got, why := formatDHCPValue(dhcpv4OptionTypes, c.name, c.v); why == "" {
 			t.Errorf("formatDHCPValue(%s, %q) = %q, want it refused", c.name, c.v, got)
 		}
 	}

@@ -114,7 +114,7 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 		case aPutDHCPOpts:
 			// ovn-trace execute_put_dhcp_opts: the request is taken for
 			// a DHCPDISCOVER or DHCPREQUEST, and the options are put
-			opts, ok := formatPutDHCPOpts(a.args)
+			opts, ok := formatPutDHCPOpts(a.args, a.name == "put_dhcpv6_opts")
 			if !ok {
 				super.add(NodeError, fmt.Sprintf("*** %s: cannot read the options", a.text))
 				continue
