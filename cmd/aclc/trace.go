@@ -71,8 +71,9 @@ the port security stages check the ports' port_security as ovn-trace does,
 ls_in_arp_rsp answers ARP requests for the ports' IPv4 addresses and,
 for a router port with options:arp_proxy, its proxy addresses and
 networks, and ls_in_dhcp_options/ls_in_dhcp_response answer a port's
-DHCPv4 requests from its dhcpv4_options (put_dhcp_opts, assumed to
-succeed, as in ovn-trace); DHCPv6 and ND requests end "not traced".
+DHCP requests from its dhcpv4_options/dhcpv6_options (put_dhcp_opts,
+put_dhcpv6_opts, assumed to succeed, as in ovn-trace); ND solicitations
+end "not traced".
 
 A packet sent to a router port goes on through the logical router (the
 flows aclc compiles for it, identical to northd's: routes, policies, TTL,
