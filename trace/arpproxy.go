@@ -151,6 +151,6 @@ func (d *dpModel) modelARPProxy(v *nbview.View) (hasProxy, added bool) {
 // it for a port with "unknown" addresses or on a vlan-passthru switch),
 // as far as the model knows: a disabled port is left not traced.
 func proxyAnswers(ls *nbdb.LogicalSwitch, p *nbdb.LogicalSwitchPort) bool {
-	return !slices.Contains(p.Addresses, "unknown") && ls.OtherConfig["vlan-passthru"] != "true" &&
+	return !slices.Contains(p.Addresses, "unknown") && !strings.EqualFold(ls.OtherConfig["vlan-passthru"], "true") &&
 		(p.Enabled == nil || *p.Enabled)
 }
