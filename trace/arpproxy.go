@@ -91,10 +91,10 @@ func isSpace(c byte) bool {
 // reg0[18]), answered with the option's MAC or the peer router port's;
 // before it one at priority 50 for the addresses, with the peer's MAC.
 // The IPv6 ND responder stays not traced (unmodelled.go's nd_ns flow on a
-// switch with a router port). A port whose option or state the model does
-// not read as northd does (disabled, "unknown" addresses, a
-// vlan-passthru switch, an option parsed inexactly) makes every ARP/ND
-// request on the switch not traced. It reports whether the switch has an
+// switch with a router port). A port with "unknown" addresses or on a
+// vlan-passthru switch has no proxy responder; one whose option or state
+// the model does not read as northd does (disabled, an option parsed
+// inexactly) makes every ARP/ND request on the switch not traced. It reports whether the switch has an
 // arp_proxy port as northd counts it (has_arp_proxy_port), which adds
 // unicast flows to the ports' own responder (modelARP) and whether it
 // added flows to the stage.
@@ -115,7 +115,10 @@ func (d *dpModel) modelARPProxy(v *nbview.View) (hasProxy, added bool) {
 			continue
 		}
 		hasProxy = hasProxy || valid
-		if !exact || !proxyAnswers(d.ls, p) {
+		if !proxyAnswers(d.ls, p) {
+			continue // (northd returns before the proxy responder)
+		}
+		if !exact || (p.Enabled != nil && !*p.Enabled) {
 			added = true
 			d.notTracedFlow(lflow.InARPRsp, 65535, "arp.op == 1 || nd_ns",
 				"has arp_proxy port "+name+": the proxy ARP/ND responder for its option or state is not modelled")
@@ -147,10 +150,8 @@ func (d *dpModel) modelARPProxy(v *nbview.View) (hasProxy, added bool) {
 }
 
 // proxyAnswers reports whether northd reaches the proxy responder of
-// router port p (build_lswitch_arp_nd_responder_known_ips returns before
-// it for a port with "unknown" addresses or on a vlan-passthru switch),
-// as far as the model knows: a disabled port is left not traced.
+// router port p: build_lswitch_arp_nd_responder_known_ips returns before
+// it for a port with "unknown" addresses or on a vlan-passthru switch.
 func proxyAnswers(ls *nbdb.LogicalSwitch, p *nbdb.LogicalSwitchPort) bool {
-	return !slices.Contains(p.Addresses, "unknown") && !strings.EqualFold(ls.OtherConfig["vlan-passthru"], "true") &&
-		(p.Enabled == nil || *p.Enabled)
+	return !slices.Contains(p.Addresses, "unknown") && !strings.EqualFold(ls.OtherConfig["vlan-passthru"], "true")
 }
