@@ -163,5 +163,5 @@ func outIP(any bool, ips []string, field, more string) string {
 
 // linkLocal is the IPv6 link-local address of a MAC (EUI-64).
 func linkLocal(m ethaddr.Addr) netip.Addr {
-	return netip.AddrFrom16([16]byte{0xfe, 0x80, 8: m[0] ^ 2, 9: m[1], 10: m[2], 11: 0xff, 12: 0xfe, 13: m[3], 14: m[4], 15: m[5]})
+	return m.LinkLocal()
 }

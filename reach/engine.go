@@ -327,9 +327,10 @@ func (e *Engine) reachOne(sm *swModel, sw *nbview.Switch, from, to string, opt O
 		aside = append(aside, struct{ match, why string }{"udp && udp.dst == 53", "DNS queries go through ls_in_dns_lookup (dns_lookup()), which reach does not model"})
 	}
 	// What package trace ends "not traced" in the stages after the ACLs
-	// (trace/unmodelled.go): OVN's DHCP responder answers the port's
-	// requests, handle_svc_check() takes what goes to the service
-	// monitor MAC, IGMP/MLD snooping decides multicast.
+	// (trace/unmodelled.go), or models but reach does not: OVN's DHCP
+	// responder answers the port's requests (trace/dhcp.go),
+	// handle_svc_check() takes what goes to the service monitor MAC,
+	// IGMP/MLD snooping decides multicast.
 	if p := e.snap.Ports[fid]; p.Dhcpv4Options != nil || p.Dhcpv6Options != nil {
 		aside = append(aside, struct{ match, why string }{"(udp.src == 68 && udp.dst == 67) || (udp.src == 546 && udp.dst == 547)",
 			"DHCP requests of port " + from + ", which has DHCP options, are answered by OVN's DHCP responder (ls_in_dhcp_options), which reach does not model"})

@@ -57,6 +57,15 @@ var (
 	// non-router port, and only when one of the port's own addresses lies
 	// in the options' cidr.
 	DHCPPerAddress = newFact("dhcp-per-address", "aa352ac88 (9d3f0d8602)", "DHCP ACL-stage flows per port address in the options' cidr", At("23.09.0", "24.03.0"))
+	// DHCPOneRequestFlow: a port's DHCPv4 requests, discover and renewal,
+	// meet one ls_in_dhcp_options flow ("(ip4.src == {OFFER, 0.0.0.0} &&
+	// ip4.dst == {SERVER, 255.255.255.255})") instead of two ("Reduce
+	// number of DHCP responder flows for LSPs").
+	DHCPOneRequestFlow = newTraceFact("dhcp-one-request-flow", "2132acb16 (faeb96968)", "one ls_in_dhcp_options flow per port for discover and renewal", At("24.03.0"))
+	// DHCPv6Multicast: the DHCPv6 responder's flows match ip6.mcast before
+	// ip6.dst == ff02::1:2 ("northd: Add missing multicast match to DHCPv6
+	// options flows").
+	DHCPv6Multicast = newTraceFact("dhcpv6-multicast", "03ef56f9c (120ba7d87, f90dc351d)", "the DHCPv6 responder flows match ip6.mcast", At("24.03.5", "24.09.2", "25.03.0"))
 	// DHCPRelaySkip: a switch with other_config:dhcp_relay_port has no
 	// DHCP server flows ("DHCP Relay Agent support for overlay IPv4
 	// subnets").
@@ -249,6 +258,22 @@ var (
 	// lsp: Add additional arp proxy features"). Before it, the option
 	// held IPs only.
 	ARPProxyMAC = newTraceFact("arp-proxy-mac", "77846b215", "the arp_proxy MAC in the router port's L2 lookup flow", At("23.06.0"))
+	// ARPProxyResponder: the switch's proxy ARP responder for a router
+	// port's arp_proxy addresses answers at priority 30 (below the ports'
+	// own addresses) for "ADDR/PLEN" networks, with the option's MAC if it
+	// starts with one, and ND too; a switch with an arp_proxy port no
+	// longer skips the responder for its localnet ports' requests
+	// ("northd, lsp: Add additional arp proxy features", "northd: Decrease
+	// arp_proxy priority to 30", "northd, arp_proxy: response ARP at
+	// localnet lsp"). Before it, priority 50, IPv4 addresses only and the
+	// peer router port's MAC.
+	ARPProxyResponder = newTraceFact("arp-proxy-responder", "77846b215, 9e3429289, 551439cb6", "the proxy ARP responder at priority 30 for networks, with the option's MAC", At("23.06.0"))
+	// ARPProxyUnicast: on a switch with an arp_proxy port, a unicast
+	// ARP request (or ND solicitation) for a port's address goes on to
+	// its target (a priority-50 `next;` on eth.dst == the port's MAC, ip6.dst
+	// == the address) instead of being answered by the proxy responder
+	// ("northd: Ensure unicast ARPs are forwarded properly").
+	ARPProxyUnicast = newTraceFact("arp-proxy-unicast", "c73f79126 (4fa78fa1f, b8d16d432, 1a7489211)", "unicast ARP/NS for a port's address skip the proxy responder", At("24.03.7", "25.03.2", "25.09.1", "26.03.0"))
 	// SwitchChassisRedirect: a switch port peered with its router's only
 	// distributed gateway port, on a switch without localnet ports, gets a
 	// chassis-redirect port of its own ("cr-" + its name), which northd's

@@ -115,7 +115,25 @@ func diffCases() []diffCase {
 		return `inport == "v1" && eth.src == 00:00:00:00:08:01 && eth.dst == 00:00:00:00:08:02 && ip6.src == fd08::1 && ip6.dst == fd08::2 && ip.ttl == 64 && ` + l4
 	}
 	new2 := []string{"new", "new"}
+	dhcp := func(in, mac, src, dst, dstIP string) string {
+		return between(in, "", mac, dst, src, dstIP, "udp && udp.src == 68 && udp.dst == 67")
+	}
 	return []diffCase{
+		// OVN's DHCPv4 responder: a discover and a renewal answered (the
+		// reply through the egress ACLs), a port whose options lack
+		// server_mac flooded (northd writes no responder flow for it)
+		{"../testdata/fixtures/dhcpv4.yaml", []packet{
+			{"dhcp-discover", dhcp("p1", "00:00:00:00:00:01", "0.0.0.0", "ff:ff:ff:ff:ff:ff", "255.255.255.255"), []string{"new"}},
+			{"dhcp-renewal", dhcp("p1", "00:00:00:00:00:01", "10.0.0.1", "00:00:00:00:fe:01", "10.0.0.254"), []string{"est,rpl"}},
+			{"dhcp-incomplete-options", dhcp("p2", "00:00:00:00:00:02", "0.0.0.0", "ff:ff:ff:ff:ff:ff", "255.255.255.255"), []string{"new", "new"}},
+			{"dhcp-other-switch", dhcp("p4", "00:00:00:00:00:04", "0.0.0.0", "ff:ff:ff:ff:ff:ff", "255.255.255.255"), nil},
+		}},
+		// and its DHCPv6 responder: a solicit answered, one from a port
+		// whose server_id is no MAC flooded
+		{"../testdata/fixtures/dhcpv6.yaml", []packet{
+			{"dhcpv6-solicit", `inport == "p1" && eth.src == 00:00:00:00:00:01 && eth.dst == 33:33:00:01:00:02 && ip6.src == fe80::200:ff:fe00:1 && ip6.dst == ff02::1:2 && ip.ttl == 1 && udp && udp.src == 546 && udp.dst == 547`, nil},
+			{"dhcpv6-bad-server-id", `inport == "p2" && eth.src == 00:00:00:00:00:02 && eth.dst == 33:33:00:01:00:02 && ip6.src == fe80::200:ff:fe00:2 && ip6.dst == ff02::1:2 && ip.ttl == 1 && udp && udp.src == 546 && udp.dst == 547`, nil},
+		}},
 		{"../testdata/fixtures/seed-stateful-only.yaml", seedPackets(false)},
 		{"../testdata/fixtures/seed-stateless.yaml", seedPackets(true)},
 		{"testdata/seed-lb-noacl.yaml", seedPackets(false)},

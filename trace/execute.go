@@ -111,6 +111,20 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 		case aDNSLookup:
 			m.Set(a.lhs, 0)
 			super.add(NodeError, "*** dns_lookup action not implemented")
+		case aPutDHCPOpts:
+			// ovn-trace execute_put_dhcp_opts: the request is taken for
+			// a DHCPDISCOVER or DHCPREQUEST, and the options are put
+			opts, ok := formatPutDHCPOpts(a.args, a.name == "put_dhcpv6_opts")
+			if !ok {
+				super.add(NodeError, fmt.Sprintf("*** %s: cannot read the options", a.text))
+				continue
+			}
+			super.add(NodeError, "/* We assume that this packet is DHCPDISCOVER or DHCPREQUEST. */")
+			super.add(NodeModify, a.name+"("+opts+")")
+			if !isRegister(a.lhs) {
+				super.add(NodeModify, a.lhs+" = 1")
+			}
+			m.Set(a.lhs, 1)
 		case aCTOrig:
 			r.ctOrig(a, m, super)
 		case aPortSec:

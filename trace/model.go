@@ -117,6 +117,7 @@ func newDPModel(v *nbview.View, id string, flows *lflow.Datapath, outport string
 			d.name, d.rel.Name(), strings.Join(names, ", "))
 	}
 	d.modelDNS(s)
+	d.modelDHCP(s)
 	d.modelARP(v)
 	d.modelMirror(v)
 	d.modelL2(v, outport)
@@ -362,8 +363,7 @@ func (d *dpModel) notTracedFlow(st lflow.Stage, prio int, match, why string) {
 // version to version (a skip flow until the resident-chassis condition of
 // upstream 20ee3d9a0 / 39ca8ea00 / 6a360b624 in 24.03.9, 25.09.4 and
 // 26.03.2; 26.03.0–26.03.1's external-ARP rules in port security), and so
-// does the proxy responder of arp_proxy ports: those requests end "not
-// traced".
+// does the proxy responder of arp_proxy ports (modelARPProxy).
 func (d *dpModel) modelARP(v *nbview.View) {
 	any := false      // a flow in the stage: it then needs its priority-0 next
 	localnet := false // the switch has a localnet port
@@ -389,14 +389,14 @@ func (d *dpModel) modelARP(v *nbview.View) {
 			any, localnet = true, true
 			localnets = append(localnets, name)
 		}
-		if p := d.ports[name]; p.Options["arp_proxy"] != "" {
-			any = true
-			d.notTracedFlow(lflow.InARPRsp, 65535, "arp.op == 1 || nd_ns",
-				"has arp_proxy port "+name+": the proxy ARP/ND responder flows are not modelled")
-		}
 	}
+	hasProxy, proxied := d.modelARPProxy(v)
+	any = any || proxied
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]
+		if strings.EqualFold(d.ls.OtherConfig["vlan-passthru"], "true") {
+			break // (northd: no responder on a VLAN-transparent switch)
+		}
 		if (p.Type != "" && p.Type != "router" && p.Type != "localport" && p.Type != "remote") || (p.Enabled != nil && !*p.Enabled) || slices.Contains(p.Addresses, "unknown") {
 			continue // (northd: no responder for a port with "unknown" addresses)
 		}
@@ -430,6 +430,11 @@ func (d *dpModel) modelARP(v *nbview.View) {
 					continue
 				}
 				m := "arp.tpa == " + ip.String() + " && arp.op == 1"
+				if hasProxy && d.has(release.ARPProxyUnicast) {
+					// a unicast request goes to its target, not to the
+					// proxy responder
+					d.add(lflow.InARPRsp, 50, m+" && eth.dst == "+mac, "next;", p.UUID)
+				}
 				if d.has(release.ARPRspBroadcastOnly) {
 					m += " && eth.dst == ff:ff:ff:ff:ff:ff"
 				}

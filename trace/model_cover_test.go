@@ -31,13 +31,15 @@ import (
 // A packet the model answers for is then answered by northd's own flow.
 
 // TestModelCoversNorthd checks the model on the topology fixtures
-// (testdata/topologies: what ovn-kubernetes and Neutron write) and the
-// router fixtures, on 23.03.1 and every live release; the bundled
+// (testdata/topologies: what ovn-kubernetes and Neutron write), the
+// router fixtures and a VLAN-transparent switch, on 23.03.1 and every
+// live release; the bundled
 // fixtures are checked by the differential sweeps (sweepFixtures).
 func TestModelCoversNorthd(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/topologies/*.yaml")
 	routers, _ := filepath.Glob("../testdata/routers/*.yaml")
 	files = append(files, routers...)
+	files = append(files, "testdata/vlan-passthru.yaml")
 	run := func(t *testing.T, sb *ovnsandbox.Sandbox, r *release.Release) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()

@@ -19,7 +19,10 @@ import (
 // calls; the router-port bit from release.FromRouterPortBit on).
 func (d *dpModel) modelPortSec() {
 	d.add(lflow.InCheckPortSec, 100, "eth.src[40]", "drop;", "")
-	d.add(lflow.InCheckPortSec, 100, "vlan.present", "drop;", "")
+	if !strings.EqualFold(d.ls.OtherConfig["vlan-passthru"], "true") {
+		// (a VLAN-transparent switch passes tagged packets)
+		d.add(lflow.InCheckPortSec, 100, "vlan.present", "drop;", "")
+	}
 	d.add(lflow.InCheckPortSec, 50, "1", "reg0[15] = check_in_port_sec(); next;", "")
 	if d.has(release.FromRouterPortBit) {
 		// build_lswitch_input_port_sec_op: a router port's packets are

@@ -180,31 +180,6 @@ func (d *dpModel) modelUnmodelled(v *nbview.View) {
 			}
 		}
 	}
-	// build_dhcpv4_options_flows, build_dhcpv6_options_flows: OVN's
-	// DHCP responder answers the port's requests
-	dhcp := false
-	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
-		p := d.ports[name]
-		var m []string
-		if p.Dhcpv4Options != nil {
-			m = append(m, "(udp.src == 68 && udp.dst == 67)")
-		}
-		if p.Dhcpv6Options != nil {
-			m = append(m, "(udp.src == 546 && udp.dst == 547)")
-		}
-		if len(m) == 0 {
-			continue
-		}
-		dhcp = true
-		match := "inport == " + strconv.Quote(name) + " && (" + strings.Join(m, " || ") + ")"
-		why := "DHCP request from port " + name + ", which has DHCP options: OVN's DHCP responder is not modelled"
-		d.notTracedFlow(lflow.InDHCPOptions, 65535, match, why)
-		d.notTracedFlow(lflow.InDHCPResponse, 65535, match, why)
-	}
-	if dhcp {
-		d.ensureDefault(lflow.InDHCPOptions)
-		d.ensureDefault(lflow.InDHCPResponse)
-	}
 }
 
 // ensureDefault adds northd's priority-0 `next;' to a stage the model

@@ -10,18 +10,17 @@ import (
 )
 
 // TestUnmodelledNotTraced: on every verified release, the packets of a
-// Neutron tenant network that OVN's own responders and lookups handle —
-// a DHCP discover (answered by the DHCP responder), a packet from the
-// provider network to a distributed floating IP's MAC (looked up where
-// the VM is resident), an ND solicitation (the ND responder) — end "not
-// traced" instead of being flooded or dropped, while a plain packet
-// between two VMs is still traced. (Each of the first two was a wrong
-// answer with exit 0; TestModelCoversNorthd proves the model against
-// each live northd.)
+// Neutron tenant network that OVN's own lookups and responders handle
+// and the model does not — a packet from the provider network to a
+// distributed floating IP's MAC (looked up where the VM is resident), an
+// ND solicitation (the ND responder) — end "not traced" instead of being
+// flooded or dropped, while a plain packet between two VMs is still
+// traced, and a DHCP discover is answered by OVN's DHCP responder
+// (trace/dhcp.go; it was flooded, a wrong answer with exit 0, then not
+// traced). TestModelCoversNorthd proves the model against each live
+// northd, TestTopologySweep the answers against each live ovn-trace.
 func TestUnmodelledNotTraced(t *testing.T) {
 	cases := []struct{ name, microflow, why string }{
-		{"dhcp discover", `inport == "vm1" && eth.src == fa:16:3e:00:00:01 && eth.dst == ff:ff:ff:ff:ff:ff && ip4.src == 0.0.0.0 && ip4.dst == 255.255.255.255 && ip.ttl == 64 && udp.src == 68 && udp.dst == 67`,
-			"DHCP request from port vm1"},
 		{"floating IP", `inport == "provnet-ext" && eth.src == 00:00:00:00:aa:01 && eth.dst == fa:16:3e:00:02:01 && ip4.src == 8.8.8.8 && ip4.dst == 172.24.4.100 && ip.ttl == 64 && tcp && tcp.dst == 22`,
 			"floating IP 172.24.4.100's MAC"},
 		// (the gateway port's MAC is modelled at L2 — on the
@@ -53,6 +52,14 @@ func TestUnmodelledNotTraced(t *testing.T) {
 		}
 		if res.Verdict != trace.VerdictOutput {
 			t.Errorf("OVN %s vm1 -> vm2 ssh: verdict %s (%s), want output", r.Name(), res.Verdict, res.NotTraced)
+		}
+		res, err = tr.Trace(`inport == "vm1" && eth.src == fa:16:3e:00:00:01 && eth.dst == ff:ff:ff:ff:ff:ff && ip4.src == 0.0.0.0 && ip4.dst == 255.255.255.255 && ip.ttl == 64 && udp.src == 68 && udp.dst == 67`, trace.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "put_dhcp_opts(offerip = 10.0.0.11, dns_server = {10.0.0.2}, lease_time = 43200, mtu = 1442, netmask = 255.255.255.0, router = 10.0.0.1, server_id = 10.0.0.1);\neth.dst = fa:16:3e:00:00:01;\neth.src = fa:16:3e:00:01:01;\nip4.src = 10.0.0.1;"; res.Verdict != trace.VerdictOutput ||
+			len(res.Outputs) != 1 || res.Outputs[0] != "vm1" || !strings.Contains(res.Minimal(), want) {
+			t.Errorf("OVN %s dhcp discover: verdict %s %q outputs %v, want the DHCP responder's reply to vm1 (%s):\n%s", r.Name(), res.Verdict, res.NotTraced, res.Outputs, want, res.Minimal())
 		}
 	}
 }

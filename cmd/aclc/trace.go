@@ -66,7 +66,7 @@ traced on ` + compile.RouterReleaseNames() + ` (the versions whose router
 pipeline aclc verifies); on any other a packet that reaches a router ends
 "not traced".
 
-Stages outside aclc's set (DHCP and ND responders, FDB, ...) pass the
+Stages outside aclc's set (the ND responder, FDB, ...) pass the
 packet through; --detailed says which. A few are modelled from
 the NB because they decide the packet's path: ls_in_l2_lkup picks the
 output port from eth.dst and the port addresses (a broadcast or multicast
@@ -75,7 +75,12 @@ microflow does not: the L2 lookup overwrites it, as in ovn-trace), ls_in_lb load
 VIP with ct_lb_mark(backends=...) (the first backend, or --lb-dst),
 ls_in_pre_hairpin sets reg0[6] and reg0[12] (always 0, as in ovn-trace),
 the port security stages check the ports' port_security as ovn-trace does,
-ls_in_arp_rsp answers ARP requests for the ports' IPv4 addresses.
+ls_in_arp_rsp answers ARP requests for the ports' IPv4 addresses and,
+for a router port with options:arp_proxy, its proxy addresses and
+networks, and ls_in_dhcp_options/ls_in_dhcp_response answer a port's
+DHCP requests from its dhcpv4_options/dhcpv6_options (put_dhcp_opts,
+put_dhcpv6_opts, assumed to succeed, as in ovn-trace); ND solicitations
+end "not traced".
 
 A packet sent to a router port goes on through the logical router (the
 flows aclc compiles for it, identical to northd's: routes, policies, TTL,

@@ -6,6 +6,7 @@ package ethaddr
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 )
 
@@ -15,6 +16,12 @@ type Addr [6]byte
 // String is ETH_ADDR_FMT: "00:00:00:00:00:01".
 func (a Addr) String() string {
 	return fmt.Sprintf("%02x:%02x:%02x:%02x:%02x:%02x", a[0], a[1], a[2], a[3], a[4], a[5])
+}
+
+// LinkLocal is the address's IPv6 link-local address (EUI-64, OVS
+// in6_generate_lla).
+func (a Addr) LinkLocal() netip.Addr {
+	return netip.AddrFrom16([16]byte{0xfe, 0x80, 8: a[0] ^ 2, 9: a[1], 10: a[2], 11: 0xff, 12: 0xfe, 13: a[3], 14: a[4], 15: a[5]})
 }
 
 // Scan reads an address at the start of s as ovs_scan(s,
