@@ -72,8 +72,9 @@ ls_in_arp_rsp answers ARP requests for the ports' IPv4 addresses.
 
 A packet sent to a router port goes on through the logical router (the
 flows aclc compiles for it, identical to northd's: routes, policies, TTL,
-MAC rewrite) into the next switch, as in ovn-trace. What aclc does not
-model (NAT, load balancers or gateway ports on a router, ARP/ND
+MAC rewrite, distributed gateway ports and their chassis-redirect ports)
+into the next switch, as in ovn-trace. What aclc does not model (NAT,
+load balancers or gateway routers, ARP/ND
 resolution through the SB MAC_Binding table, ...) ends the trace with the
 verdict "not traced: WHAT (STAGE)" and exit status 3.
 
