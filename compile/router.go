@@ -453,11 +453,31 @@ func (b *routerBuilder) buildAdmCtrlFlows() {
 	b.add(lflow.LRInAdmission, 0, "1", "drop;", "")
 }
 
-// buildAdmCtrlFlowsPort is build_adm_ctrl_flows_for_lrouter_port.
+// buildAdmCtrlFlowsPort is build_adm_ctrl_flows_for_lrouter_port: the
+// port's MAC, and the arp_proxy MAC of its peer switch port with it
+// (release.ARPProxyMAC, 77846b215, which changed the switch's L2 lookup
+// and this flow alike).
 func (b *routerBuilder) buildAdmCtrlFlowsPort(p *RouterPort) {
 	a := "xreg0[0..47] = " + p.MAC + "; next;"
 	b.add(lflow.LRInAdmission, 50, "eth.mcast && inport == "+p.Key, a, p.NB.UUID)
-	b.add(lflow.LRInAdmission, 50, "eth.dst == "+p.MAC+" && inport == "+p.Key+gatewayResidence(p), a, p.NB.UUID)
+	dst := p.MAC
+	if proxy, ok := arpProxyMAC(p.PeerLSP); ok && b.rel.Has(release.ARPProxyMAC) {
+		dst = "{ " + proxy + ", " + p.MAC + " }"
+	}
+	b.add(lflow.LRInAdmission, 50, "eth.dst == "+dst+" && inport == "+p.Key+gatewayResidence(p), a, p.NB.UUID)
+}
+
+// arpProxyMAC is the MAC switch port p's arp_proxy option starts with
+// (northd parses it with extract_addresses: a MAC, then IPs and networks).
+func arpProxyMAC(p *nbdb.LogicalSwitchPort) (string, bool) {
+	if p == nil || p.Type != "router" || p.Options["arp_proxy"] == "" {
+		return "", false
+	}
+	mac, err := ethaddr.Parse(strings.Fields(p.Options["arp_proxy"])[0])
+	if err != nil {
+		return "", false
+	}
+	return mac.String(), true
 }
 
 // learnFromARPRequest is the router's options:always_learn_from_arp_request.
