@@ -218,6 +218,7 @@ func routerCases() []routerCase {
 			{"pod-v6-to-gateway-ip-echo", routed("default_web-1", "0a:58:0a:f4:00:05", "0a:58:0a:f4:00:01", "fd00:10:244:1::5", "fd00:10:244:1::1", "icmp6 && icmp6.type == 128 && icmp6.code == 0", 64), nil},
 			{"pod-v6-hop-limit-1", routed("default_web-1", "0a:58:0a:f4:00:05", "0a:58:0a:f4:00:01", "fd00:10:244:1::5", "fd00:10:244:1::9", "udp && udp.dst == 53", 1), nil},
 			{"pod-to-outside-src-route", pod1("8.8.8.8", "udp && udp.dst == 53"), []string{"new", "new"}},
+			{"interconnect-zone-echo-gateway-ip", routed("web-3", "0a:58:0a:f4:02:05", "0a:58:0a:f4:02:01", "10.244.2.5", "10.244.2.1", "icmp4 && icmp4.type == 8 && icmp4.code == 0", 64), nil},
 			{"pod-via-arp-proxy-mac", routed("dev_client-1", "0a:58:0a:f4:01:06", "0a:58:a9:fe:01:01", "10.244.1.6", "10.244.0.5", "tcp && tcp.dst == 8080", 64), nil},
 			{"node-ip-reroute-policy", pod1("172.18.0.2", "tcp && tcp.dst == 6443"), []string{"new", "new"}},
 			{"arp-for-gateway-ip", `inport == "k8s-node1" && eth.src == 0a:58:0a:f4:00:02 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == 0a:58:0a:f4:00:02 && arp.spa == 10.244.0.2 && arp.tpa == 10.244.0.1`, nil},
