@@ -12,6 +12,7 @@ import (
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
+	"github.com/aclc/aclc/nbview"
 	"github.com/aclc/aclc/release"
 )
 
@@ -32,6 +33,11 @@ type Router struct {
 	Unsupported []Unsupported
 	// Ports are the router's ports by name.
 	Ports map[string]*RouterPort
+	// CRKeysUnknown: the router has more than one distributed gateway
+	// port, and the lr_in_ecmp_stateful_egr flows of their
+	// chassis-redirect ports carry tunnel keys that northd assigns in an
+	// order the NB does not give (buildECMPStatefulEgrFlowsCR).
+	CRKeysUnknown bool
 }
 
 // RouterPort is a Logical_Router_Port as northd sees it
@@ -49,7 +55,12 @@ type RouterPort struct {
 	PeerSwitch string
 	PeerLSP    *nbdb.LogicalSwitchPort
 	PeerRouter *RouterPort
-	router     string
+	// Gateway: a distributed gateway port (gateway_chassis or an HA
+	// chassis group); CRKey is the JSON key of its chassis-redirect port
+	// cr-NAME.
+	Gateway bool
+	CRKey   string
+	router  string
 }
 
 // netAddr is one network of a router port (struct ipv4_netaddr /
@@ -87,9 +98,9 @@ func (p *RouterPort) memberIP(ip netip.Addr) (netAddr, bool) {
 // Routers builds the flows of every logical router of s, as the ovn-northd
 // of s's release writes them (one of RouterReleases; the differences from
 // 23.03.1 are release.RouterFact facts, the tables s's RouterLayout), for
-// the routers aclc models: distributed routers without NAT, load
-// balancers, gateway ports, IPv6 RA, BFD, multicast relay, route tables or
-// options. Others come back with Unsupported set and no flows. Sorted by
+// the routers aclc models: distributed routers, with or without
+// distributed gateway ports (router_dgp.go), without NAT, load balancers,
+// IPv6 RA, BFD, multicast relay, route tables or options. Others come back with Unsupported set and no flows. Sorted by
 // name.
 func Routers(s *nbschema.Snapshot) []*Router {
 	ports := routerPorts(s)
@@ -135,6 +146,9 @@ func routerPorts(s *nbschema.Snapshot) map[string]*RouterPort {
 			}
 			p := &RouterPort{NB: nb, Name: nb.Name, Key: strconv.Quote(nb.Name), router: rid}
 			p.MAC, p.V4, p.V6 = lrpNetworks(nb)
+			if nbview.IsGatewayPort(nb) {
+				p.Gateway, p.CRKey = true, crKey(nb.Name)
+			}
 			out[pid] = p
 			byName[p.Name] = p
 		}
@@ -281,10 +295,7 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 	// which neither the flows' text nor a trace shows)
 	for _, name := range slices.Sorted(maps.Keys(r.Ports)) {
 		p := r.Ports[name]
-		switch {
-		case len(p.NB.GatewayChassis) > 0 || p.NB.HaChassisGroup != nil || p.NB.Options["redirect-chassis"] != "":
-			add(lflow.LRInGWRedirect, "distributed gateway port %s", name)
-		case p.MAC == "":
+		if p.MAC == "" {
 			add(lflow.LRInAdmission, "port %s: bad mac %q", name, p.NB.MAC)
 		}
 		if p.NB.Enabled != nil && !*p.NB.Enabled {
@@ -294,7 +305,9 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 			add(lflow.LRInNDRAOptions, "IPv6 RA on port %s", name)
 		}
 		for _, k := range nbschema.SortedKeys(p.NB.Options) {
-			add(lflow.LRInAdmission, "port %s options:%s", name, k)
+			if !routerPortOptionsCompiled[k] {
+				add(lflow.LRInAdmission, "port %s options:%s", name, k)
+			}
 		}
 		if p.PeerLSP != nil {
 			if ls := s.Switches[p.PeerSwitch]; ls != nil {
@@ -302,9 +315,15 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 					add(lflow.LRInIPInput, "multicast snooping on switch %s", ls.Name)
 				}
 				for _, pid := range ls.Ports {
-					// northd resolves a virtual port's IP from its SB binding
-					if lsp := s.Ports[pid]; lsp != nil && lsp.Type == "virtual" {
+					lsp := s.Ports[pid]
+					switch {
+					case lsp == nil:
+					case lsp.Type == "virtual":
+						// northd resolves a virtual port's IP from its SB binding
 						add(lflow.LRInARPResolve, "virtual port %s on switch %s", lsp.Name, ls.Name)
+					case lsp.Type == "vtep" && p.Gateway:
+						// l3dgw_port_has_associated_vtep_lports: no redirect
+						add(lflow.LRInGWRedirect, "distributed gateway port %s on switch %s with vtep port %s", name, ls.Name, lsp.Name)
 					}
 				}
 			}
@@ -414,7 +433,7 @@ func (b *routerBuilder) build() {
 	b.buildARPResolveFlows()
 	b.add(lflow.LRInChkPktLen, 0, "1", "next;", "")
 	b.add(lflow.LRInLargerPkts, 0, "1", "next;", "")
-	b.add(lflow.LRInGWRedirect, 0, "1", "next;", "")
+	b.buildGatewayRedirectFlows()
 	b.buildARPRequestFlows()
 	b.buildECMPStatefulEgrFlows()
 	b.buildNetworkIDFlows()
@@ -424,8 +443,10 @@ func (b *routerBuilder) build() {
 	b.add(lflow.LRInLBAffLearn, 0, "1", "next;", "")
 	b.buildNewStageDefaults()
 	for _, p := range b.ports() {
+		b.buildGatewayPMTUDFlow(p)
 		b.buildAdmCtrlFlowsPort(p)
 		b.buildNeighLearningFlowsPort(p)
+		b.buildGatewayNDSkip(p)
 		b.buildIPRoutingFlowsPort(p)
 		b.buildEgressDeliveryFlowsPort(p)
 		b.buildDHCPv6ReplyFlowsPort(p)
@@ -433,6 +454,7 @@ func (b *routerBuilder) build() {
 		b.buildIPv4InputFlowsPort(p)
 		b.buildECMPStatefulEgrFlowsPort(p)
 	}
+	b.buildECMPStatefulEgrFlowsCR()
 	b.buildARPResolvePeerFlows()
 }
 
@@ -445,11 +467,31 @@ func (b *routerBuilder) buildAdmCtrlFlows() {
 	b.add(lflow.LRInAdmission, 0, "1", "drop;", "")
 }
 
-// buildAdmCtrlFlowsPort is build_adm_ctrl_flows_for_lrouter_port.
+// buildAdmCtrlFlowsPort is build_adm_ctrl_flows_for_lrouter_port: the
+// port's MAC, and the arp_proxy MAC of its peer switch port with it
+// (release.ARPProxyMAC, 77846b215, which changed the switch's L2 lookup
+// and this flow alike).
 func (b *routerBuilder) buildAdmCtrlFlowsPort(p *RouterPort) {
 	a := "xreg0[0..47] = " + p.MAC + "; next;"
 	b.add(lflow.LRInAdmission, 50, "eth.mcast && inport == "+p.Key, a, p.NB.UUID)
-	b.add(lflow.LRInAdmission, 50, "eth.dst == "+p.MAC+" && inport == "+p.Key, a, p.NB.UUID)
+	dst := p.MAC
+	if proxy, ok := arpProxyMAC(p.PeerLSP); ok && b.rel.Has(release.ARPProxyMAC) {
+		dst = "{ " + proxy + ", " + p.MAC + " }"
+	}
+	b.add(lflow.LRInAdmission, 50, "eth.dst == "+dst+" && inport == "+p.Key+gatewayResidence(p), a, p.NB.UUID)
+}
+
+// arpProxyMAC is the MAC switch port p's arp_proxy option starts with
+// (northd parses it with extract_addresses: a MAC, then IPs and networks).
+func arpProxyMAC(p *nbdb.LogicalSwitchPort) (string, bool) {
+	if p == nil || p.Type != "router" || p.Options["arp_proxy"] == "" {
+		return "", false
+	}
+	mac, err := ethaddr.Parse(strings.Fields(p.Options["arp_proxy"])[0])
+	if err != nil {
+		return "", false
+	}
+	return mac.String(), true
 }
 
 // learnFromARPRequest is the router's options:always_learn_from_arp_request.
@@ -505,12 +547,12 @@ func (b *routerBuilder) buildNeighLearningFlowsPort(p *RouterPort) {
 		ipResult := ""
 		if !learn {
 			b.add(lflow.LRInLookupNeighbor, 110,
-				fmt.Sprintf("inport == %s && arp.spa == %s/%d && arp.tpa == %s && arp.op == 1", p.Key, n.netS(), n.plen, n.addrS()),
+				fmt.Sprintf("inport == %s && arp.spa == %s/%d && arp.tpa == %s && arp.op == 1%s", p.Key, n.netS(), n.plen, n.addrS(), b.lookupResidence(p)),
 				"reg9[2] = lookup_arp(inport, arp.spa, arp.sha); reg9[3] = 1; next;", p.NB.UUID)
 			ipResult = "reg9[3] = lookup_arp_ip(inport, arp.spa); "
 		}
 		b.add(lflow.LRInLookupNeighbor, 100,
-			fmt.Sprintf("inport == %s && arp.spa == %s/%d && arp.op == 1", p.Key, n.netS(), n.plen),
+			fmt.Sprintf("inport == %s && arp.spa == %s/%d && arp.op == 1%s", p.Key, n.netS(), n.plen, b.lookupResidence(p)),
 			"reg9[2] = lookup_arp(inport, arp.spa, arp.sha); "+ipResult+"next;", p.NB.UUID)
 	}
 	if !b.rel.Has(release.RouterNSLookupPerNetwork) {
@@ -520,12 +562,12 @@ func (b *routerBuilder) buildNeighLearningFlowsPort(p *RouterPort) {
 		ipResult := ""
 		if !learn {
 			b.add(lflow.LRInLookupNeighbor, 110,
-				fmt.Sprintf("inport == %s && ip6.src == %s/%d && nd.target == %s && nd_ns", p.Key, n.netS(), n.plen, n.addrS()),
+				fmt.Sprintf("inport == %s && ip6.src == %s/%d && nd.target == %s && nd_ns%s", p.Key, n.netS(), n.plen, n.addrS(), gatewayResidence(p)),
 				"reg9[2] = lookup_nd(inport, ip6.src, nd.sll); reg9[3] = 1; next;", p.NB.UUID)
 			ipResult = "reg9[3] = lookup_nd_ip(inport, ip6.src); "
 		}
 		b.add(lflow.LRInLookupNeighbor, 100,
-			fmt.Sprintf("inport == %s && ip6.src == %s/%d && nd_ns", p.Key, n.netS(), n.plen),
+			fmt.Sprintf("inport == %s && ip6.src == %s/%d && nd_ns%s", p.Key, n.netS(), n.plen, gatewayResidence(p)),
 			"reg9[2] = lookup_nd(inport, ip6.src, nd.sll); "+ipResult+"next;", p.NB.UUID)
 	}
 }
@@ -585,3 +627,7 @@ func v6Networks(p *RouterPort) string {
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
+
+// routerPortOptionsCompiled are the router port options the compiled
+// flows follow.
+var routerPortOptionsCompiled = map[string]bool{"reside-on-redirect-chassis": true}

@@ -85,11 +85,13 @@ func (b *routerBuilder) buildIPv6InputFlowsPort(p *RouterPort) {
 			"ip6.dst <-> ip6.src; ip.ttl = 255; icmp6.type = 129; flags.loopback = 1; next; ", p.NB.UUID)
 	}
 	for _, n := range p.V6 {
-		b.add(st, 90, fmt.Sprintf("inport == %s && ip6.dst == {%s, %s} && nd_ns && nd.target == %s", p.Key, n.addrS(), n.extra, n.addrS()),
+		b.add(st, 90, fmt.Sprintf("inport == %s && ip6.dst == {%s, %s} && nd_ns && nd.target == %s%s", p.Key, n.addrS(), n.extra, n.addrS(), gatewayResidence(p)),
 			"nd_na_router { eth.src = xreg0[0..47]; ip6.src = nd.target; nd.tll = xreg0[0..47]; outport = inport; flags.loopback = 1; output; };", p.NB.UUID)
 	}
-	for _, n := range p.V6 {
-		b.unreachable(p, "ip6", n.addrS())
+	if len(b.gatewayPorts()) == 0 {
+		for _, n := range p.V6 {
+			b.unreachable(p, "ip6", n.addrS())
+		}
 	}
 	b.ttlExceeded6(p)
 }
@@ -104,22 +106,41 @@ func (b *routerBuilder) ttlExceededEth(p *RouterPort) (eth, sp string) {
 	return "eth.dst <-> eth.src;", " "
 }
 
+// ttlExceededAddrs is how a per-network TTL-exceeded reply of port p from
+// its address addr sets the IP addresses (fam "ip4" or "ip6"), up to the
+// ";": before RouterTTLSourceMAC a gateway port's reply swaps them ("fix
+// ttl exceeded with FIP", 4ecc61247); and the residence check its flows'
+// matches end with: from RouterTTLSourceMAC (f5025f58e) a gateway port
+// answers only on its gateway chassis.
+func (b *routerBuilder) ttlExceededAddrs(p *RouterPort, fam, addr string) (addrs, residence string) {
+	_, sp := b.ttlExceededEth(p)
+	if b.rel.Has(release.RouterTTLSourceMAC) {
+		return fam + ".dst = " + fam + ".src; " + fam + ".src = " + addr + sp, gatewayResidence(p)
+	}
+	if p.Gateway {
+		return fam + ".dst <-> " + fam + ".src" + sp, ""
+	}
+	return fam + ".dst = " + fam + ".src; " + fam + ".src = " + addr + sp, ""
+}
+
 // ttlExceeded6 is build_lrouter_ipv6_default_ttl_expired_flows (or, before
 // RouterTTLExceeded, its loop in build_ipv6_input_flows_for_lrouter_port).
 func (b *routerBuilder) ttlExceeded6(p *RouterPort) {
 	st := lflow.LRInIPInput
 	newer := b.rel.Has(release.RouterTTLExceeded)
-	eth, sp := b.ttlExceededEth(p)
+	eth, _ := b.ttlExceededEth(p)
+	_, res := b.ttlExceededAddrs(p, "ip6", "")
 	for i, n := range p.V6 {
 		if newer && i == len(p.V6)-1 || !newer && n.network.IsLinkLocalUnicast() {
 			continue
 		}
-		b.add(st, 31, fmt.Sprintf("inport == %s && ip6 && ip6.src == %s/%d && ip.ttl == {0, 1} && !ip.later_frag", p.Key, n.netS(), n.plen),
-			fmt.Sprintf("icmp6 {%s ip6.dst = ip6.src; ip6.src = %s%s; ip.ttl = 254; icmp6.type = 3; /* Time exceeded */ icmp6.code = 0; /* TTL exceeded in transit */ outport = %s; flags.loopback = 1; output; };", eth, n.addrS(), sp, p.Key),
+		addrs, _ := b.ttlExceededAddrs(p, "ip6", n.addrS())
+		b.add(st, 31, fmt.Sprintf("inport == %s && ip6 && ip6.src == %s/%d && ip.ttl == {0, 1} && !ip.later_frag%s", p.Key, n.netS(), n.plen, res),
+			fmt.Sprintf("icmp6 {%s %s; ip.ttl = 254; icmp6.type = 3; /* Time exceeded */ icmp6.code = 0; /* TTL exceeded in transit */ outport = %s; flags.loopback = 1; output; };", eth, addrs, p.Key),
 			p.NB.UUID)
 	}
 	if newer {
-		b.add(st, 30, fmt.Sprintf("inport == %s && ip6 && ip.ttl == {0, 1} && !ip.later_frag", p.Key),
+		b.add(st, 30, fmt.Sprintf("inport == %s && ip6 && ip.ttl == {0, 1} && !ip.later_frag%s", p.Key, res),
 			fmt.Sprintf("icmp6 {%s ip6.dst = ip6.src; ip6.src = %s; ip.ttl = 254; icmp6.type = 3; /* Time exceeded */ icmp6.code = 0; /* TTL exceeded in transit */ outport = %s; flags.loopback = 1; output; };", eth, p.V6[0].addrS(), p.Key),
 			p.NB.UUID)
 	}
@@ -130,25 +151,28 @@ func (b *routerBuilder) ttlExceeded6(p *RouterPort) {
 func (b *routerBuilder) ttlExceeded4(p *RouterPort) {
 	st := lflow.LRInIPInput
 	newer := b.rel.Has(release.RouterTTLExceeded)
-	eth, sp := b.ttlExceededEth(p)
+	eth, _ := b.ttlExceededEth(p)
+	_, res := b.ttlExceededAddrs(p, "ip4", "")
 	for _, n := range p.V4 {
 		m := fmt.Sprintf("inport == %s && ip4 && ip.ttl == {0, 1} && !ip.later_frag", p.Key)
 		if newer {
-			m = fmt.Sprintf("inport == %s && ip4 && ip4.src == %s/%d && ip.ttl == {0, 1} && !ip.later_frag", p.Key, n.netS(), n.plen)
+			m = fmt.Sprintf("inport == %s && ip4 && ip4.src == %s/%d && ip.ttl == {0, 1} && !ip.later_frag%s", p.Key, n.netS(), n.plen, res)
 		}
+		addrs, _ := b.ttlExceededAddrs(p, "ip4", n.addrS())
 		b.add(st, 31, m,
-			fmt.Sprintf("icmp4 {%s icmp4.type = 11; /* Time exceeded */ icmp4.code = 0; /* TTL exceeded in transit */ ip4.dst = ip4.src; ip4.src = %s%s; ip.ttl = 254; outport = %s; flags.loopback = 1; output; };", eth, n.addrS(), sp, p.Key),
+			fmt.Sprintf("icmp4 {%s icmp4.type = 11; /* Time exceeded */ icmp4.code = 0; /* TTL exceeded in transit */ %s; ip.ttl = 254; outport = %s; flags.loopback = 1; output; };", eth, addrs, p.Key),
 			p.NB.UUID)
 	}
 	if newer && len(p.V4) > 0 {
-		b.add(st, 30, fmt.Sprintf("inport == %s && ip4 && ip.ttl == {0, 1} && !ip.later_frag", p.Key),
+		b.add(st, 30, fmt.Sprintf("inport == %s && ip4 && ip.ttl == {0, 1} && !ip.later_frag%s", p.Key, res),
 			fmt.Sprintf("icmp4 {%s icmp4.type = 11; /* Time exceeded */ icmp4.code = 0; /* TTL exceeded in transit */ ip4.dst = ip4.src; ip4.src = %s; ip.ttl = 254; outport = %s; flags.loopback = 1; output; };", eth, p.V4[0].addrS(), p.Key),
 			p.NB.UUID)
 	}
 }
 
 // buildIPv4InputFlowsPort is build_lrouter_ipv4_ip_input for a port of a
-// distributed router without gateway ports, NAT or load balancers.
+// distributed router without NAT or load balancers (no port-unreachable
+// replies on a router with gateway ports).
 func (b *routerBuilder) buildIPv4InputFlowsPort(p *RouterPort) {
 	st := lflow.LRInIPInput
 	if len(p.V4) > 0 {
@@ -158,12 +182,14 @@ func (b *routerBuilder) buildIPv4InputFlowsPort(p *RouterPort) {
 	}
 	b.ttlExceeded4(p)
 	for _, n := range p.V4 {
-		b.add(st, 90, fmt.Sprintf("inport == %s && arp.op == 1 && arp.tpa == %s && arp.spa == %s/%d", p.Key, n.addrS(), n.netS(), n.plen),
+		b.add(st, 90, fmt.Sprintf("inport == %s && arp.op == 1 && arp.tpa == %s && arp.spa == %s/%d%s", p.Key, n.addrS(), n.netS(), n.plen, b.arpReplyResidence(p)),
 			"eth.dst = eth.src; eth.src = xreg0[0..47]; arp.op = 2; /* ARP reply */ arp.tha = arp.sha; arp.sha = xreg0[0..47]; arp.tpa <-> arp.spa; outport = inport; flags.loopback = 1; output;",
 			p.NB.UUID)
 	}
-	for _, n := range p.V4 {
-		b.unreachable(p, "ip4", n.addrS())
+	if len(b.gatewayPorts()) == 0 {
+		for _, n := range p.V4 {
+			b.unreachable(p, "ip4", n.addrS())
+		}
 	}
 	b.dropOwnDest(p)
 }

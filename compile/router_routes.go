@@ -301,7 +301,7 @@ func (b *routerBuilder) buildIngressPolicyFlows() {
 	b.add(lflow.LRInPolicyECMP, 0, "1", "drop;", "")
 	for _, id := range b.lr.Policies {
 		pol := b.s.Policies[id]
-		if pol == nil {
+		if pol == nil || pol.Nexthop != nil && *pol.Nexthop != "" && b.rel.Has(release.RouterPolicyNexthopIgnored) {
 			continue
 		}
 		var a string

@@ -48,6 +48,25 @@ func (b *routerBuilder) buildECMPStatefulEgrFlowsPort(p *RouterPort) {
 		fmt.Sprintf("ct_commit { ct_label.ecmp_reply_eth = eth.dst; ct_mark.ecmp_reply_port = %d;}; output;", b.portKey(p)), p.NB.UUID)
 }
 
+// buildECMPStatefulEgrFlowsCR is buildECMPStatefulEgrFlowsPort for the
+// chassis-redirect ports. northd numbers them after the router ports
+// (they are created after them), in the order of a set of the gateway
+// ports hashed by their addresses in its memory: with one gateway port
+// its key is the router's ports + 1; with more aclc numbers them in NB
+// order and says so in Router.CRKeysUnknown (only these flows print the
+// keys, and they need reg9[10], which no compiled router sets).
+func (b *routerBuilder) buildECMPStatefulEgrFlowsCR() {
+	if !b.rel.Has(release.RouterECMPStatefulEgr) {
+		return
+	}
+	gws := b.gatewayPorts()
+	b.r.CRKeysUnknown = len(gws) > 1
+	for i, p := range gws {
+		b.add(lflow.LRInECMPStatefulEgr, 100, "reg9[10] == 1 && ip && outport == "+p.CRKey,
+			fmt.Sprintf("ct_commit { ct_label.ecmp_reply_eth = eth.dst; ct_mark.ecmp_reply_port = %d;}; output;", len(b.lr.Ports)+1+i), "")
+	}
+}
+
 // portKey is the tunnel key northd gives router port p on a router whose
 // ports are all new to it (ovn_port_allocate_key): 1, 2, ... in the order
 // of the router's ports column, which the IDL keeps sorted by UUID. A

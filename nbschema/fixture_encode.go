@@ -659,9 +659,14 @@ func (e *encoder) routers() []*yaml.Node {
 			putOptBool(pm, "enabled", p.Enabled)
 			putMap(pm, "external_ids", p.ExternalIDs)
 			putSeq(pm, "gateway_chassis", e.gatewayChassis("router port "+p.Name, p.GatewayChassis))
+			if p.HaChassisGroup != nil {
+				if g := e.haChassisGroup("router port "+p.Name, *p.HaChassisGroup); g != nil {
+					put(pm, "ha_chassis_group", g)
+				}
+			}
 			putMap(pm, "ipv6_ra_configs", p.Ipv6RaConfigs)
-			if p.HaChassisGroup != nil || len(p.Ipv6Prefix) > 0 {
-				e.fail("router port %s: ha_chassis_group and ipv6_prefix are not part of the fixture format", p.Name)
+			if len(p.Ipv6Prefix) > 0 {
+				e.fail("router port %s: ipv6_prefix is not part of the fixture format", p.Name)
 			}
 			ports = append(ports, pm)
 		}
@@ -741,6 +746,31 @@ func (e *encoder) gatewayChassis(what string, uuids []string) []*yaml.Node {
 		out = append(out, n)
 	}
 	return out
+}
+
+// haChassisGroup writes a router port's HA chassis group and its
+// HA_Chassis rows (by chassis name).
+func (e *encoder) haChassisGroup(what, uuid string) *yaml.Node {
+	gs := ownedRows(e, what, "HA chassis group", []string{uuid}, e.snap.HAChassisGroups)
+	if len(gs) == 0 {
+		return nil
+	}
+	g := gs[0]
+	n := rowNode(g.UUID)
+	putStr(n, "name", g.Name)
+	var chassis []*yaml.Node
+	rows := ownedRows(e, "HA chassis group "+g.Name, "HA chassis", g.HaChassis, e.snap.HAChassis)
+	sort.Slice(rows, func(i, j int) bool { return rows[i].ChassisName < rows[j].ChassisName })
+	for _, c := range rows {
+		cn := rowNode(c.UUID)
+		putStr(cn, "chassis_name", c.ChassisName)
+		putInt(cn, "priority", c.Priority, false)
+		putMap(cn, "external_ids", c.ExternalIDs)
+		chassis = append(chassis, cn)
+	}
+	putSeq(n, "ha_chassis", chassis)
+	putMap(n, "external_ids", g.ExternalIDs)
+	return n
 }
 
 // staticMACBindings writes the Static_MAC_Binding rows, by port and IP.

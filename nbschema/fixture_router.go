@@ -56,7 +56,7 @@ func (b *builder) router(n *yaml.Node, path string) {
 
 func (b *builder) routerPort(n *yaml.Node, path string) string {
 	f, ok := b.mapping(n, path, "uuid", "name", "mac", "networks", "options", "peer", "enabled", "external_ids",
-		"gateway_chassis", "ipv6_ra_configs")
+		"gateway_chassis", "ha_chassis_group", "ipv6_ra_configs")
 	if !ok {
 		return ""
 	}
@@ -76,6 +76,11 @@ func (b *builder) routerPort(n *yaml.Node, path string) string {
 	for i, gn := range b.list(f, "gateway_chassis") {
 		if u := b.gatewayChassis(gn, index(join(path, "gateway_chassis"), i)); u != "" {
 			p.GatewayChassis = append(p.GatewayChassis, u)
+		}
+	}
+	if f.has("ha_chassis_group") {
+		if u := b.haChassisGroup(f.at("ha_chassis_group"), join(path, "ha_chassis_group")); u != "" {
+			p.HaChassisGroup = &u
 		}
 	}
 	if len(p.Networks) == 0 {
@@ -181,6 +186,40 @@ func (b *builder) gatewayChassis(n *yaml.Node, path string) string {
 	}
 	g.Priority, _ = b.integer(f, "priority", 0, 32767)
 	b.snap.GatewayChassis[g.UUID] = g
+	return g.UUID
+}
+
+// haChassisGroup decodes a router port's ha_chassis_group: the group and
+// its HA_Chassis rows.
+func (b *builder) haChassisGroup(n *yaml.Node, path string) string {
+	f, ok := b.mapping(n, path, "uuid", "name", "ha_chassis", "external_ids")
+	if !ok {
+		return ""
+	}
+	name := b.required(f, "name")
+	g := &nbdb.HAChassisGroup{
+		UUID:        b.rowUUID(f, nbdb.HAChassisGroupTable, name),
+		Name:        name,
+		ExternalIDs: b.strMap(f, "external_ids"),
+	}
+	for i, cn := range b.list(f, "ha_chassis") {
+		cpath := index(join(path, "ha_chassis"), i)
+		cf, ok := b.mapping(cn, cpath, "uuid", "chassis_name", "priority", "external_ids")
+		if !ok {
+			continue
+		}
+		chassis := b.required(cf, "chassis_name")
+		c := &nbdb.HAChassis{
+			UUID:        b.rowUUID(cf, nbdb.HAChassisTable, name+" "+chassis),
+			ChassisName: chassis,
+			ExternalIDs: b.strMap(cf, "external_ids"),
+		}
+		c.Priority, _ = b.integer(cf, "priority", 0, 32767)
+		b.snap.HAChassis[c.UUID] = c
+		g.HaChassis = append(g.HaChassis, c.UUID)
+	}
+	b.addName(nbdb.HAChassisGroupTable, name, g.UUID, f.at("name"), join(path, "name"))
+	b.snap.HAChassisGroups[g.UUID] = g
 	return g.UUID
 }
 

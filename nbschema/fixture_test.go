@@ -185,8 +185,9 @@ func TestParseEmpty(t *testing.T) {
 	}
 }
 
-// TestWriteFixtureRoundTrip writes every fixture in testdata back out and
-// parses it again: the snapshots must be equal.
+// TestWriteFixtureRoundTrip writes every fixture in testdata (and the
+// router fixtures) back out and parses it again: the snapshots must be
+// equal.
 func TestWriteFixtureRoundTrip(t *testing.T) {
 	files, err := filepath.Glob("../testdata/fixtures/*.yaml")
 	if err != nil {
@@ -197,6 +198,9 @@ func TestWriteFixtureRoundTrip(t *testing.T) {
 		t.Fatalf("no fixtures in testdata: %v", err)
 	}
 	files = append(files, mine...)
+	// the router fixtures: gateway chassis, HA chassis groups, routes
+	routers, _ := filepath.Glob("../testdata/routers/*.yaml")
+	files = append(files, routers...)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			s, err := LoadFixture(f)

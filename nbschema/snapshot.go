@@ -46,8 +46,11 @@ type Snapshot struct {
 	// ovn-trace ignores them; trace names them when it stops at an
 	// unresolved next hop.
 	StaticMACBindings map[string]*nbdb.StaticMACBinding
-	// GatewayChassis makes a router port a distributed gateway port.
-	GatewayChassis map[string]*nbdb.GatewayChassis
+	// GatewayChassis makes a router port a distributed gateway port; so
+	// does an HA chassis group (its HA_Chassis rows in HAChassis).
+	GatewayChassis  map[string]*nbdb.GatewayChassis
+	HAChassisGroups map[string]*nbdb.HAChassisGroup
+	HAChassis       map[string]*nbdb.HAChassis
 	// Mirrors are the port mirrors switch ports name (mirror_rules);
 	// only type "lport" ones (25.09+) touch the ACL stages. Their
 	// Mirror_Rule rows only feed the mirror stages, which aclc does not

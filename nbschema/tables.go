@@ -111,6 +111,10 @@ var tables = []*Table{
 		func(s *Snapshot) *map[string]*nbdb.StaticMACBinding { return &s.StaticMACBindings }),
 	rowsOf(&Table{Name: nbdb.GatewayChassisTable, Noun: "gateway chassis", UniqueNames: true, Owner: "router port", storeRank: 11},
 		func(s *Snapshot) *map[string]*nbdb.GatewayChassis { return &s.GatewayChassis }),
+	rowsOf(&Table{Name: nbdb.HAChassisGroupTable, Noun: "HA chassis group", UniqueNames: true, Owner: "router port", storeRank: 11},
+		func(s *Snapshot) *map[string]*nbdb.HAChassisGroup { return &s.HAChassisGroups }),
+	rowsOf(&Table{Name: nbdb.HAChassisTable, Noun: "HA chassis", Owner: "HA chassis group", storeRank: 10},
+		func(s *Snapshot) *map[string]*nbdb.HAChassis { return &s.HAChassis }),
 	// The port mirrors switch ports name; not their Mirror_Rule rows
 	// (the mirror stages' matches, outside the ACL stages).
 	rowsOf(&Table{Name: nbdb.MirrorTable, Noun: "mirror", UniqueNames: true, storeRank: 7,

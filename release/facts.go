@@ -375,7 +375,9 @@ var (
 var (
 	// RouterPMTUDDrop: lr_in_admission drops, at priority 110, an ICMP
 	// "fragmentation needed"/"packet too big" that came in from a tunnel
-	// ("ovn: Add tunnel PMTUD support").
+	// ("ovn: Add tunnel PMTUD support"); the same commit turns such a
+	// packet for a distributed gateway port's MAC that came in off its
+	// gateway chassis around to the port (priority 120).
 	RouterPMTUDDrop = newRouterFact("router-pmtud-drop", "221476a01 (6d2f9d607)", "lr_in_admission drops tunnelled ICMP too-big at priority 110", At("23.09.2", "24.03.0"))
 	// RouterMACCacheUse: the lr_in_learn_neighbor priority-100 flow for a
 	// known neighbour does mac_cache_use ("northd, controller: Use the
@@ -406,6 +408,25 @@ var (
 	// below all dst-ip ones (27cc274e6), later reverted; aclc verifies no
 	// 25.09 router.
 	RouterRoutePrio8 = newRouterFact("router-route-prio-8", "966ca1c91", "route priority = plen*8 + 4 (static) or 6 (connected)", At("25.03.0"))
+	// RouterDGPNDSkip: lr_in_lookup_neighbor, at priority 120, does not
+	// learn from multicast ND that a distributed gateway port receives
+	// off its gateway chassis (`inport == P && (nd_na || nd_ns) &&
+	// eth.mcast && !is_chassis_resident(cr-P)`: "controller: Avoid IPv6
+	// Mac_Binding related transaction errors", then eth.mcast from "northd:
+	// Fix receiving NA on non resident chassis", backported together; on
+	// branch-24.09 in no release yet).
+	RouterDGPNDSkip = newRouterFact("router-dgp-nd-skip", "987adc9e5 (93be64d9e, 8dde6c5c5, 774fae622), a2bbad695 (2b5e2c787, e42c8e6f6, d76d6feab)", "a gateway port's multicast ND off its chassis is not learned (lr_in_lookup_neighbor 120)", At("24.03.7", "25.03.2", "25.09.1", "26.03.0"))
+	// RouterDGPARPOnSwitch: a distributed gateway port's ARP-request
+	// lookups in lr_in_lookup_neighbor (priorities 110 and 100) carry no
+	// is_chassis_resident() check: it moved to the peer switch, for ARP
+	// from its localnet and l2gateway ports ("northd: Process external
+	// arps on ha chassis"), reverted for 26.03.2 (092d45d6f, on main
+	// 78659febd).
+	RouterDGPARPOnSwitch = newRouterFact("router-dgp-arp-on-switch", "1b4058b91", "a gateway port's ARP lookups have no residence check (moved to the switch)", At("26.03.0..26.03.2"))
+	// RouterPolicyNexthopIgnored: a Logical_Router_Policy with the
+	// deprecated nexthop column set is ignored, whatever its action
+	// ("northd: Stop using nexthop column of Logical Router Policy").
+	RouterPolicyNexthopIgnored = newRouterFact("router-policy-nexthop-ignored", "206e05a33", "a router policy with the deprecated nexthop column is ignored", At("26.03.0"))
 	// RouterTTLExceeded: lr_in_ip_input answers TTL exceeded for IPv4
 	// and IPv6 from any source at priority 30 (from the port's first
 	// address), the IPv4 priority-31 flows match the source network like

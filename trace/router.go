@@ -24,6 +24,9 @@ type rtModel struct {
 	tables map[tableKey][]*tflow
 	res    expr.Resolver
 	nb     map[string]string // NB row UUID → what it is, for --detailed and decisions
+	// cr maps the name of each chassis-redirect port (cr-NAME) to its
+	// distributed gateway port.
+	cr map[string]*compile.RouterPort
 }
 
 // routerResolver resolves a router's matches: its ports are the
@@ -56,11 +59,17 @@ func (t *Tracer) routerSet() (*routerSet, error) {
 	rs := &routerSet{byName: map[string]*rtModel{}, ports: map[string]*compile.RouterPort{},
 		owner: map[string]*rtModel{}, peers: map[string]*nbdb.LogicalSwitchPort{}}
 	for _, r := range compile.Routers(t.snap) {
-		ports := map[string]bool{}
-		for name := range r.Ports {
+		ports, cr := map[string]bool{}, map[string]*compile.RouterPort{}
+		for name, p := range r.Ports {
 			ports[name] = true
+			if p.Gateway {
+				// the chassis-redirect port is a port of the router's
+				// datapath in the SB (type chassisredirect)
+				cr["cr-"+name] = p
+				ports["cr-"+name] = true
+			}
 		}
-		m := &rtModel{r: r, tables: map[tableKey][]*tflow{}, res: routerResolver{Resolver: res, ports: ports}, nb: t.routerRows(r)}
+		m := &rtModel{r: r, tables: map[tableKey][]*tflow{}, res: routerResolver{Resolver: res, ports: ports}, nb: t.routerRows(r), cr: cr}
 		for _, f := range r.Flows {
 			tf := newTflow(lflow.Flow{Priority: f.Priority, Match: f.Match, Actions: f.Actions, Source: f.Source}, originCompiled)
 			k := tableKey{f.Stage.Pipeline(), r.Layout.Table(f.Stage)}
@@ -207,6 +216,10 @@ func (r *run) traceRouter(m *expr.Microflow, p lflow.Pipeline, table int, super 
 			super.add(NodeTable, fmt.Sprintf("%2d. %s: no match (implicit drop)", table, st.Name()))
 			return
 		}
+		if strings.Contains(tf.f.Match, "is_chassis_resident(") {
+			// a distributed gateway port's flow
+			r.residency(st.Name(), tf)
+		}
 		fi := &FlowInfo{Stage: st.Name(), Table: table, Priority: tf.f.Priority, Match: tf.f.Match,
 			Actions: tf.f.Actions, Origin: originCompiled, Source: tf.f.Source, NB: r.rt.nb[tf.f.Source]}
 		for _, o := range tie {
@@ -278,6 +291,14 @@ func (r *run) routerOutput(m *expr.Microflow, p lflow.Pipeline, super *Node) {
 		return
 	}
 	port := rt.Ports[out]
+	if dgp := r.rt.cr[out]; dgp != nil && p == lflow.Ingress {
+		// ovn-trace's execute_output: the egress pipeline runs for the
+		// chassis-redirect port's distributed port
+		super.add(NodeOutput, fmt.Sprintf("/* Replacing type \"chassisredirect\" outport %q with distributed port %q. */", shortenUUID(out), shortenUUID(dgp.Name)))
+		m = r.clone(m)
+		m.Set("outport", dgp.Name)
+		out, port = dgp.Name, dgp
+	}
 	if port == nil {
 		super.add(NodeError, fmt.Sprintf("*** unknown port or multicast group %q", out))
 		return

@@ -92,6 +92,15 @@ func routerCases() []routerCase {
 	ds := func(src, dst, l4 string) string {
 		return routed("web", "00:00:00:00:91:01", "00:00:00:00:9f:01", src, dst, l4, 64)
 	}
+	pod1 := func(dst, l4 string) string {
+		return routed("default_web-1", "0a:58:0a:f4:00:05", "0a:58:0a:f4:00:01", "10.244.0.5", dst, l4, 64)
+	}
+	pod2 := func(dst, l4 string) string {
+		return routed("dev_client-1", "0a:58:0a:f4:01:06", "0a:58:0a:f4:01:01", "10.244.1.6", dst, l4, 64)
+	}
+	vmg := func(dst, l4 string) string {
+		return routed("vm-g1", "fa:16:3e:10:00:11", "fa:16:3e:10:00:01", "10.10.0.11", dst, l4, 64)
+	}
 	learn := func(src, dst, l4 string) string {
 		return routed("la1", "00:00:00:00:6a:01", "00:00:00:00:6c:01", src, dst, l4, 64)
 	}
@@ -204,12 +213,47 @@ func routerCases() []routerCase {
 			{"loop-ttl-6", routed("lp1", "00:00:00:00:b1:01", "00:00:00:00:bf:01", "10.201.0.10", "10.200.0.1", "udp && udp.dst == 53", 6), nil},
 			{"loop-ttl-64", routed("lp1", "00:00:00:00:b1:01", "00:00:00:00:bf:01", "10.201.0.10", "10.200.0.1", "udp && udp.dst == 53", 64), nil},
 		}},
+		{fixture: "../testdata/routers/dgp-ovnk.yaml", packets: []packet{
+			{"pod-to-pod-across-gateway-ports", pod1("10.244.1.6", "tcp && tcp.dst == 8080"), nil},
+			{"pod-reply-across-gateway-ports", pod2("10.244.0.5", "tcp && tcp.src == 8080"), nil},
+			{"pod-to-gateway-ip-echo", pod1("10.244.0.1", "icmp4 && icmp4.type == 8 && icmp4.code == 0"), nil},
+			{"pod-to-other-gateway-ip-tcp", pod1("10.244.1.1", "tcp && tcp.dst == 80"), nil},
+			{"pod-ttl-1-at-gateway-port", routed("default_web-1", "0a:58:0a:f4:00:05", "0a:58:0a:f4:00:01", "10.244.0.5", "10.244.1.6", "tcp && tcp.dst == 8080", 1), nil},
+			{"pod-v6-to-gateway-ip-echo", routed("default_web-1", "0a:58:0a:f4:00:05", "0a:58:0a:f4:00:01", "fd00:10:244:1::5", "fd00:10:244:1::1", "icmp6 && icmp6.type == 128 && icmp6.code == 0", 64), nil},
+			{"pod-v6-hop-limit-1", routed("default_web-1", "0a:58:0a:f4:00:05", "0a:58:0a:f4:00:01", "fd00:10:244:1::5", "fd00:10:244:1::9", "udp && udp.dst == 53", 1), nil},
+			{"pod-to-outside-src-route", pod1("8.8.8.8", "udp && udp.dst == 53"), []string{"new", "new"}},
+			{"interconnect-zone-echo-gateway-ip", routed("web-3", "0a:58:0a:f4:02:05", "0a:58:0a:f4:02:01", "10.244.2.5", "10.244.2.1", "icmp4 && icmp4.type == 8 && icmp4.code == 0", 64), nil},
+			{"pod-via-arp-proxy-mac", routed("dev_client-1", "0a:58:0a:f4:01:06", "0a:58:a9:fe:01:01", "10.244.1.6", "10.244.0.5", "tcp && tcp.dst == 8080", 64), nil},
+			{"node-ip-reroute-policy", pod1("172.18.0.2", "tcp && tcp.dst == 6443"), []string{"new", "new"}},
+			{"arp-for-gateway-ip", `inport == "k8s-node1" && eth.src == 0a:58:0a:f4:00:02 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == 0a:58:0a:f4:00:02 && arp.spa == 10.244.0.2 && arp.tpa == 10.244.0.1`, nil},
+		},
+			notTraced: map[string]string{"pod-to-outside-src-route": "GR_node1 gateway router (options:chassis) (lr_in_admission)"},
+			// 26.03 ignores a policy with the deprecated nexthop column:
+			// the packet takes the src-ip route to the gateway router
+			notTracedOn: map[string]map[string]string{
+				"26.03.1": {"pod-to-outside-src-route": "GR_node1 gateway router (options:chassis) (lr_in_admission)", "node-ip-reroute-policy": "GR_node1 gateway router (options:chassis) (lr_in_admission)"},
+				"26.09.0": {"pod-to-outside-src-route": "GR_node1 gateway router (options:chassis) (lr_in_admission)", "node-ip-reroute-policy": "GR_node1 gateway router (options:chassis) (lr_in_admission)"},
+			}},
+		{fixture: "../testdata/routers/dgp-neutron.yaml", packets: []packet{
+			{"geneve-vm-out-gateway-port", vmg("198.51.100.99", "tcp && tcp.dst == 443"), []string{"new"}},
+			{"geneve-vm-v6-out-gateway-port", routed("vm-g1", "fa:16:3e:10:00:11", "fa:16:3e:10:00:01", "fd10::11", "2001:db8:100::99", "udp && udp.dst == 53", 64), nil},
+			{"provider-in-gateway-port", routed("ext-host", "fa:16:3e:30:00:99", "fa:16:3e:30:00:01", "198.51.100.99", "10.10.0.12", "tcp && tcp.dst == 22", 64), nil},
+			{"provider-ttl-1-at-gateway-port", routed("ext-host", "fa:16:3e:30:00:99", "fa:16:3e:30:00:01", "198.51.100.99", "10.10.0.12", "tcp && tcp.dst == 22", 1), nil},
+			{"provider-v6-hop-limit-1-at-gateway-port", routed("ext-host", "fa:16:3e:30:00:99", "fa:16:3e:30:00:01", "2001:db8:100::99", "fd10::11", "udp && udp.dst == 53", 1), nil},
+			{"provider-to-gateway-ip-udp", routed("ext-host", "fa:16:3e:30:00:99", "fa:16:3e:30:00:01", "198.51.100.99", "198.51.100.10", "udp && udp.dst == 161", 64), nil},
+			{"vlan-tenant-to-geneve-tenant", routed("vm-v1", "fa:16:3e:20:00:11", "fa:16:3e:20:00:01", "10.20.0.11", "10.10.0.11", "icmp4 && icmp4.type == 8", 64), []string{"new", "new"}},
+			{"geneve-to-vlan-tenant", vmg("10.20.0.11", "udp && udp.dst == 53"), []string{"new"}},
+			{"default-route-unresolved", vmg("203.0.113.5", "tcp && tcp.dst == 80"), []string{"new"}},
+			{"arp-for-gateway-ip", `inport == "ext-host" && eth.src == fa:16:3e:30:00:99 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == fa:16:3e:30:00:99 && arp.spa == 198.51.100.99 && arp.tpa == 198.51.100.10`, nil},
+			{"arp-for-reside-on-redirect-ip", `inport == "vm-v1" && eth.src == fa:16:3e:20:00:11 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == fa:16:3e:20:00:11 && arp.spa == 10.20.0.11 && arp.tpa == 10.20.0.1`, nil},
+		},
+			notTraced: map[string]string{"default-route-unresolved": "neutron-r1 next hop 198.51.100.1 on lrp-gw: MAC from the SB MAC_Binding table (lr_in_arp_resolve)"}},
 		{fixture: "../testdata/routers/nat-gateway.yaml",
 			packets: []packet{
 				{"nat-router", routed("n1", "00:00:00:00:81:01", "00:00:00:00:8f:01", "10.80.1.1", "172.31.0.10", "tcp && tcp.dst == 80", 64), nil},
 				{"gateway-port-router", routed("g1", "00:00:00:00:83:01", "00:00:00:00:8f:11", "10.83.1.1", "172.31.1.10", "tcp && tcp.dst == 80", 64), nil},
 			},
-			notTraced: map[string]string{"nat-router": "lr-nat NAT (lr_in_dnat)", "gateway-port-router": "lr-gw distributed gateway port lrp-gw-ext (lr_in_gw_redirect)"}},
+			notTraced: map[string]string{"nat-router": "lr-nat NAT (lr_in_dnat)", "gateway-port-router": "lr-gw NAT (lr_in_dnat)"}},
 		{fixture: "../testdata/routers/two-switches.yaml",
 			packets: []packet{
 				{"unresolved-next-hop", sw0("10.1.0.99", "tcp && tcp.dst == 80"), []string{"new"}},

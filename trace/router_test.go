@@ -81,7 +81,7 @@ func TestRouterDecision(t *testing.T) {
 	}
 }
 
-// TestRouterNotTraced: NAT and gateway ports end the trace with the
+// TestRouterNotTraced: NAT (here on a router with a gateway port) ends the trace with the
 // not-traced verdict, whatever the output format.
 func TestRouterNotTraced(t *testing.T) {
 	tr := routerTracer(t, "nat-gateway.yaml")
@@ -89,7 +89,7 @@ func TestRouterNotTraced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "lr-gw distributed gateway port lrp-gw-ext (lr_in_gw_redirect)"
+	want := "lr-gw NAT (lr_in_dnat)"
 	if res.Verdict != trace.VerdictNotTraced || res.NotTraced != want || len(res.Outputs) != 0 {
 		t.Errorf("verdict %s %q outputs %v, want not traced: %s", res.Verdict, res.NotTraced, res.Outputs, want)
 	}

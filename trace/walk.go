@@ -118,8 +118,8 @@ func (r *run) lookup(fs []*tflow, m *expr.Microflow) (*tflow, []*tflow) {
 			tie = append(tie, tf)
 		}
 	}
-	if best != nil && strings.Contains(best.f.Match, "is_chassis_resident(") {
-		r.residency(best)
+	if best != nil && r.rt == nil && strings.Contains(best.f.Match, "is_chassis_resident(") {
+		r.residency(best.f.Stage.Name(), best) // a router's: traceRouter
 	}
 	return best, tie
 }
@@ -128,8 +128,8 @@ func (r *run) lookup(fs []*tflow, m *expr.Microflow) (*tflow, []*tflow) {
 // is_chassis_resident(): as ovn-trace, that every port is resident on the
 // chassis the packet is on (which chassis hosts which port is the SB's;
 // the answer for a packet on another chassis may differ).
-func (r *run) residency(tf *tflow) {
-	r.warnf("%s priority %d match=(%s): is_chassis_resident() taken as true, as ovn-trace does (every port resident on the packet's chassis)", tf.f.Stage, tf.f.Priority, tf.f.Match)
+func (r *run) residency(stage string, tf *tflow) {
+	r.warnf("%s priority %d match=(%s): is_chassis_resident() taken as true, as ovn-trace does (every port resident on the packet's chassis)", stage, tf.f.Priority, tf.f.Match)
 }
 
 func (r *run) matches(tf *tflow, m *expr.Microflow) bool {

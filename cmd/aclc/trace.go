@@ -84,9 +84,10 @@ end "not traced".
 
 A packet sent to a router port goes on through the logical router (the
 flows aclc compiles for it, identical to northd's: routes, policies, TTL,
-MAC rewrite) into the next switch, as in ovn-trace. What aclc does not
-model (NAT and load balancers on a router, gateway routers, ...) ends the
-trace with the verdict "not traced: WHAT (STAGE)" and exit status 3.
+MAC rewrite, distributed gateway ports and their chassis-redirect ports)
+into the next switch, as in ovn-trace. What aclc does not model (NAT and
+load balancers on a router, gateway routers, ...) ends the trace with the
+verdict "not traced: WHAT (STAGE)" and exit status 3.
 
 A router's next-hop lookup (get_arp, get_nd) reads the SB MAC_Binding
 table, as ovn-trace does: give the SB with --sb to read the neighbours
