@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,10 @@ import (
 // VM of another switch and to the outside, to a load balancer VIP, ARP
 // requests for a neighbour and for the gateway, a DHCP discover, and
 // traffic arriving from the physical network at a localnet port for the
-// router. aclc must give ovn-trace's --minimal text, conntrack actions
+// router; on a dual-stack switch also TCP over IPv6 (east-west and
+// routed), a DHCPv6 solicit and a router solicitation; for a port of type
+// virtual, its parents' gratuitous ARP of the VIP and TCP to the VIP from
+// the other VMs. aclc must give ovn-trace's --minimal text, conntrack actions
 // and verdict, or say "not traced" where ovn-trace's path goes into what
 // aclc does not model (checkNotTraced). The counts per release are
 // logged; issue 22's target is ≥ 95% identical.
@@ -125,6 +129,30 @@ func vipOf(snap *nbschema.Snapshot, sw string) (ip, port string, backends []stri
 	return "", "", nil, false
 }
 
+// virtualPort is a port of type virtual: its MAC, IPv4 VIP and parents.
+type virtualPort struct {
+	name, mac, ip4 string
+	parents        []string
+}
+
+// virtualPorts lists the ports of type virtual of switch sw with an IPv4
+// virtual-ip.
+func virtualPorts(snap *nbschema.Snapshot, sw string) []virtualPort {
+	var out []virtualPort
+	for _, pid := range snap.Switches[sw].Ports {
+		p := snap.Ports[pid]
+		if p == nil || p.Type != "virtual" || len(p.Addresses) == 0 {
+			continue
+		}
+		ip, err := netip.ParseAddr(p.Options["virtual-ip"])
+		if err != nil || !ip.Is4() {
+			continue
+		}
+		out = append(out, virtualPort{name: p.Name, mac: strings.Fields(p.Addresses[0])[0], ip4: ip.String(), parents: strings.Split(p.Options["virtual-parents"], ",")})
+	}
+	return out
+}
+
 // topologyPackets are the sweep's packets over snap (see
 // TestTopologySweep).
 func topologyPackets(snap *nbschema.Snapshot) []sweepPacket {
@@ -157,6 +185,24 @@ func topologyPackets(snap *nbschema.Snapshot) []sweepPacket {
 					add(a.name+">"+b.name+"/"+l4, base+" && "+l4, states[:2]...)
 				}
 				add(a.name+">"+b.name+"/arp", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == %s && arp.spa == %s && arp.tpa == %s`, a.name, a.mac, a.mac, a.ip4, b.ip4))
+				if a.ip6 != "" && b.ip6 != "" {
+					add(a.name+">"+b.name+"/tcp6-8080", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip6.src == %s && ip6.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, a.mac, b.mac, a.ip6, b.ip6), states[:2]...)
+				}
+			}
+			if a.ip6 != "" {
+				// DHCPv6 solicit and router solicitation of a
+				// dual-stack VM
+				add(a.name+"/dhcpv6-solicit", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == 33:33:00:01:00:02 && ip6.src == %s && ip6.dst == ff02::1:2 && ip.ttl == 1 && udp && udp.src == 546 && udp.dst == 547`, a.name, a.mac, a.ip6))
+				add(a.name+"/router-solicit", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == 33:33:00:00:00:02 && ip6.src == %s && ip6.dst == ff02::2 && ip.ttl == 255 && icmp6 && icmp6.type == 133 && icmp6.code == 0`, a.name, a.mac, a.ip6))
+			}
+			// a virtual port's VIP (keepalived, Octavia): its parents'
+			// gratuitous ARP, and TCP to it from the other VMs
+			for _, vp := range virtualPorts(snap, sw) {
+				if slices.Contains(vp.parents, a.name) {
+					add(a.name+">"+vp.name+"/garp", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == %s && arp.spa == %s && arp.tpa == %s`, a.name, a.mac, a.mac, vp.ip4, vp.ip4))
+					continue
+				}
+				add(a.name+">"+vp.name+"/tcp-8080", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, a.mac, vp.mac, a.ip4, vp.ip4), states[:2]...)
 			}
 			add(a.name+"/dhcp-discover", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == ff:ff:ff:ff:ff:ff && ip4.src == 0.0.0.0 && ip4.dst == 255.255.255.255 && ip.ttl == 64 && udp && udp.src == 68 && udp.dst == 67`, a.name, a.mac))
 			if ip, port, backends, ok := vipOf(snap, sw); ok {
@@ -190,6 +236,9 @@ func topologyPackets(snap *nbschema.Snapshot) []sweepPacket {
 					}
 					base := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64`, a.name, a.mac, gw.mac, a.ip4, b.ip4)
 					add(a.name+">"+b.name+"/routed", base+" && tcp && tcp.dst == 8080", states[:2]...)
+					if a.ip6 != "" && b.ip6 != "" {
+						add(a.name+">"+b.name+"/routed6", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip6.src == %s && ip6.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, a.mac, gw.mac, a.ip6, b.ip6), states[1])
+					}
 				}
 			}
 			add(a.name+">outside", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == 8.8.8.8 && ip.ttl == 64 && tcp && tcp.dst == 443`, a.name, a.mac, gw.mac, a.ip4), states[:2]...)
