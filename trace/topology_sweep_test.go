@@ -29,7 +29,9 @@ import (
 // router; on a dual-stack switch also TCP over IPv6 (east-west and
 // routed), a DHCPv6 solicit and a router solicitation; for a port of type
 // virtual, its parents' gratuitous ARP of the VIP and TCP to the VIP from
-// the other VMs. aclc must give ovn-trace's --minimal text, conntrack actions
+// the other VMs; on a switch with ports of unknown addresses (port
+// security disabled), TCP to a MAC no port has and, from such a port,
+// another host's packet. aclc must give ovn-trace's --minimal text, conntrack actions
 // and verdict, or say "not traced" where ovn-trace's path goes into what
 // aclc does not model (checkNotTraced). The counts per release are
 // logged; issue 22's target is ≥ 95% identical.
@@ -154,6 +156,18 @@ func virtualPorts(snap *nbschema.Snapshot, sw string) []virtualPort {
 	return out
 }
 
+// unknownPorts lists the ports of switch sw with "unknown" among their
+// addresses, localnet ports aside.
+func unknownPorts(snap *nbschema.Snapshot, sw string) []string {
+	var out []string
+	for _, pid := range snap.Switches[sw].Ports {
+		if p := snap.Ports[pid]; p != nil && p.Type != "localnet" && slices.Contains(p.Addresses, "unknown") {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
 // topologyPackets are the sweep's packets over snap (see
 // TestTopologySweep).
 func topologyPackets(snap *nbschema.Snapshot) []sweepPacket {
@@ -213,6 +227,21 @@ func topologyPackets(snap *nbschema.Snapshot) []sweepPacket {
 					continue
 				}
 				add(a.name+">"+vp.name+"/tcp-8080", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, a.mac, vp.mac, a.ip4, vp.ip4), states[:2]...)
+			}
+			if unknown := unknownPorts(snap, sw); len(unknown) > 0 {
+				// a MAC no port has: to the ports with unknown
+				// addresses (and their FDB)
+				add(a.name+">unknown-mac", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == 52:54:00:ff:ff:01 && ip4.src == %s && ip4.dst == 198.51.100.9 && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, a.mac, a.ip4), states[1])
+				if slices.Contains(unknown, a.name) {
+					// what a port without port security forwards:
+					// another host's MAC and address
+					for _, b := range vms {
+						if b.name != a.name {
+							add(a.name+">"+b.name+"/forwarded", fmt.Sprintf(`inport == %q && eth.src == 52:54:00:ee:ee:01 && eth.dst == %s && ip4.src == 198.51.100.7 && ip4.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, b.mac, b.ip4), states[1])
+							break
+						}
+					}
+				}
 			}
 			add(a.name+"/dhcp-discover", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == ff:ff:ff:ff:ff:ff && ip4.src == 0.0.0.0 && ip4.dst == 255.255.255.255 && ip.ttl == 64 && udp && udp.src == 68 && udp.dst == 67`, a.name, a.mac))
 			if ip, port, backends, ok := vipOf(snap, sw); ok {
