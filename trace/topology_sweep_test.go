@@ -31,7 +31,8 @@ import (
 // virtual, its parents' gratuitous ARP of the VIP and TCP to the VIP from
 // the other VMs; on a switch with ports of unknown addresses (port
 // security disabled), TCP to a MAC no port has and, from such a port,
-// another host's packet. aclc must give ovn-trace's --minimal text, conntrack actions
+// another host's packet; TCP to a port of type remote (a pod on another
+// node). aclc must give ovn-trace's --minimal text, conntrack actions
 // and verdict, or say "not traced" where ovn-trace's path goes into what
 // aclc does not model (checkNotTraced). The counts per release are
 // logged; issue 22's target is ≥ 95% identical.
@@ -156,6 +157,27 @@ func virtualPorts(snap *nbschema.Snapshot, sw string) []virtualPort {
 	return out
 }
 
+// remoteAddrs are the addresses of switch sw's ports of type remote with
+// an IPv4 address (an ovn-kubernetes pod on another node of a layer2
+// network).
+func remoteAddrs(snap *nbschema.Snapshot, sw string) []portAddr {
+	var out []portAddr
+	for _, pid := range snap.Switches[sw].Ports {
+		p := snap.Ports[pid]
+		if p == nil || p.Type != "remote" || len(p.Addresses) == 0 {
+			continue
+		}
+		f := strings.Fields(p.Addresses[0])
+		for _, x := range f[1:] {
+			if ip, err := netip.ParseAddr(x); err == nil && ip.Is4() {
+				out = append(out, portAddr{name: p.Name, mac: f[0], ip4: x})
+				break
+			}
+		}
+	}
+	return out
+}
+
 // unknownPorts lists the ports of switch sw with "unknown" among their
 // addresses, localnet ports aside.
 func unknownPorts(snap *nbschema.Snapshot, sw string) []string {
@@ -226,7 +248,13 @@ func topologyPackets(snap *nbschema.Snapshot) []sweepPacket {
 					add(a.name+">"+vp.name+"/garp", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == %s && arp.spa == %s && arp.tpa == %s`, a.name, a.mac, a.mac, vp.ip4, vp.ip4))
 					continue
 				}
+				add(a.name+">"+vp.name+"/arp", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == %s && arp.spa == %s && arp.tpa == %s`, a.name, a.mac, a.mac, a.ip4, vp.ip4))
 				add(a.name+">"+vp.name+"/tcp-8080", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, a.mac, vp.mac, a.ip4, vp.ip4), states[:2]...)
+			}
+			for _, b := range remoteAddrs(snap, sw) {
+				// a port on another node (interconnect): out
+				// through the tunnel
+				add(a.name+">"+b.name+"/remote", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, a.mac, b.mac, a.ip4, b.ip4), states[1])
 			}
 			if unknown := unknownPorts(snap, sw); len(unknown) > 0 {
 				// a MAC no port has: to the ports with unknown
