@@ -28,8 +28,8 @@ import (
 // traffic arriving from the physical network at a localnet port for the
 // router; on a dual-stack switch also TCP over IPv6 (east-west and
 // routed), a DHCPv6 solicit and a router solicitation; for a port of type
-// virtual, its parents' gratuitous ARP of the VIP and TCP to the VIP from
-// the other VMs; on a switch with ports of unknown addresses (port
+// virtual, its parents' gratuitous ARP of the VIP and ARP and TCP for the
+// VIP from the other VMs; on a switch with ports of unknown addresses (port
 // security disabled), TCP to a MAC no port has and, from such a port,
 // another host's packet; TCP to a port of type remote (a pod on another
 // node). aclc must give ovn-trace's --minimal text, conntrack actions
