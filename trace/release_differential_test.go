@@ -238,14 +238,7 @@ func diffOnePacket(t *testing.T, ctx context.Context, sb *ovnsandbox.Sandbox, tr
 		}
 		opt.CT = append(opt.CT, st)
 	}
-	minimal, err := sb.Run(ctx, "ovn-trace", append(append([]string{}, args...), "--minimal", p.flow)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	detailed, err := sb.Run(ctx, "ovn-trace", append(append([]string{}, args...), "--detailed", p.flow)...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	minimal, detailed := ovnTrace(t, ctx, sb, args, p.flow)
 	res, err := tr.Trace(p.flow, opt)
 	if err != nil {
 		t.Fatalf("aclc trace: %v", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,11 +21,18 @@ import (
 // release that can express it, the packets of a real cluster's day with
 // the real ovn-trace and with aclc trace on the same live NB: east-west
 // on one switch (TCP to a service port with no conntrack, new and replies;
-// SSH, UDP DNS and ICMP echo with no conntrack and new), across the switch's router to every
-// VM of another switch and to the outside, to a load balancer VIP, ARP
-// requests for a neighbour and for the gateway, a DHCP discover, and
+// one of SSH, UDP DNS and ICMP echo, in turn per pair, with no conntrack
+// and new), across the switch's router to the first VM of every other
+// switch and to the outside, to a load balancer VIP, ARP requests for a
+// neighbour and for the gateway, a DHCP discover, and
 // traffic arriving from the physical network at a localnet port for the
-// router. aclc must give ovn-trace's --minimal text, conntrack actions
+// router; on a dual-stack switch also TCP over IPv6 (east-west and
+// routed), a DHCPv6 solicit and a router solicitation; for a port of type
+// virtual, its parents' gratuitous ARP of the VIP and ARP and TCP for the
+// VIP from the other VMs; on a switch with ports of unknown addresses (port
+// security disabled), TCP to a MAC no port has and, from such a port,
+// another host's packet; TCP to a port of type remote (a pod on another
+// node). aclc must give ovn-trace's --minimal text, conntrack actions
 // and verdict, or say "not traced" where ovn-trace's path goes into what
 // aclc does not model (checkNotTraced). The counts per release are
 // logged; issue 22's target is ≥ 95% identical.
@@ -125,6 +133,63 @@ func vipOf(snap *nbschema.Snapshot, sw string) (ip, port string, backends []stri
 	return "", "", nil, false
 }
 
+// virtualPort is a port of type virtual: its MAC, IPv4 VIP and parents.
+type virtualPort struct {
+	name, mac, ip4 string
+	parents        []string
+}
+
+// virtualPorts lists the ports of type virtual of switch sw with an IPv4
+// virtual-ip.
+func virtualPorts(snap *nbschema.Snapshot, sw string) []virtualPort {
+	var out []virtualPort
+	for _, pid := range snap.Switches[sw].Ports {
+		p := snap.Ports[pid]
+		if p == nil || p.Type != "virtual" || len(p.Addresses) == 0 {
+			continue
+		}
+		ip, err := netip.ParseAddr(p.Options["virtual-ip"])
+		if err != nil || !ip.Is4() {
+			continue
+		}
+		out = append(out, virtualPort{name: p.Name, mac: strings.Fields(p.Addresses[0])[0], ip4: ip.String(), parents: strings.Split(p.Options["virtual-parents"], ",")})
+	}
+	return out
+}
+
+// remoteAddrs are the addresses of switch sw's ports of type remote with
+// an IPv4 address (an ovn-kubernetes pod on another node of a layer2
+// network).
+func remoteAddrs(snap *nbschema.Snapshot, sw string) []portAddr {
+	var out []portAddr
+	for _, pid := range snap.Switches[sw].Ports {
+		p := snap.Ports[pid]
+		if p == nil || p.Type != "remote" || len(p.Addresses) == 0 {
+			continue
+		}
+		f := strings.Fields(p.Addresses[0])
+		for _, x := range f[1:] {
+			if ip, err := netip.ParseAddr(x); err == nil && ip.Is4() {
+				out = append(out, portAddr{name: p.Name, mac: f[0], ip4: x})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// unknownPorts lists the ports of switch sw with "unknown" among their
+// addresses, localnet ports aside.
+func unknownPorts(snap *nbschema.Snapshot, sw string) []string {
+	var out []string
+	for _, pid := range snap.Switches[sw].Ports {
+		if p := snap.Ports[pid]; p != nil && p.Type != "localnet" && slices.Contains(p.Addresses, "unknown") {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
 // topologyPackets are the sweep's packets over snap (see
 // TestTopologySweep).
 func topologyPackets(snap *nbschema.Snapshot) []sweepPacket {
@@ -141,22 +206,70 @@ func topologyPackets(snap *nbschema.Snapshot) []sweepPacket {
 	switches := nbschema.SortedKeys(snap.Switches)
 	for _, sw := range switches {
 		vms := realAddrs(snap, sw)
+		pair := 0 // east-west pairs so far
 		gw, hasGW := gatewayOf(snap, sw)
 		for _, a := range vms {
 			if a.ip4 == "" {
 				continue
 			}
 			// east-west on the switch
+			arped := false
 			for _, b := range vms {
 				if b.name == a.name || b.ip4 == "" {
 					continue
 				}
 				base := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64`, a.name, a.mac, b.mac, a.ip4, b.ip4)
 				add(a.name+">"+b.name+"/tcp-8080", base+" && tcp && tcp.dst == 8080", states...)
-				for _, l4 := range []string{"tcp && tcp.dst == 22", "udp && udp.dst == 53", "icmp4 && icmp4.type == 8"} {
-					add(a.name+">"+b.name+"/"+l4, base+" && "+l4, states[:2]...)
+				// SSH, DNS and ICMP in turn: each pair one of them
+				// (a switch of three VMs sends each twice)
+				l4 := []string{"tcp && tcp.dst == 22", "udp && udp.dst == 53", "icmp4 && icmp4.type == 8"}[pair%3]
+				pair++
+				add(a.name+">"+b.name+"/"+l4, base+" && "+l4, states[:2]...)
+				if !arped {
+					// (one neighbour per VM: the responder's flows
+					// differ only in the address)
+					arped = true
+					add(a.name+">"+b.name+"/arp", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == %s && arp.spa == %s && arp.tpa == %s`, a.name, a.mac, a.mac, a.ip4, b.ip4))
 				}
-				add(a.name+">"+b.name+"/arp", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == %s && arp.spa == %s && arp.tpa == %s`, a.name, a.mac, a.mac, a.ip4, b.ip4))
+				if a.ip6 != "" && b.ip6 != "" {
+					add(a.name+">"+b.name+"/tcp6-8080", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip6.src == %s && ip6.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, a.mac, b.mac, a.ip6, b.ip6), states[:2]...)
+				}
+			}
+			if a.ip6 != "" {
+				// DHCPv6 solicit and router solicitation of a
+				// dual-stack VM
+				add(a.name+"/dhcpv6-solicit", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == 33:33:00:01:00:02 && ip6.src == %s && ip6.dst == ff02::1:2 && ip.ttl == 1 && udp && udp.src == 546 && udp.dst == 547`, a.name, a.mac, a.ip6))
+				add(a.name+"/router-solicit", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == 33:33:00:00:00:02 && ip6.src == %s && ip6.dst == ff02::2 && ip.ttl == 255 && icmp6 && icmp6.type == 133 && icmp6.code == 0`, a.name, a.mac, a.ip6))
+			}
+			// a virtual port's VIP (keepalived, Octavia): its parents'
+			// gratuitous ARP, and TCP to it from the other VMs
+			for _, vp := range virtualPorts(snap, sw) {
+				if slices.Contains(vp.parents, a.name) {
+					add(a.name+">"+vp.name+"/garp", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == %s && arp.spa == %s && arp.tpa == %s`, a.name, a.mac, a.mac, vp.ip4, vp.ip4))
+					continue
+				}
+				add(a.name+">"+vp.name+"/arp", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == %s && arp.spa == %s && arp.tpa == %s`, a.name, a.mac, a.mac, a.ip4, vp.ip4))
+				add(a.name+">"+vp.name+"/tcp-8080", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, a.mac, vp.mac, a.ip4, vp.ip4), states[:2]...)
+			}
+			for _, b := range remoteAddrs(snap, sw) {
+				// a port on another node (interconnect): out
+				// through the tunnel
+				add(a.name+">"+b.name+"/remote", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, a.mac, b.mac, a.ip4, b.ip4), states[1])
+			}
+			if unknown := unknownPorts(snap, sw); len(unknown) > 0 {
+				// a MAC no port has: to the ports with unknown
+				// addresses (and their FDB)
+				add(a.name+">unknown-mac", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == 52:54:00:ff:ff:01 && ip4.src == %s && ip4.dst == 198.51.100.9 && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, a.mac, a.ip4), states[1])
+				if slices.Contains(unknown, a.name) {
+					// what a port without port security forwards:
+					// another host's MAC and address
+					for _, b := range vms {
+						if b.name != a.name {
+							add(a.name+">"+b.name+"/forwarded", fmt.Sprintf(`inport == %q && eth.src == 52:54:00:ee:ee:01 && eth.dst == %s && ip4.src == 198.51.100.7 && ip4.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, b.mac, b.ip4), states[1])
+							break
+						}
+					}
+				}
 			}
 			add(a.name+"/dhcp-discover", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == ff:ff:ff:ff:ff:ff && ip4.src == 0.0.0.0 && ip4.dst == 255.255.255.255 && ip.ttl == 64 && udp && udp.src == 68 && udp.dst == 67`, a.name, a.mac))
 			if ip, port, backends, ok := vipOf(snap, sw); ok {
@@ -178,8 +291,9 @@ func topologyPackets(snap *nbschema.Snapshot) []sweepPacket {
 			if gw.ip4 != "" {
 				add(a.name+">gw/arp", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == %s && arp.spa == %s && arp.tpa == %s`, a.name, a.mac, a.mac, a.ip4, gw.ip4))
 			}
-			// across the router: every VM of every other switch, and
-			// the outside
+			// across the router: the first VM of every other switch
+			// (the paths to the others differ only at the last
+			// switch's egress), and the outside
 			for _, sw2 := range switches {
 				if sw2 == sw {
 					continue
@@ -190,6 +304,10 @@ func topologyPackets(snap *nbschema.Snapshot) []sweepPacket {
 					}
 					base := fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == %s && ip.ttl == 64`, a.name, a.mac, gw.mac, a.ip4, b.ip4)
 					add(a.name+">"+b.name+"/routed", base+" && tcp && tcp.dst == 8080", states[:2]...)
+					if a.ip6 != "" && b.ip6 != "" {
+						add(a.name+">"+b.name+"/routed6", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip6.src == %s && ip6.dst == %s && ip.ttl == 64 && tcp && tcp.dst == 8080`, a.name, a.mac, gw.mac, a.ip6, b.ip6), states[1])
+					}
+					break
 				}
 			}
 			add(a.name+">outside", fmt.Sprintf(`inport == %q && eth.src == %s && eth.dst == %s && ip4.src == %s && ip4.dst == 8.8.8.8 && ip.ttl == 64 && tcp && tcp.dst == 443`, a.name, a.mac, gw.mac, a.ip4), states[:2]...)

@@ -180,6 +180,29 @@ func (d *dpModel) modelUnmodelled(v *nbview.View) {
 			}
 		}
 	}
+	// build_lswitch_arp_nd_responder_known_ips for a port of type
+	// virtual: the (gratuitous) ARP or ND of its virtual IP from each
+	// virtual parent on the switch calls bind_vport() (keepalived's and
+	// Octavia's VIPs, Neutron's allowed-address-pairs)
+	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
+		p := d.ports[name]
+		vip, err := netip.ParseAddr(p.Options["virtual-ip"])
+		if p.Type != "virtual" || err != nil {
+			continue
+		}
+		match := "arp.spa == " + vip.String()
+		if vip.Is6() {
+			match = "(nd_ns || nd_na) && nd.target == " + vip.String()
+		}
+		for _, parent := range strings.Split(p.Options["virtual-parents"], ",") {
+			if d.ports[parent] == nil {
+				continue // (northd: only a parent on the same switch)
+			}
+			d.notTracedFlow(lflow.InARPRsp, 100, "inport == "+strconv.Quote(parent)+" && "+match,
+				"ARP/ND of virtual port "+name+"'s IP "+vip.String()+" from its virtual parent "+parent+": bind_vport() is not modelled")
+			d.ensureDefault(lflow.InARPRsp)
+		}
+	}
 }
 
 // ensureDefault adds northd's priority-0 `next;' to a stage the model

@@ -116,3 +116,35 @@ func TestRouterLBsOnSwitch(t *testing.T) {
 		}
 	}
 }
+
+// TestVirtualParentARPNotTraced: the gratuitous ARP of a virtual port's
+// IP from one of its virtual parents (keepalived's VIP on a Neutron
+// allowed-address pair) meets northd's bind_vport() flow in
+// ls_in_arp_rsp and ends "not traced" on every verified release; it was
+// answered by the priority-0 `next;' and flooded (TestModelCoversNorthd
+// found it on neutron-trunk-vip.yaml). The parent's ARP for another
+// address is still traced.
+func TestVirtualParentARPNotTraced(t *testing.T) {
+	const garp = `inport == "7e000000-0000-4000-8000-000000000012" && eth.src == fa:16:3e:20:00:12 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == fa:16:3e:20:00:12 && arp.spa == 10.20.0.100 && arp.tpa == 10.20.0.100`
+	const other = `inport == "7e000000-0000-4000-8000-000000000012" && eth.src == fa:16:3e:20:00:12 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == fa:16:3e:20:00:12 && arp.spa == 10.20.0.12 && arp.tpa == 10.20.0.13`
+	for _, r := range release.All() {
+		snap, err := nbschema.LoadFixtureWith("../testdata/topologies/neutron-trunk-vip.yaml", nbschema.FixtureOptions{Release: r})
+		if err != nil {
+			t.Fatalf("OVN %s: %v", r.Name(), err)
+		}
+		tr := trace.New(snap, nil)
+		res, err := tr.Trace(garp, trace.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != trace.VerdictNotTraced || !strings.Contains(res.NotTraced, "bind_vport()") || len(res.Outputs) != 0 {
+			t.Errorf("OVN %s: the parent's GARP of the VIP: verdict %s %q outputs %v, want not traced at bind_vport()", r.Name(), res.Verdict, res.NotTraced, res.Outputs)
+		}
+		if res, err = tr.Trace(other, trace.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict == trace.VerdictNotTraced && strings.Contains(res.NotTraced, "bind_vport()") {
+			t.Errorf("OVN %s: the parent's ARP for a neighbour: not traced at bind_vport(): %s", r.Name(), res.NotTraced)
+		}
+	}
+}
