@@ -104,6 +104,7 @@ func (p *RouterPort) memberIP(ip netip.Addr) (netAddr, bool) {
 // name.
 func Routers(s *nbschema.Snapshot) []*Router {
 	ports := routerPorts(s)
+	byName := portsByName(ports)
 	layout := RouterLayout(s.Release)
 	var out []*Router
 	for _, id := range nbschema.SortedKeys(s.Routers) {
@@ -114,9 +115,9 @@ func Routers(s *nbschema.Snapshot) []*Router {
 				r.Ports[p.Name] = p
 			}
 		}
-		r.Unsupported = routerUnsupported(s, lr, r)
+		r.Unsupported = routerUnsupported(s, lr, r, byName)
 		if len(r.Unsupported) == 0 {
-			b := &routerBuilder{s: s, lr: lr, r: r, byName: portsByName(ports), rel: s.Release}
+			b := &routerBuilder{s: s, lr: lr, r: r, byName: byName, rel: s.Release}
 			b.build()
 			r.Sort()
 		}
@@ -262,7 +263,7 @@ func CompilesRouters(r *release.Release) bool { return slices.Contains(routerVer
 func RouterReleaseNames() string { return strings.Join(routerVerified, ", ") }
 
 // routerUnsupported lists what lr has that aclc does not compile.
-func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) []Unsupported {
+func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router, ports map[string]*RouterPort) []Unsupported {
 	var u []Unsupported
 	add := func(st lflow.RouterStage, format string, args ...any) {
 		u = append(u, Unsupported{What: fmt.Sprintf(format, args...), Stage: st})
@@ -318,9 +319,13 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router) 
 					lsp := s.Ports[pid]
 					switch {
 					case lsp == nil:
-					case lsp.Type == "virtual":
-						// northd resolves a virtual port's IP from its SB binding
-						add(lflow.LRInARPResolve, "virtual port %s on switch %s", lsp.Name, ls.Name)
+					case lsp.Type == "virtual" && !s.Release.Has(release.RouterVPortDynamicMAC):
+						// northd 23.03 resolves a virtual port's IP on the
+						// first router port of the switch (hash order)
+						// with it in a network
+						if _, n := vportResolver(s, ls, lsp, ports); n > 1 {
+							add(lflow.LRInARPResolve, "virtual port %s's IP in the networks of %d router ports of switch %s", lsp.Name, n, ls.Name)
+						}
 					case lsp.Type == "vtep" && p.Gateway:
 						// l3dgw_port_has_associated_vtep_lports: no redirect
 						add(lflow.LRInGWRedirect, "distributed gateway port %s on switch %s with vtep port %s", name, ls.Name, lsp.Name)

@@ -9,6 +9,7 @@ import (
 	"github.com/aclc/aclc/lflow"
 	"github.com/aclc/aclc/release"
 
+	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
 
@@ -112,7 +113,13 @@ func (b *routerBuilder) buildARPResolvePeerFlows() {
 		others := b.switchRouterPorts(p.PeerSwitch)
 		for _, pid := range ls.Ports {
 			lsp := b.s.Ports[pid]
-			if lsp == nil || lsp.Type == "virtual" || (lsp.Enabled != nil && !*lsp.Enabled) {
+			if lsp == nil || (lsp.Enabled != nil && !*lsp.Enabled) {
+				continue
+			}
+			if lsp.Type == "virtual" {
+				if !b.rel.Has(release.RouterVPortDynamicMAC) {
+					b.vportUnclaimed(p, ls, lsp)
+				}
 				continue
 			}
 			if lsp.Type == "router" {
@@ -148,6 +155,46 @@ func (b *routerBuilder) buildARPResolvePeerFlows() {
 			}
 		}
 	}
+}
+
+// vportUnclaimed is 23.03's flow for virtual port lsp's IP on the router
+// port p that resolves it: "all zeros", so that the router asks for it
+// with arp { }, while no virtual parent claims the port in the SB (the
+// state aclc assumes: it reads no SB Port_Binding).
+func (b *routerBuilder) vportUnclaimed(p *RouterPort, ls *nbdb.LogicalSwitch, lsp *nbdb.LogicalSwitchPort) {
+	rp, n := vportResolver(b.s, ls, lsp, b.byName)
+	if n != 1 || rp != p {
+		return // (several: routerUnsupported)
+	}
+	vip, _ := netip.ParseAddr(lsp.Options["virtual-ip"])
+	reg := "reg0"
+	if vip.Is6() {
+		reg = "xxreg0"
+	}
+	b.add(lflow.LRInARPResolve, 100, fmt.Sprintf("outport == %s && %s == %s", p.Key, reg, vip), "eth.dst = 00:00:00:00:00:00; next;", lsp.UUID)
+}
+
+// vportResolver returns the router port of switch ls that northd 23.03
+// resolves virtual port lsp's IP on and how many router ports of ls have
+// it in a network (the one returned when exactly one does): none when lsp
+// has no valid virtual-ip or no virtual-parents.
+func vportResolver(s *nbschema.Snapshot, ls *nbdb.LogicalSwitch, lsp *nbdb.LogicalSwitchPort, byName map[string]*RouterPort) (*RouterPort, int) {
+	vip, err := netip.ParseAddr(lsp.Options["virtual-ip"])
+	if err != nil || lsp.Options["virtual-parents"] == "" {
+		return nil, 0
+	}
+	var found *RouterPort
+	n := 0
+	for _, pid := range ls.Ports {
+		q := s.Ports[pid]
+		if q == nil || q.Type != "router" {
+			continue
+		}
+		if rp := byName[q.Options["router-port"]]; rp != nil && rp.PeerLSP == q && rp.HasIP(vip) {
+			found, n = rp, n+1
+		}
+	}
+	return found, n
 }
 
 // buildARPRequestFlows is build_arp_request_flows_for_lrouter.

@@ -383,6 +383,13 @@ var (
 	// known neighbour does mac_cache_use ("northd, controller: Use the
 	// MAC cache table").
 	RouterMACCacheUse = newRouterFact("router-mac-cache-use", "c23059318", "lr_in_learn_neighbor 100: mac_cache_use; next;", At("23.09.0"))
+	// RouterVPortDynamicMAC: a virtual port's IP gets no lr_in_arp_resolve
+	// flow: the router learns its MAC from the active parent's gratuitous
+	// ARP, as for any neighbour ("northd: Use dynamic mac-binding for
+	// virtual port IPs"). Before it, northd wrote one from the SB binding:
+	// all zeros (resolve with arp { }) while no parent claims the port,
+	// else the parent's MAC.
+	RouterVPortDynamicMAC = newRouterFact("router-vport-dynamic-mac", "98531a4d5", "no lr_in_arp_resolve flow for a virtual port's IP", At("23.06.0"))
 	// RouterLookupNDTarget: with always_learn_from_arp_request=false the
 	// link-local NA lookup (lr_in_lookup_neighbor 110) looks up nd.target,
 	// not ip6.src ("northd: Use proper field for lookup_nd"). Also

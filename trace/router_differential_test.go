@@ -247,6 +247,15 @@ func routerCases() []routerCase {
 			{"arp-for-gateway-ip", `inport == "ext-host" && eth.src == fa:16:3e:30:00:99 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == fa:16:3e:30:00:99 && arp.spa == 198.51.100.99 && arp.tpa == 198.51.100.10`, nil},
 			{"arp-for-reside-on-redirect-ip", `inport == "vm-v1" && eth.src == fa:16:3e:20:00:11 && eth.dst == ff:ff:ff:ff:ff:ff && arp.op == 1 && arp.sha == fa:16:3e:20:00:11 && arp.spa == 10.20.0.11 && arp.tpa == 10.20.0.1`, nil},
 		}},
+		{fixture: "../testdata/routers/virtual-port.yaml", packets: []packet{
+			// the VIP has no MAC binding: the router asks for it (23.03:
+			// its unclaimed flow, from 23.06: get_arp)
+			{"to-vip", routed("vm3", "00:00:00:31:00:13", "00:00:00:00:31:ff", "10.31.0.13", "10.30.0.100", "tcp && tcp.dst == 80", 64), new2},
+			{"to-parent", routed("vm3", "00:00:00:31:00:13", "00:00:00:00:31:ff", "10.31.0.13", "10.30.0.11", "tcp && tcp.dst == 80", 64), new2},
+			{"from-parent-as-vip", routed("vm1", "00:00:00:30:00:11", "00:00:00:00:30:ff", "10.30.0.100", "10.31.0.13", "tcp && tcp.src == 80", 64), new2},
+			{"to-vip6", routed("vm3", "00:00:00:31:00:13", "00:00:00:00:31:ff", "fd31::13", "fd30::100", "tcp && tcp.dst == 80", 64), new2},
+		},
+			notTraced: map[string]string{"to-vip6": "lr-vip ND solicitation for an unresolved next hop (lr_in_arp_request)"}},
 		{fixture: "../testdata/routers/nat-gateway.yaml",
 			packets: []packet{
 				{"nat-router", routed("n1", "00:00:00:00:81:01", "00:00:00:00:8f:01", "10.80.1.1", "172.31.0.10", "tcp && tcp.dst == 80", 64), nil},
