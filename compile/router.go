@@ -99,9 +99,10 @@ func (p *RouterPort) memberIP(ip netip.Addr) (netAddr, bool) {
 // of s's release writes them (one of RouterReleases; the differences from
 // 23.03.1 are release.RouterFact facts, the tables s's RouterLayout), for
 // the routers aclc models: distributed routers, with or without
-// distributed gateway ports (router_dgp.go), without NAT, load balancers,
-// IPv6 RA, BFD, multicast relay, route tables or options. Others come back with Unsupported set and no flows. Sorted by
-// name.
+// distributed gateway ports (router_dgp.go) and IPv6 router advertisement
+// (router_ndra.go), without NAT, load balancers, delegated prefixes, BFD,
+// multicast relay, route tables or options. Others come back with
+// Unsupported set and no flows. Sorted by name.
 func Routers(s *nbschema.Snapshot) []*Router {
 	ports := routerPorts(s)
 	byName := portsByName(ports)
@@ -302,8 +303,9 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router, 
 		if p.NB.Enabled != nil && !*p.NB.Enabled {
 			add(lflow.LRInAdmission, "disabled port %s", name)
 		}
-		if len(p.NB.Ipv6RaConfigs) > 0 || len(p.NB.Ipv6Prefix) > 0 {
-			add(lflow.LRInNDRAOptions, "IPv6 RA on port %s", name)
+		if len(p.NB.Ipv6Prefix) > 0 {
+			// (the delegated prefix ovn-controller learns)
+			add(lflow.LRInNDRAOptions, "ipv6_prefix on port %s", name)
 		}
 		for _, k := range nbschema.SortedKeys(p.NB.Options) {
 			if !routerPortOptionsCompiled[k] {
@@ -455,6 +457,7 @@ func (b *routerBuilder) build() {
 		b.buildIPRoutingFlowsPort(p)
 		b.buildEgressDeliveryFlowsPort(p)
 		b.buildDHCPv6ReplyFlowsPort(p)
+		b.buildNDRAFlowsPort(p)
 		b.buildIPv6InputFlowsPort(p)
 		b.buildIPv4InputFlowsPort(p)
 		b.buildECMPStatefulEgrFlowsPort(p)
@@ -577,8 +580,8 @@ func (b *routerBuilder) buildNeighLearningFlowsPort(p *RouterPort) {
 	}
 }
 
-// buildNDRAFlows is build_ND_RA_flows_for_lrouter (no port has
-// ipv6_ra_configs: those routers are not compiled).
+// buildNDRAFlows is build_ND_RA_flows_for_lrouter (the ports' flows:
+// buildNDRAFlowsPort).
 func (b *routerBuilder) buildNDRAFlows() {
 	b.add(lflow.LRInNDRAOptions, 0, "1", "next;", "")
 	b.add(lflow.LRInNDRAResponse, 0, "1", "next;", "")

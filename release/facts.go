@@ -252,6 +252,12 @@ var (
 	// flags.localnet == 0)" ("northd: Enable ARP/ND responder for
 	// localnet-sourced requests", FDP-3436).
 	LocalnetARPResponder = newTraceFact("localnet-arp-responder", "e6ffc4919 (20ee3d9a0, 39ca8ea00, 6a360b624)", "localnet packets set flags.localnet; ARP/ND replies check chassis residency", At("24.03.9", "25.09.4", "26.03.2", "26.09.0"))
+	// OvnTraceNDRAOpts: ovn-trace executes put_nd_ra_opts(); before, it
+	// executed it as put_dhcpv6_opts() and aborted ("ovn-trace: Fix
+	// copy-paste error for tracing put_nd_ra_opts()"), so aclc has no
+	// answer to compare with and does not trace a router solicitation
+	// that reaches one.
+	OvnTraceNDRAOpts = newTraceFact("ovn-trace-nd-ra-opts", "ae352404a (44fe79b1e, ebe86803d, 1b8ac2678)", "ovn-trace executes put_nd_ra_opts()", At("23.09.6", "24.03.4", "24.09.1", "25.03.0"))
 	// ARPProxyMAC: a router port's arp_proxy option may start with a MAC,
 	// which the switch's L2 lookup sends to that router port along with
 	// the router port's own MAC ("eth.dst == { PROXY, LRP }"; "northd,

@@ -21,7 +21,7 @@ const (
 	aHairpin                           // reg0[6] = chk_lb_hairpin(); ..._reply()
 	aPortSec                           // reg0[15] = check_in_port_sec(); check_out_port_sec()
 	aDNSLookup                         // reg0[4] = dns_lookup()
-	aPutDHCPOpts                       // reg0[3] = put_dhcp_opts(...); put_dhcpv6_opts(...)
+	aPutOpts                           // reg0[3] = put_dhcp_opts(...); put_dhcpv6_opts(...); reg0[5] = put_nd_ra_opts(...)
 	aCTOrig                            // reg1[16..23] = ct_proto(); ct_tp_dst(), ct_nw_dst(), ct_ip6_dst()
 	aSample                            // sample(probability=...,collector_set=...,obs_domain=...,obs_point=...);
 	aCTNext                            // ct_next;
@@ -194,8 +194,8 @@ func parseAction(st string) (action, error) {
 			a.kind = aPortSec
 		case a.rhs == "dns_lookup()":
 			a.kind = aDNSLookup
-		case strings.HasPrefix(a.rhs, "put_dhcp_opts(") || strings.HasPrefix(a.rhs, "put_dhcpv6_opts("):
-			a.kind, a.name = aPutDHCPOpts, word(a.rhs)
+		case strings.HasPrefix(a.rhs, "put_dhcp_opts(") || strings.HasPrefix(a.rhs, "put_dhcpv6_opts(") || strings.HasPrefix(a.rhs, "put_nd_ra_opts("):
+			a.kind, a.name = aPutOpts, word(a.rhs)
 			a.args, _ = inner(a.rhs, '(', ')')
 		case a.rhs == "ct_proto()" || a.rhs == "ct_tp_dst()" || a.rhs == "ct_nw_dst()" || a.rhs == "ct_ip6_dst()":
 			a.kind = aCTOrig

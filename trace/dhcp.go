@@ -42,6 +42,13 @@ var dhcpv4OptionTypes = map[string]string{
 // dhcpv6OptionTypes are the DHCPv6 options every release aclc verifies
 // knows (lib/ovn-l7.h; later ones, such as bootfile_name and fqdn, are
 // not modelled).
+// ndRAOptionTypes are put_nd_ra_opts()'s options (ovn-l7.h
+// nd_ra_opts_init, the same from 23.03 to 26.09).
+var ndRAOptionTypes = map[string]string{
+	"addr_mode": "str", "router_preference": "str", "slla": "num", "prefix": "num",
+	"mtu": "num", "rdnss": "num", "dnssl": "str", "route_info": "str",
+}
+
 var dhcpv6OptionTypes = map[string]string{
 	"server_id": "num", "ia_addr": "num", "dns_server": "num", "domain_search": "str",
 }
@@ -305,17 +312,14 @@ func canonicalNum(tok string) bool {
 	}
 	addr, plen, masked := strings.Cut(tok, "/")
 	ip, err := netip.ParseAddr(addr)
-	if err == nil && !ip.Is4() && !masked && ip.Zone() == "" && ip.String() == addr {
-		return true // (an IPv6 address, as inet_ntop prints it)
-	}
-	if err != nil || !ip.Is4() || ip.String() != addr {
-		return false
+	if err != nil || ip.Zone() != "" || ip.String() != addr {
+		return false // (an address as inet_ntop prints it)
 	}
 	if !masked {
 		return true
 	}
 	n, err := strconv.Atoi(plen)
-	if err != nil || strconv.Itoa(n) != plen || n < 0 || n > 32 {
+	if err != nil || strconv.Itoa(n) != plen || n < 0 || n > ip.BitLen() {
 		return false
 	}
 	pf := netip.PrefixFrom(ip, n)
@@ -331,14 +335,12 @@ func printableASCII(s string) bool {
 	return true
 }
 
-// formatPutDHCPOpts is put_dhcp_opts()'s (v6: put_dhcpv6_opts()'s)
-// arguments as ovn-trace prints them (execute_put_opts: each option's name
-// and value, re-read), or ok false.
-func formatPutDHCPOpts(args string, v6 bool) (string, bool) {
-	types := dhcpv4OptionTypes
-	if v6 {
-		types = dhcpv6OptionTypes
-	}
+// formatPutOpts is the arguments of put_dhcp_opts(), put_dhcpv6_opts() or
+// put_nd_ra_opts() (action) as ovn-trace prints them (execute_put_opts:
+// each option's name and value, re-read), or ok false.
+func formatPutOpts(args, action string) (string, bool) {
+	types := map[string]map[string]string{"put_dhcp_opts": dhcpv4OptionTypes, "put_dhcpv6_opts": dhcpv6OptionTypes,
+		"put_nd_ra_opts": ndRAOptionTypes}[action]
 	var out []string
 	depth, start := 0, 0
 	args += ","

@@ -37,4 +37,26 @@ func TestFormatDHCPValue(t *testing.T) {
 			t.Errorf("formatDHCPValue(%s, %q) = %q, want it refused", c.name, c.v, got)
 		}
 	}
+	// put_nd_ra_opts(): IPv6 prefixes and addresses
+	for _, c := range []struct{ name, v, want string }{
+		{"prefix", "2001:db8:61::/64", "2001:db8:61::/64"},
+		{"rdnss", "2001:db8::53", "2001:db8::53"},
+		{"slla", "00:00:00:00:61:ff", "00:00:00:00:61:ff"},
+		{"mtu", "1500", "1500"},
+		{"addr_mode", `"slaac"`, `"slaac"`},
+	} {
+		if got, why := formatDHCPValue(ndRAOptionTypes, c.name, c.v); why != "" || got != c.want {
+			t.Errorf("formatDHCPValue(%s, %q) = %q (%s), want %q", c.name, c.v, got, why, c.want)
+		}
+	}
+	for _, c := range []struct{ name, v string }{
+		{"prefix", "2001:db8:61::1/64"},
+		{"prefix", "2001:DB8:61::/64"},
+		{"prefix", "2001:db8:61::/129"},
+		{"addr_mode", "slaac"},
+	} {
+		if got, why := formatDHCPValue(ndRAOptionTypes, c.name, c.v); why == "" {
+			t.Errorf("formatDHCPValue(%s, %q) = %q, want it refused", c.name, c.v, got)
+		}
+	}
 }

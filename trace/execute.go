@@ -111,15 +111,23 @@ func (r *run) actions(acts []action, m *expr.Microflow, p lflow.Pipeline, table 
 		case aDNSLookup:
 			m.Set(a.lhs, 0)
 			super.add(NodeError, "*** dns_lookup action not implemented")
-		case aPutDHCPOpts:
-			// ovn-trace execute_put_dhcp_opts: the request is taken for
-			// a DHCPDISCOVER or DHCPREQUEST, and the options are put
-			opts, ok := formatPutDHCPOpts(a.args, a.name == "put_dhcpv6_opts")
+		case aPutOpts:
+			// ovn-trace execute_put_dhcp_opts (the request is taken for
+			// a DHCPDISCOVER or DHCPREQUEST) and execute_put_nd_ra_opts:
+			// the options are put, the packet is not changed, the
+			// result is 1
+			if a.name == "put_nd_ra_opts" && !r.t.snap.Release.Has(release.OvnTraceNDRAOpts) {
+				r.stopNotTraced(super, r.dpName()+" put_nd_ra_opts(): the ovn-trace of OVN "+r.t.snap.Release.Name()+" aborts on it ("+fi.Stage+")")
+				return true
+			}
+			opts, ok := formatPutOpts(a.args, a.name)
 			if !ok {
 				super.add(NodeError, fmt.Sprintf("*** %s: cannot read the options", a.text))
 				continue
 			}
-			super.add(NodeError, "/* We assume that this packet is DHCPDISCOVER or DHCPREQUEST. */")
+			if a.name != "put_nd_ra_opts" {
+				super.add(NodeError, "/* We assume that this packet is DHCPDISCOVER or DHCPREQUEST. */")
+			}
 			super.add(NodeModify, a.name+"("+opts+")")
 			if !isRegister(a.lhs) {
 				super.add(NodeModify, a.lhs+" = 1")

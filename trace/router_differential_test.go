@@ -256,6 +256,21 @@ func routerCases() []routerCase {
 			{"to-vip6", routed("vm3", "00:00:00:31:00:13", "00:00:00:00:31:ff", "fd31::13", "fd30::100", "tcp && tcp.dst == 80", 64), new2},
 		},
 			notTraced: map[string]string{"to-vip6": "lr-vip ND solicitation for an unresolved next hop (lr_in_arp_request)"}},
+		{fixture: "../testdata/routers/ipv6-ra.yaml", packets: []packet{
+			// router solicitations at the router port (from a VM they end
+			// at the switch's undefined tie of eth.mcast and the router
+			// port's ct_clear in ls_out_pre_lb): put_nd_ra_opts() (ovn-trace
+			// does not turn the packet into the advertisement, so the
+			// response flow does not match it)
+			{"rs-slaac", `inport == "lrp-slaac" && eth.src == 00:00:00:00:61:01 && eth.dst == 33:33:00:00:00:02 && ip6.src == fe80::200:ff:fe00:6101 && ip6.dst == ff02::2 && icmp6.type == 133 && icmp6.code == 0 && ip.ttl == 255`, nil},
+			{"rs-stateful", `inport == "lrp-stateful" && eth.src == 00:00:00:00:62:01 && eth.dst == 33:33:00:00:00:02 && ip6.src == fe80::200:ff:fe00:6201 && ip6.dst == ff02::2 && icmp6.type == 133 && icmp6.code == 0 && ip.ttl == 255`, nil},
+			{"rs-no-ra", `inport == "lrp-bad" && eth.src == 00:00:00:00:64:01 && eth.dst == 33:33:00:00:00:02 && ip6.src == fe80::200:ff:fe00:6401 && ip6.dst == ff02::2 && icmp6.type == 133 && icmp6.code == 0 && ip.ttl == 255`, nil},
+			{"routed-v6", routed("h1", "00:00:00:00:61:01", "00:00:00:00:61:ff", "2001:db8:61::11", "2001:db8:62::11", "udp && udp.dst == 53", 64), nil},
+		},
+			notTracedOn: map[string]map[string]string{"23.03.1": {
+				"rs-slaac":    "lr-ra put_nd_ra_opts(): the ovn-trace of OVN 23.03.1 aborts on it (lr_in_nd_ra_options)",
+				"rs-stateful": "lr-ra put_nd_ra_opts(): the ovn-trace of OVN 23.03.1 aborts on it (lr_in_nd_ra_options)",
+			}}},
 		{fixture: "../testdata/routers/nat-gateway.yaml",
 			packets: []packet{
 				{"nat-router", routed("n1", "00:00:00:00:81:01", "00:00:00:00:8f:01", "10.80.1.1", "172.31.0.10", "tcp && tcp.dst == 80", 64), nil},
