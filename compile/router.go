@@ -314,9 +314,6 @@ func routerUnsupported(s *nbschema.Snapshot, lr *nbdb.LogicalRouter, r *Router, 
 		}
 		if p.PeerLSP != nil {
 			if ls := s.Switches[p.PeerSwitch]; ls != nil {
-				if ls.OtherConfig["mcast_snoop"] == "true" {
-					add(lflow.LRInIPInput, "multicast snooping on switch %s", ls.Name)
-				}
 				for _, pid := range ls.Ports {
 					lsp := s.Ports[pid]
 					switch {
@@ -638,4 +635,4 @@ func v6Networks(p *RouterPort) string {
 
 // routerPortOptionsCompiled are the router port options the compiled
 // flows follow.
-var routerPortOptionsCompiled = map[string]bool{"reside-on-redirect-chassis": true}
+var routerPortOptionsCompiled = map[string]bool{"reside-on-redirect-chassis": true, "mcast_flood": true}

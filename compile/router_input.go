@@ -13,6 +13,11 @@ import (
 // static flooding).
 func (b *routerBuilder) buildMiscLocalTrafficDropFlows() {
 	st := lflow.LRInIPInput
+	if b.floodStatic() {
+		// IGMP and MLD (TTL 1) that ports flood statically go on
+		b.add(st, 120, "igmp && ip.ttl == 1", "next;", "")
+		b.add(st, 120, "(mldv1 || mldv2) && ip.ttl == 1", "next;", "")
+	}
 	b.add(st, 100, "ip4.src_mcast ||ip4.src == 255.255.255.255 || ip4.src == 127.0.0.0/8 || ip4.dst == 127.0.0.0/8 || ip4.src == 0.0.0.0/8 || ip4.dst == 0.0.0.0/8", "drop;", "")
 	b.add(st, 85, "arp || nd", "drop;", "")
 	b.add(st, 84, "nd_rs || nd_ra", "next;", "")
@@ -26,6 +31,18 @@ func (b *routerBuilder) buildMiscLocalTrafficDropFlows() {
 	}
 	b.add(st, ttlDrop, "ip.ttl == {0, 1}", "drop;", "")
 	b.add(st, 0, "1", "next;", "")
+}
+
+// floodStatic is the router's mcast_info.rtr.flood_static: an enabled
+// port of it has options:mcast_flood=true (init_mcast_port_info,
+// smap_get_bool).
+func (b *routerBuilder) floodStatic() bool {
+	for _, p := range b.ports() {
+		if (p.NB.Enabled == nil || *p.NB.Enabled) && strings.EqualFold(p.NB.Options["mcast_flood"], "true") {
+			return true
+		}
+	}
+	return false
 }
 
 // buildDHCPv6ReplyFlowsPort is build_dhcpv6_reply_flows_for_lrouter_port

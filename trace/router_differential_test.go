@@ -271,6 +271,9 @@ func routerCases() []routerCase {
 				"rs-slaac":    "lr-ra put_nd_ra_opts(): the ovn-trace of OVN 23.03.1 aborts on it (lr_in_nd_ra_options)",
 				"rs-stateful": "lr-ra put_nd_ra_opts(): the ovn-trace of OVN 23.03.1 aborts on it (lr_in_nd_ra_options)",
 			}}},
+		{fixture: "../testdata/routers/mcast-flood.yaml", packets: []packet{
+			{"pod-to-remote", routed("pod1", "0a:58:0a:f4:00:05", "0a:58:0a:f4:00:01", "10.244.0.5", "100.88.0.3", "tcp && tcp.dst == 80", 64), new2},
+		}},
 		{fixture: "../testdata/routers/nat-gateway.yaml",
 			packets: []packet{
 				{"nat-router", routed("n1", "00:00:00:00:81:01", "00:00:00:00:8f:01", "10.80.1.1", "172.31.0.10", "tcp && tcp.dst == 80", 64), nil},
