@@ -42,6 +42,10 @@ type layer struct {
 	reps       *aclIndex
 	dups       map[*inst][]*inst // the first of a group → the others, in list order
 	maxInexact int               // the highest priority of an inexact ACL; math.MinInt if none
+	// passes says whether list has a pass ACL: the rules that look for
+	// one (passedFirst, passMeetsReplies) skip a layer without, most of
+	// them (no CMS in nbgen's shapes writes pass ACLs).
+	passes bool
 }
 
 func (l *linter) newLayer(v *swView, list []*inst) *layer {
@@ -51,6 +55,7 @@ func (l *linter) newLayer(v *swView, list []*inst) *layer {
 		if !l.setOf(v, in).exact {
 			ly.maxInexact = max(ly.maxInexact, in.a.acl.Priority)
 		}
+		ly.passes = ly.passes || in.a.acl.Action == nbdb.ACLActionPass
 	}
 	cubes := func(in *inst) ([]cube, cube) { return l.setOf(v, in).over, in.hull }
 	ly.idx = newACLIndex(list, cubes)
@@ -419,6 +424,7 @@ func opposite(st stage) []stage {
 // switch's own ACLs against all, and the shared ACLs its own disturb.
 func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 	var out []Finding
+	var buf qbuf // the queries of the switch's own ACLs (queryOf)
 	if v.contest != nil {
 		out = append(out, l.undecidedTiers(v))
 	} else if v.tierStop != nil {
@@ -455,7 +461,7 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 				break
 			}
 			_, lo := sh.span(a.a.acl.Priority)
-			sh.candidates(l.hullOf(v, a), lo, len(sh.list), func(_ int, b *inst) bool {
+			sh.candidates(l.queryOf(&buf, v, a), lo, len(sh.list), func(_ int, b *inst) bool {
 				if p, ok := dist[b]; !ok || a.a.acl.Priority > p {
 					dist[b] = a.a.acl.Priority
 				}
@@ -490,7 +496,7 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 		dist := map[*inst]int{}
 		for _, ost := range opposite(stage(st)) {
 			for _, a := range own[ost].list {
-				rx.candidates(l.hullOf(v, a), 0, len(rx.list), func(_ int, b *inst) bool {
+				rx.candidates(l.queryOf(&buf, v, a), 0, len(rx.list), func(_ int, b *inst) bool {
 					dist[b] = 0
 					return true
 				})
