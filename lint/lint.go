@@ -225,6 +225,8 @@ type aclInfo struct {
 	pgPos   []int      // the same for pgRefs
 	pgOwner string     // the port group that lists it, "" when a switch does
 	listed  int        // how many switch and port group rows list it
+	match   int32      // its match text, numbered: equal for equal texts (layer.dups)
+	pass    bool       // its action is pass
 	idx     int        // its index in the linter's counters (copies share them)
 }
 
@@ -340,9 +342,16 @@ func newLinter(s *nbschema.Snapshot) (*linter, error) {
 	ids := slices.Collect(maps.Keys(s.ACLs)) // in no order: each ACL's info is its own
 	infos := make([]*aclInfo, len(ids))
 	par.For(len(ids), 1, func(i int) { infos[i] = l.newInfo(ids[i]) })
+	matches := make(map[string]int32, len(ids))
 	for i, id := range ids {
-		l.acls[id] = infos[i]
-		infos[i].idx = i
+		a := infos[i]
+		l.acls[id], a.idx = a, i
+		m, ok := matches[a.acl.Match]
+		if !ok {
+			m = int32(len(matches))
+			matches[a.acl.Match] = m
+		}
+		a.match = m
 	}
 	l.uses, l.asOK = make([]atomic.Int32, len(ids)), make([]atomic.Int32, len(ids))
 	l.splits = make([]atomic.Pointer[split], len(ids))
@@ -425,7 +434,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 func (l *linter) newInfo(id string) *aclInfo {
 	f, _ := l.nb.ACL(id)
 	acl := f.Row
-	a := &aclInfo{acl: acl, verdict: f.Verdict, stage: f.Stage}
+	a := &aclInfo{acl: acl, verdict: f.Verdict, stage: f.Stage, pass: acl.Action == nbdb.ACLActionPass}
 	a.ref = ACLRef{UUID: acl.UUID, Owner: f.Owner.String(), Origin: l.s.Where("ACL", acl.UUID), pos: l.s.Position(acl.UUID),
 		Direction: acl.Direction, Priority: acl.Priority, Action: acl.Action, Match: acl.Match}
 	if acl.Name != nil {

@@ -12,33 +12,7 @@ import (
 // (fewer than the hull alone gives, on some queries).
 func TestQueryOfCandidates(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	port := fieldID(vsFields + 1)
-	randStr := func() *strc {
-		s := &strc{in: map[string]bool{}}
-		for range 1 + r.IntN(2) {
-			s.in[fmt.Sprint("p", r.IntN(6))] = true
-		}
-		return s
-	}
-	// randSet returns 1-3 cubes that constrain port alike (one strc, as
-	// a product's cubes do) or each its own way.
-	randSet := func() []cube {
-		shared := randStr()
-		same := r.IntN(2) == 0
-		var cs []cube
-		for range 1 + r.IntN(3) {
-			c := randCube(r, true)
-			s := shared
-			if !same {
-				s = randStr()
-			}
-			if same || r.IntN(4) != 0 {
-				c = append(c, fc{id: port, str: s})
-			}
-			cs = append(cs, c)
-		}
-		return cs
-	}
+	randSet := func() []cube { return randPortSet(r) }
 	narrowed := 0
 	for range 300 {
 		list := make([]*inst, 1+r.IntN(120))
@@ -70,4 +44,33 @@ func TestQueryOfCandidates(t *testing.T) {
 	if narrowed == 0 {
 		t.Fatal("the names never narrowed the candidates")
 	}
+}
+
+// randPortSet returns 1-3 random cubes (randCube's, with value sets)
+// that constrain a port field alike (one strc, as a product's cubes do)
+// or each its own way, or not at all.
+func randPortSet(r *rand.Rand) []cube {
+	port := fieldID(vsFields + 1)
+	randStr := func() *strc {
+		s := &strc{in: map[string]bool{}}
+		for range 1 + r.IntN(2) {
+			s.in[fmt.Sprint("p", r.IntN(6))] = true
+		}
+		return s
+	}
+	shared := randStr()
+	same := r.IntN(2) == 0
+	var cs []cube
+	for range 1 + r.IntN(3) {
+		c := randCube(r, true)
+		s := shared
+		if !same {
+			s = randStr()
+		}
+		if same || r.IntN(4) != 0 {
+			c = append(c, fc{id: port, str: s})
+		}
+		cs = append(cs, c)
+	}
+	return cs
 }

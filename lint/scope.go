@@ -38,7 +38,8 @@ type layer struct {
 	// first, which comes before it in every proof (coveredBy), so no proof
 	// uses it and no packet is in it alone. Cluster-wide port groups list
 	// the same match at hundreds of priorities (ovn-kubernetes' `ip4 &&
-	// icmp4', `ip4.src == $cluster_ip4').
+	// icmp4', `ip4.src == $cluster_ip4'). It is idx with the others no
+	// longer live (aclIndex.without), not an index of its own.
 	reps       *aclIndex
 	dups       map[*inst][]*inst // the first of a group → the others, in list order
 	maxInexact int               // the highest priority of an inexact ACL; math.MinInt if none
@@ -55,31 +56,30 @@ func (l *linter) newLayer(v *swView, list []*inst) *layer {
 		if !l.setOf(v, in).exact {
 			ly.maxInexact = max(ly.maxInexact, in.a.acl.Priority)
 		}
-		ly.passes = ly.passes || in.a.acl.Action == nbdb.ACLActionPass
+		ly.passes = ly.passes || in.a.pass
 	}
-	cubes := func(in *inst) ([]cube, cube) { return l.setOf(v, in).over, in.hull }
-	ly.idx = newACLIndex(list, cubes)
+	ly.idx = newACLIndex(list, func(in *inst) ([]cube, cube) { return l.setOf(v, in).over, in.hull })
 	ly.reps = ly.idx
 	type key struct {
-		match  string
+		match  int32 // aclInfo.match: the match text
 		shared bool
 	}
 	first := make(map[key]*inst, len(list))
-	reps := make([]*inst, 0, len(list))
-	for _, in := range list {
-		k := key{in.a.acl.Match, in.shared}
+	var dups []int // the others' places in list
+	for i, in := range list {
+		k := key{in.a.match, in.shared}
 		if f := first[k]; f != nil {
 			if ly.dups == nil {
 				ly.dups = map[*inst][]*inst{}
 			}
 			ly.dups[f] = append(ly.dups[f], in)
+			dups = append(dups, i)
 			continue
 		}
 		first[k] = in
-		reps = append(reps, in)
 	}
-	if len(reps) < len(list) {
-		ly.reps = newACLIndex(reps, cubes)
+	if dups != nil {
+		ly.reps = ly.idx.without(dups)
 	}
 	return ly
 }
