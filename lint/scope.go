@@ -135,7 +135,7 @@ type disturbKey struct {
 func classKey(v *swView, shared []*inst) [32]byte {
 	var k [32]byte
 	for _, in := range shared {
-		for i, b := range in.key {
+		for i, b := range in.sh.key {
 			k[i] ^= b
 		}
 	}
@@ -290,7 +290,7 @@ func (l *linter) sharedInst(a *aclInfo) *inst {
 	if x, ok := l.shared.Load(a); ok {
 		return x.(*inst)
 	}
-	x, _ := l.shared.LoadOrStore(a, &inst{a: a, prio: a.acl.Priority, e: a.global, shared: true, key: sha256.Sum256([]byte(a.acl.UUID))})
+	x, _ := l.shared.LoadOrStore(a, &inst{a: a, prio: a.acl.Priority, e: a.global, shared: true, sh: &sharedPart{key: sha256.Sum256([]byte(a.acl.UUID))}})
 	return x.(*inst)
 }
 
@@ -457,8 +457,8 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 		sh := c.changeable[st]
 		dist := map[*inst]int{} // shared ACL → the highest own ACL above it that may meet it
 		for _, a := range own[st].list {
-			if sh.empty() {
-				break
+			if sh.empty() || len(dist) == len(sh.list) {
+				break // the own ACLs come by priority: the first to meet one is the highest
 			}
 			_, lo := sh.span(a.a.acl.Priority)
 			sh.candidates(l.queryOf(&buf, v, a), lo, len(sh.list), func(_ int, b *inst) bool {
@@ -496,6 +496,9 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 		dist := map[*inst]int{}
 		for _, ost := range opposite(stage(st)) {
 			for _, a := range own[ost].list {
+				if len(dist) == len(rx.list) {
+					break
+				}
 				rx.candidates(l.queryOf(&buf, v, a), 0, len(rx.list), func(_ int, b *inst) bool {
 					dist[b] = 0
 					return true

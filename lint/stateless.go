@@ -96,11 +96,11 @@ func (l *linter) replyOf(v *swView, in *inst) *set {
 	if !in.shared {
 		return replySet(&v.arena, l.setOf(v, in))
 	}
-	if r := in.reply.Load(); r != nil {
+	if r := in.sh.reply.Load(); r != nil {
 		return r
 	}
 	r := replySet(nil, l.setOf(v, in))
-	in.reply.Store(r)
+	in.sh.reply.Store(r)
 	return r
 }
 
