@@ -18,8 +18,9 @@ import (
 // (each pair once, the ACL that sorts first first).
 func (l *linter) samePriority(v *swView, st stage, own *layer, layers []*layer) []Finding {
 	var out []Finding
+	var buf qbuf
 	for ai, a := range own.list {
-		q := l.hullOf(v, a)
+		q := l.queryOf(&buf, v, a)
 		p := a.a.acl.Priority
 		for _, ly := range layers {
 			lo, hi := ly.idx.span(p)
@@ -718,7 +719,8 @@ func (l *linter) blockersByCubes(v *swView, b *inst, layers []*layer) ([]*inst, 
 	var cands []*inst
 	meets := map[*inst][]cube{}
 	ok := true
-	q := l.hullOf(v, b)
+	var buf qbuf
+	q := l.queryOf(&buf, v, b)
 	for _, ly := range layers {
 		if ly.maxInexact > p {
 			return nil, false

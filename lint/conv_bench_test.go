@@ -54,7 +54,7 @@ func BenchmarkConvert(b *testing.B) {
 				}
 			}
 			for _, in := range v.shared {
-				if in.e != nil && !done[in] { // converted once, as Lint does (inst.once)
+				if in.e != nil && !done[in] { // converted once, as Lint does (sharedPart.once)
 					done[in] = true
 					cv := &converter{d: l.dialect, r: v.res, as: l.as, cover: v.cover}
 					cubes += len(cv.toSet(in.e.Root).over)

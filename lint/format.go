@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -143,8 +144,14 @@ func caret(match string, ofs int) string {
 func WriteJSON(w io.Writer, r *Report) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.WriteString("{\n  \"findings\": [")
+	// A chunk's buffer is reused once written: grown from nothing for each
+	// chunk (a few hundred KB), they took a third of WriteJSON's CPU.
+	var bufs sync.Pool
 	err := eachChunk(len(r.Findings), func(start, end int) ([]byte, error) {
 		var b []byte
+		if p, ok := bufs.Get().(*[]byte); ok {
+			b = (*p)[:0]
+		}
 		for i := start; i < end; i++ {
 			if i > 0 {
 				b = append(b, ',')
@@ -153,7 +160,10 @@ func WriteJSON(w io.Writer, r *Report) error {
 			b = appendFinding(b, &r.Findings[i])
 		}
 		return b, nil
-	}, func(b []byte) { bw.Write(b) })
+	}, func(b []byte) {
+		bw.Write(b)
+		bufs.Put(&b)
+	})
 	if err != nil {
 		return fmt.Errorf("lint: writing JSON: %w", err)
 	}

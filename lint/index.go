@@ -270,6 +270,16 @@ func newACLIndex(list []*inst, cubes func(*inst) ([]cube, cube)) *aclIndex {
 	return x
 }
 
+// without returns the index of x's entries but those at the places drop:
+// x's postings, with only the live entries its own (layer.reps).
+func (x *aclIndex) without(drop []int) *aclIndex {
+	y := &aclIndex{list: x.list, prios: x.prios, live: slices.Clone(x.live), words: x.words, fields: x.fields}
+	for _, i := range drop {
+		y.live[i/64] &^= 1 << (i % 64)
+	}
+	return y
+}
+
 // posted is one constraint of an entry's hull while an index is built:
 // entry i constrains field id to val under mask (in mask group g).
 type posted struct {

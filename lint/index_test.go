@@ -113,3 +113,42 @@ func TestBitSlices(t *testing.T) {
 		}
 	}
 }
+
+// TestWithout checks an index without some entries (layer.reps) against
+// an index built from the entries left: the same candidates, in the same
+// order, above every priority.
+func TestWithout(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 200 {
+		list := make([]*inst, 1+r.IntN(150))
+		sets := map[*inst][]cube{}
+		for i := range list {
+			list[i] = &inst{prio: 100 - r.IntN(20)}
+			sets[list[i]] = randPortSet(r)
+		}
+		slices.SortStableFunc(list, func(a, b *inst) int { return b.prio - a.prio })
+		cubes := func(in *inst) ([]cube, cube) { return sets[in], hull(sets[in]) }
+		var drop []int
+		var kept []*inst
+		for i, in := range list {
+			if r.IntN(3) == 0 {
+				drop = append(drop, i)
+			} else {
+				kept = append(kept, in)
+			}
+		}
+		without, fresh := newACLIndex(list, cubes).without(drop), newACLIndex(kept, cubes)
+		for range 20 {
+			cs := randPortSet(r)
+			var buf qbuf
+			q := queryOf(&buf, cs, hull(cs))
+			p := 100 - r.IntN(22)
+			var got, want []*inst
+			without.candidates(q, 0, without.above(p), func(_ int, in *inst) bool { got = append(got, in); return true })
+			fresh.candidates(q, 0, fresh.above(p), func(_ int, in *inst) bool { want = append(want, in); return true })
+			if !slices.Equal(got, want) {
+				t.Fatalf("above %d: without gives %d candidates, a fresh index %d", p, len(got), len(want))
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -45,5 +46,21 @@ func TestAppendFinding(t *testing.T) {
 		if got := appendFinding(nil, &fs[i]); string(got) != string(want) {
 			t.Fatalf("finding %d:\ngot  %s\nwant %s", i, got, want)
 		}
+	}
+	// The whole report, in chunks whose buffers WriteJSON reuses.
+	if len(fs) < 4*jsonChunk {
+		t.Fatalf("only %d findings: fewer than 4 chunks", len(fs))
+	}
+	r := &Report{Findings: fs}
+	want, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := WriteJSON(&got, r); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(want)+"\n" {
+		t.Fatalf("WriteJSON differs from json.MarshalIndent (%d vs %d bytes)", got.Len(), len(want)+1)
 	}
 }

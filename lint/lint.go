@@ -225,6 +225,8 @@ type aclInfo struct {
 	pgPos   []int      // the same for pgRefs
 	pgOwner string     // the port group that lists it, "" when a switch does
 	listed  int        // how many switch and port group rows list it
+	match   int32      // its match text, numbered: equal for equal texts (layer.dups)
+	pass    bool       // its action is pass
 	idx     int        // its index in the linter's counters (copies share them)
 }
 
@@ -237,12 +239,18 @@ type inst struct {
 	set    *set       // nil when e is nil
 	hull   cube       // hull(set.over), computed with set
 	shared bool
-	once   sync.Once           // computes set of a shared instance
-	reply  atomic.Pointer[set] // a shared instance's replySet (replyOf)
-	key    [32]byte            // a shared instance's UUID's SHA-256 digest (classKey)
+	sh     *sharedPart // a shared instance's, nil for a switch's own
 	// dec, for an instance that stands for what an ACL of an earlier tier
 	// decides (tiers.go), says which ACL and which passes.
 	dec *decidedBy
+}
+
+// sharedPart is what only a shared instance needs, apart: a switch's own
+// instances, hundreds of thousands at 50k ACLs, are then half the size.
+type sharedPart struct {
+	once  sync.Once           // computes the set
+	reply atomic.Pointer[set] // replySet (replyOf)
+	key   [32]byte            // the UUID's SHA-256 digest (classKey)
 }
 
 // decidedBy is what an ACL of an earlier tier decides: its match minus
@@ -340,9 +348,16 @@ func newLinter(s *nbschema.Snapshot) (*linter, error) {
 	ids := slices.Collect(maps.Keys(s.ACLs)) // in no order: each ACL's info is its own
 	infos := make([]*aclInfo, len(ids))
 	par.For(len(ids), 1, func(i int) { infos[i] = l.newInfo(ids[i]) })
+	matches := make(map[string]int32, len(ids))
 	for i, id := range ids {
-		l.acls[id] = infos[i]
-		infos[i].idx = i
+		a := infos[i]
+		l.acls[id], a.idx = a, i
+		m, ok := matches[a.acl.Match]
+		if !ok {
+			m = int32(len(matches))
+			matches[a.acl.Match] = m
+		}
+		a.match = m
 	}
 	l.uses, l.asOK = make([]atomic.Int32, len(ids)), make([]atomic.Int32, len(ids))
 	l.splits = make([]atomic.Pointer[split], len(ids))
@@ -425,7 +440,7 @@ func Lint(s *nbschema.Snapshot) (*Report, error) {
 func (l *linter) newInfo(id string) *aclInfo {
 	f, _ := l.nb.ACL(id)
 	acl := f.Row
-	a := &aclInfo{acl: acl, verdict: f.Verdict, stage: f.Stage}
+	a := &aclInfo{acl: acl, verdict: f.Verdict, stage: f.Stage, pass: acl.Action == nbdb.ACLActionPass}
 	a.ref = ACLRef{UUID: acl.UUID, Owner: f.Owner.String(), Origin: l.s.Where("ACL", acl.UUID), pos: l.s.Position(acl.UUID),
 		Direction: acl.Direction, Priority: acl.Priority, Action: acl.Action, Match: acl.Match}
 	if acl.Name != nil {
@@ -561,7 +576,7 @@ func (l *linter) setOf(v *swView, in *inst) *set {
 		return nil
 	}
 	if in.shared {
-		in.once.Do(func() {
+		in.sh.once.Do(func() {
 			cv := &converter{d: l.dialect, r: v.res, as: l.as, cover: v.cover}
 			in.set = cv.toSet(in.e.Root)
 			in.hull = hull(in.set.over)

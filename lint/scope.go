@@ -38,10 +38,15 @@ type layer struct {
 	// first, which comes before it in every proof (coveredBy), so no proof
 	// uses it and no packet is in it alone. Cluster-wide port groups list
 	// the same match at hundreds of priorities (ovn-kubernetes' `ip4 &&
-	// icmp4', `ip4.src == $cluster_ip4').
+	// icmp4', `ip4.src == $cluster_ip4'). It is idx with the others no
+	// longer live (aclIndex.without), not an index of its own.
 	reps       *aclIndex
 	dups       map[*inst][]*inst // the first of a group → the others, in list order
 	maxInexact int               // the highest priority of an inexact ACL; math.MinInt if none
+	// passes says whether list has a pass ACL: the rules that look for
+	// one (passedFirst, passMeetsReplies) skip a layer without, most of
+	// them (no CMS in nbgen's shapes writes pass ACLs).
+	passes bool
 }
 
 func (l *linter) newLayer(v *swView, list []*inst) *layer {
@@ -51,30 +56,30 @@ func (l *linter) newLayer(v *swView, list []*inst) *layer {
 		if !l.setOf(v, in).exact {
 			ly.maxInexact = max(ly.maxInexact, in.a.acl.Priority)
 		}
+		ly.passes = ly.passes || in.a.pass
 	}
-	cubes := func(in *inst) ([]cube, cube) { return l.setOf(v, in).over, in.hull }
-	ly.idx = newACLIndex(list, cubes)
+	ly.idx = newACLIndex(list, func(in *inst) ([]cube, cube) { return l.setOf(v, in).over, in.hull })
 	ly.reps = ly.idx
 	type key struct {
-		match  string
+		match  int32 // aclInfo.match: the match text
 		shared bool
 	}
 	first := make(map[key]*inst, len(list))
-	reps := make([]*inst, 0, len(list))
-	for _, in := range list {
-		k := key{in.a.acl.Match, in.shared}
+	var dups []int // the others' places in list
+	for i, in := range list {
+		k := key{in.a.match, in.shared}
 		if f := first[k]; f != nil {
 			if ly.dups == nil {
 				ly.dups = map[*inst][]*inst{}
 			}
 			ly.dups[f] = append(ly.dups[f], in)
+			dups = append(dups, i)
 			continue
 		}
 		first[k] = in
-		reps = append(reps, in)
 	}
-	if len(reps) < len(list) {
-		ly.reps = newACLIndex(reps, cubes)
+	if dups != nil {
+		ly.reps = ly.idx.without(dups)
 	}
 	return ly
 }
@@ -130,7 +135,7 @@ type disturbKey struct {
 func classKey(v *swView, shared []*inst) [32]byte {
 	var k [32]byte
 	for _, in := range shared {
-		for i, b := range in.key {
+		for i, b := range in.sh.key {
 			k[i] ^= b
 		}
 	}
@@ -285,7 +290,7 @@ func (l *linter) sharedInst(a *aclInfo) *inst {
 	if x, ok := l.shared.Load(a); ok {
 		return x.(*inst)
 	}
-	x, _ := l.shared.LoadOrStore(a, &inst{a: a, prio: a.acl.Priority, e: a.global, shared: true, key: sha256.Sum256([]byte(a.acl.UUID))})
+	x, _ := l.shared.LoadOrStore(a, &inst{a: a, prio: a.acl.Priority, e: a.global, shared: true, sh: &sharedPart{key: sha256.Sum256([]byte(a.acl.UUID))}})
 	return x.(*inst)
 }
 
@@ -419,6 +424,7 @@ func opposite(st stage) []stage {
 // switch's own ACLs against all, and the shared ACLs its own disturb.
 func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 	var out []Finding
+	var buf qbuf // the queries of the switch's own ACLs (queryOf)
 	if v.contest != nil {
 		out = append(out, l.undecidedTiers(v))
 	} else if v.tierStop != nil {
@@ -451,11 +457,11 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 		sh := c.changeable[st]
 		dist := map[*inst]int{} // shared ACL → the highest own ACL above it that may meet it
 		for _, a := range own[st].list {
-			if sh.empty() {
-				break
+			if sh.empty() || len(dist) == len(sh.list) {
+				break // the own ACLs come by priority: the first to meet one is the highest
 			}
 			_, lo := sh.span(a.a.acl.Priority)
-			sh.candidates(l.hullOf(v, a), lo, len(sh.list), func(_ int, b *inst) bool {
+			sh.candidates(l.queryOf(&buf, v, a), lo, len(sh.list), func(_ int, b *inst) bool {
 				if p, ok := dist[b]; !ok || a.a.acl.Priority > p {
 					dist[b] = a.a.acl.Priority
 				}
@@ -490,7 +496,10 @@ func (l *linter) lintSwitch(v *swView, c *class) []Finding {
 		dist := map[*inst]int{}
 		for _, ost := range opposite(stage(st)) {
 			for _, a := range own[ost].list {
-				rx.candidates(l.hullOf(v, a), 0, len(rx.list), func(_ int, b *inst) bool {
+				if len(dist) == len(rx.list) {
+					break
+				}
+				rx.candidates(l.queryOf(&buf, v, a), 0, len(rx.list), func(_ int, b *inst) bool {
 					dist[b] = 0
 					return true
 				})

@@ -96,11 +96,11 @@ func (l *linter) replyOf(v *swView, in *inst) *set {
 	if !in.shared {
 		return replySet(&v.arena, l.setOf(v, in))
 	}
-	if r := in.reply.Load(); r != nil {
+	if r := in.sh.reply.Load(); r != nil {
 		return r
 	}
 	r := replySet(nil, l.setOf(v, in))
-	in.reply.Store(r)
+	in.sh.reply.Store(r)
 	return r
 }
 
@@ -292,6 +292,9 @@ func (l *linter) vipSetsCached(v *swView) []vipTraffic {
 func (l *linter) passedFirst(v *swView, o *inst, rc cube, layers []*layer) bool {
 	found := false
 	for _, ly := range layers {
+		if !ly.passes {
+			continue
+		}
 		ly.idx.candidates(rc, 0, ly.idx.above(o.a.acl.Priority-1), func(_ int, p *inst) bool {
 			if p.a.acl.Action == nbdb.ACLActionPass && tierOn(v, p) == tierOn(v, o) && anyIntersect([]cube{rc}, l.setOf(v, p).over) {
 				found = true
@@ -318,6 +321,9 @@ func (l *linter) passMeetsReplies(v *swView, st stage, in *inst, layers func(sta
 	reply := l.replyOf(v, in)
 	for _, ost := range opposite(st) {
 		for _, ly := range layers(ost) {
+			if !ly.passes {
+				continue
+			}
 			for _, p := range ly.list {
 				if p.a.acl.Action == nbdb.ACLActionPass && anyIntersect(reply.over, l.setOf(v, p).over) {
 					return true

@@ -42,6 +42,7 @@ func (l *linter) statelessMarks(v *swView, layers func(stage) []*layer) []Findin
 		return nil
 	}
 	var out []Finding
+	var buf qbuf
 	memo := map[markKey]*markMemo{}
 	c := v.cls
 	for pi, pipe := range pipelines {
@@ -66,7 +67,7 @@ func (l *linter) statelessMarks(v *swView, layers func(stage) []*layer) []Findin
 						if len(l.setOf(v, o).over) == 0 {
 							continue // never a candidate
 						}
-						c.marks[pi].candidates(o.hull, 0, len(c.marks[pi].list), func(_ int, x *inst) bool {
+						c.marks[pi].candidates(l.queryOf(&buf, v, o), 0, len(c.marks[pi].list), func(_ int, x *inst) bool {
 							own[x] = true
 							for _, d := range c.markDups[x] {
 								own[d] = true
@@ -238,7 +239,8 @@ func (l *linter) markDeciders(v *swView, x *inst, pipe []stage, layers func(stag
 			ys = append(ys, y)
 		}
 	}
-	q := x.hull // hull(sx.over), computed with sx
+	var buf qbuf
+	q := queryOf(&buf, sx.over, x.hull) // x.hull: hull(sx.over), computed with sx
 	for _, st := range pipe {
 		for _, ly := range layers(st) {
 			if classOK && ly == c.st[st] {
@@ -402,7 +404,8 @@ func (l *linter) classMarks(v *swView, c *class, x *inst, near *nearACLs, mode b
 		for _, st := range pipe {
 			ly := c.st[st]
 			only := []*layer{ly}
-			ly.idx.candidates(hull(sx.over), 0, len(ly.list), func(_ int, y *inst) bool {
+			var buf qbuf
+			ly.idx.candidates(queryOf(&buf, sx.over, hull(sx.over)), 0, len(ly.list), func(_ int, y *inst) bool {
 				if !statefulVerdict(y) || !decidesBefore(v, y, x) || intersects(sx, l.setOf(v, y)) != yes {
 					return true
 				}

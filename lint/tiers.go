@@ -295,7 +295,8 @@ func (n *nearACLs) of(l *linter, v *swView, ly *layer) []*inst {
 		return list
 	}
 	var list []*inst
-	ly.reps.candidates(hull(n.sx.over), 0, len(ly.reps.list), func(_ int, in *inst) bool {
+	var buf qbuf
+	ly.reps.candidates(queryOf(&buf, n.sx.over, hull(n.sx.over)), 0, len(ly.reps.list), func(_ int, in *inst) bool {
 		if anyIntersect(n.sx.over, l.setOf(v, in).under) {
 			list = append(list, in)
 		}

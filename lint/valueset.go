@@ -281,6 +281,9 @@ func bitMeets(x, y fc) bool {
 		return true
 	}
 	a, b := x.set, y.set
+	if m := a.cm.and(b.cm); a.cv.and(m) != b.cv.and(m) {
+		return false // on the bits each set's values all agree on, the sets differ
+	}
 	if a.mask == b.mask { // the fixed bits of each side lie outside the other's set
 		if len(b.vals) < len(a.vals) {
 			a, b = b, a
@@ -295,6 +298,20 @@ func bitMeets(x, y fc) bool {
 	// A value of each set that agrees with the other side's fixed bits,
 	// the two agreeing where both masks are set.
 	common := a.mask.and(b.mask)
+	if len(a.vals)*len(b.vals) <= maxPairScan {
+		for _, w := range b.vals {
+			if !agree(w, x.mask.and(b.mask), x.val) {
+				continue
+			}
+			wc := w.and(common)
+			for _, v := range a.vals {
+				if v.and(common) == wc && agree(v, y.mask.and(a.mask), y.val) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	ws := map[u128]bool{}
 	for _, w := range b.vals {
 		if agree(w, x.mask.and(b.mask), x.val) {
@@ -308,6 +325,12 @@ func bitMeets(x, y fc) bool {
 	}
 	return false
 }
+
+// maxPairScan is the most pairs of values bitMeets compares one by one
+// rather than through a map of one side's (two address sets of ten: a
+// scan of 100 pairs costs less than building the map). A variable for
+// the tests.
+var maxPairScan = 256
 
 // agree reports whether v and w are equal on the bits of m.
 func agree(v, m, w u128) bool { return v.and(m) == w.and(m) }

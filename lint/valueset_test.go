@@ -273,3 +273,32 @@ func TestNewVsetIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestBitMeetsScanAndMap checks bitMeets on two set-valued constraints
+// against the packets they match, comparing the sets' values pair by pair
+// and through a map (as for more than maxPairScan pairs).
+func TestBitMeetsScanAndMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	defer func(n int) { maxPairScan = n }(maxPairScan)
+	both := 0
+	for range 2000 {
+		x, y := randFC(r, 1, true), randFC(r, 1, true)
+		if x.set != nil && y.set != nil && x.set.mask != y.set.mask {
+			both++
+		}
+		meet := false
+		py := points(cube{y})
+		for p := range points(cube{x}) {
+			meet = meet || py[p]
+		}
+		for _, n := range []int{1 << 30, 0} {
+			maxPairScan = n
+			if got := bitMeets(x, y); got != meet {
+				t.Fatalf("maxPairScan %d: bitMeets(%v, %v) = %v, want %v", n, x, y, got, meet)
+			}
+		}
+	}
+	if both < 100 {
+		t.Fatalf("only %d pairs of sets on different bits", both)
+	}
+}

@@ -10,8 +10,9 @@ import (
 )
 
 var lintOpts struct {
-	format string
-	stats  bool
+	format           string
+	stats            bool
+	cpuprof, memprof string
 }
 
 var lintCmd = &cobra.Command{
@@ -51,6 +52,10 @@ func init() {
 	f := lintCmd.Flags()
 	f.StringVar(&lintOpts.format, "format", "text", "output format: text or json")
 	f.BoolVar(&lintOpts.stats, "stats", false, "print how long the analysis took on stderr")
+	f.StringVar(&lintOpts.cpuprof, "cpuprofile", "", "write a CPU profile (pprof) of the whole run to FILE")
+	f.StringVar(&lintOpts.memprof, "memprofile", "", "write a heap profile (pprof, allocations) at the end of the run to FILE")
+	f.MarkHidden("cpuprofile")
+	f.MarkHidden("memprofile")
 	lintNB.register(lintCmd)
 	lintNB.registerRelease(lintCmd)
 	rootCmd.AddCommand(lintCmd)
@@ -72,6 +77,11 @@ func runLint(cmd *cobra.Command, args []string) error {
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		defer gcBudget(440<<20, 100, nil, 0)()
 	}
+	stop, err := startProfiles(lintOpts.cpuprof, lintOpts.memprof)
+	if err != nil {
+		return withCode(2, err)
+	}
+	defer stop()
 	snap, err := loadSnapshot(cmd, args, &lintNB)
 	if err != nil {
 		return err
