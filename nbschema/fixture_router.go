@@ -69,8 +69,8 @@ func (b *builder) routerPort(n *yaml.Node, path string) string {
 		Options:     b.strMap(f, "options"),
 		Peer:        b.optStr(f, "peer"),
 		ExternalIDs: b.strMap(f, "external_ids"),
-		// ipv6_ra_configs: only so that a fixture can show what trace
-		// does not model.
+		// ipv6_ra_configs: the router advertisement flows
+		// (compile/router_ndra.go)
 		Ipv6RaConfigs: b.strMap(f, "ipv6_ra_configs"),
 	}
 	for i, gn := range b.list(f, "gateway_chassis") {
