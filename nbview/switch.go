@@ -1,6 +1,8 @@
 package nbview
 
 import (
+	"strings"
+
 	"github.com/aclc/aclc/nbschema"
 	"github.com/aclc/aclc/nbschema/nbdb"
 )
@@ -240,4 +242,11 @@ func (v *View) lbsOf(out []*nbdb.LoadBalancer, seen map[string]bool, lbs, groups
 		}
 	}
 	return out
+}
+
+// VLANPassthru reports whether ls is VLAN-transparent (other_config
+// vlan-passthru, smap_get_bool): northd then passes tagged packets at
+// port security and writes no ARP/ND responder flows for it.
+func VLANPassthru(ls *nbdb.LogicalSwitch) bool {
+	return strings.EqualFold(ls.OtherConfig["vlan-passthru"], "true")
 }

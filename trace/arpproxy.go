@@ -153,5 +153,5 @@ func (d *dpModel) modelARPProxy(v *nbview.View) (hasProxy, added bool) {
 // router port p: build_lswitch_arp_nd_responder_known_ips returns before
 // it for a port with "unknown" addresses or on a vlan-passthru switch.
 func proxyAnswers(ls *nbdb.LogicalSwitch, p *nbdb.LogicalSwitchPort) bool {
-	return !slices.Contains(p.Addresses, "unknown") && !strings.EqualFold(ls.OtherConfig["vlan-passthru"], "true")
+	return !slices.Contains(p.Addresses, "unknown") && !nbview.VLANPassthru(ls)
 }

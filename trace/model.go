@@ -394,7 +394,7 @@ func (d *dpModel) modelARP(v *nbview.View) {
 	any = any || proxied
 	for _, name := range slices.Sorted(maps.Keys(d.ports)) {
 		p := d.ports[name]
-		if strings.EqualFold(d.ls.OtherConfig["vlan-passthru"], "true") {
+		if nbview.VLANPassthru(d.ls) {
 			break // (northd: no responder on a VLAN-transparent switch)
 		}
 		if (p.Type != "" && p.Type != "router" && p.Type != "localport" && p.Type != "remote") || (p.Enabled != nil && !*p.Enabled) || slices.Contains(p.Addresses, "unknown") {

@@ -19,7 +19,7 @@ import (
 // calls; the router-port bit from release.FromRouterPortBit on).
 func (d *dpModel) modelPortSec() {
 	d.add(lflow.InCheckPortSec, 100, "eth.src[40]", "drop;", "")
-	if !strings.EqualFold(d.ls.OtherConfig["vlan-passthru"], "true") {
+	if !nbview.VLANPassthru(d.ls) {
 		// (a VLAN-transparent switch passes tagged packets)
 		d.add(lflow.InCheckPortSec, 100, "vlan.present", "drop;", "")
 	}
